@@ -1,0 +1,129 @@
+"""Retreat and adjustment phases: who goes where, who builds, who is removed."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from mailjudge.engine.maps import FLEET, GameMap, province_of
+from mailjudge.engine.orders import Build, Order, Remove, Retreat, Waive
+from mailjudge.engine.state import Position, Unit
+
+
+def resolve_retreats(
+    pos: Position, orders: Mapping[str, Order]
+) -> tuple[dict[str, Unit], dict[str, str]]:
+    """Retreats to one province bounce and both units disband; no order means disband."""
+    targets: dict[str, list[str]] = {}
+    for prov, order in orders.items():
+        if type(order) is Retreat and prov in pos.dislodged:
+            targets.setdefault(province_of(order.dest), []).append(prov)
+    after = dict(pos.units)
+    outcomes: dict[str, str] = {}
+    for prov in pos.dislodged:
+        order = orders.get(prov)
+        if type(order) is not Retreat:
+            outcomes[prov] = "disbanded"
+            continue
+        rivals = targets[province_of(order.dest)]
+        if len(rivals) > 1:
+            outcomes[prov] = "bounces"
+            continue
+        outcomes[prov] = "succeeds"
+        after[province_of(order.dest)] = order.unit._replace(loc=order.dest)
+    return after, outcomes
+
+
+def adjustment_due(pos: Position, power: str) -> int:
+    """Builds (positive) or removals (negative) a power has to make."""
+    centres = sum(1 for owner in pos.sc_owners.values() if owner == power)
+    units = sum(1 for u in pos.units.values() if u.power == power)
+    return centres - units
+
+
+def build_sites(gmap: GameMap, pos: Position, power: str, build_any: bool) -> list[str]:
+    """Empty centres the power owns and may build in."""
+    homes = gmap.home_centres.get(power, frozenset())
+    return sorted(
+        c
+        for c, owner in pos.sc_owners.items()
+        if owner == power and c not in pos.units and (build_any or c in homes)
+    )
+
+
+def adjustments_needed(gmap: GameMap, pos: Position, build_any: bool) -> bool:
+    for power in gmap.power_names:
+        due = adjustment_due(pos, power)
+        if due < 0 or (due > 0 and build_sites(gmap, pos, power, build_any)):
+            return True
+    return False
+
+
+def civil_disorder_removals(gmap: GameMap, units: Sequence[Unit], count: int) -> list[Unit]:
+    """DATC 6.J: farthest from home first, then fleets before armies, then by province name."""
+
+    def key(u: Unit) -> tuple[int, int, str]:
+        distance = gmap.civil_disorder_distance(u.power, u.type, u.loc)
+        return (-distance, 0 if u.type == FLEET else 1, gmap.provinces[province_of(u.loc)].name)
+
+    return sorted(units, key=key)[:count]
+
+
+AdjustmentResult = tuple[str, Order, str]  # (power, order, outcome)
+
+
+def resolve_adjustments(
+    gmap: GameMap,
+    pos: Position,
+    orders: Mapping[str, Sequence[Order]],
+    build_any: bool = False,
+) -> tuple[dict[str, Unit], list[AdjustmentResult]]:
+    """Apply builds and removals in the order given; the surplus is void; missing removals
+    are made by the civil-disorder rule and missing builds are waived."""
+    after = dict(pos.units)
+    results: list[AdjustmentResult] = []
+    for power in gmap.power_names:
+        due = adjustment_due(pos, power)
+        given = orders.get(power, ())
+        if due > 0:
+            homes = gmap.home_centres.get(power, frozenset())
+            used = 0
+            for order in given:
+                if used >= due:
+                    results.append((power, order, "void"))
+                elif type(order) is Waive:
+                    used += 1
+                    results.append((power, order, "succeeds"))
+                elif type(order) is Build:
+                    prov = province_of(order.unit.loc)
+                    if prov in after:
+                        results.append((power, order, "void"))
+                    elif not build_any and prov not in homes:
+                        results.append((power, order, "invalid"))
+                    else:
+                        after[prov] = order.unit
+                        used += 1
+                        results.append((power, order, "succeeds"))
+                else:
+                    results.append((power, order, "void"))
+        elif due < 0:
+            removed: set[str] = set()
+            for order in given:
+                if type(order) is Remove and len(removed) < -due:
+                    prov = province_of(order.unit.loc)
+                    if prov in removed or after.get(prov) != order.unit:
+                        results.append((power, order, "void"))
+                        continue
+                    removed.add(prov)
+                    del after[prov]
+                    results.append((power, order, "succeeds"))
+                else:
+                    results.append((power, order, "void"))
+            missing = -due - len(removed)
+            if missing > 0:
+                left = [u for u in after.values() if u.power == power]
+                for unit in civil_disorder_removals(gmap, left, missing):
+                    del after[province_of(unit.loc)]
+                    results.append((power, Remove(unit), "civil disorder"))
+        else:
+            results.extend((power, order, "void") for order in given)
+    return after, results

@@ -1,0 +1,227 @@
+"""One phase, top to bottom: read the orders, default the rest, resolve, move to the next
+phase (updating centre ownership after Fall, skipping empty phases) and check for victory."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from mailjudge.engine.adjudicator import adjudicate_movement
+from mailjudge.engine.adjustments import adjustments_needed, resolve_adjustments, resolve_retreats
+from mailjudge.engine.maps import GameMap
+from mailjudge.engine.orders import (
+    Disband,
+    Order,
+    OrderError,
+    parse_order,
+    province_key,
+    read_order,
+)
+from mailjudge.engine.state import (
+    ADJUSTMENT,
+    MOVEMENT,
+    RETREAT,
+    Phase,
+    Position,
+    Unit,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EngineOptions:
+    """The rules flags that change what the engine does (see data/rules.toml)."""
+
+    build_any: bool = False
+    dont_skip_phases: bool = False
+    victory_centres: int | None = None  # None: the map's own count
+    shared_victory: bool = False
+
+
+class OrderResult(NamedTuple):
+    power: str
+    order: str  # canonical text; the text as written when it could not be read
+    outcome: str  # succeeds bounces cut void dislodged disrupted invalid replaced ...
+    reason: str = ""  # why an order is invalid
+    default: bool = False  # the engine's order for a unit that had none
+
+
+class PhaseOutcome(NamedTuple):
+    results: list[OrderResult]
+    after: Position  # the board when this phase is done (still labelled with this phase)
+    next: Position  # the next phase to play, empty phases skipped
+    destroyed: list[Unit]  # dislodged with no retreat
+    winners: frozenset[str]
+
+
+def next_phase(phase: Phase) -> Phase:
+    if phase.type == MOVEMENT:
+        return Phase(phase.season, phase.year, RETREAT)
+    if phase.season == "S":
+        return Phase("F", phase.year, MOVEMENT)
+    if phase.season == "F" and phase.type == RETREAT:
+        return Phase("W", phase.year, ADJUSTMENT)
+    return Phase("S", phase.year + 1, MOVEMENT)
+
+
+def owners_after_fall(
+    units: Mapping[str, Unit], owners: Mapping[str, str], gmap: GameMap
+) -> dict[str, str]:
+    """A centre belongs to whoever stands on it at the end of Fall; empty ones keep their owner."""
+    new = dict(owners)
+    for prov, unit in units.items():
+        if prov in gmap.centres:
+            new[prov] = unit.power
+    return new
+
+
+def winners(owners: Mapping[str, str], threshold: int, shared: bool) -> frozenset[str]:
+    """Who has won: the power at or over the count (with SHARED_VICTORY, all of them)."""
+    counts: dict[str, int] = {}
+    for owner in owners.values():
+        counts[owner] = counts.get(owner, 0) + 1
+    over = [p for p, n in counts.items() if n >= threshold]
+    if not over:
+        return frozenset()
+    if shared:
+        return frozenset(over)
+    best = max(counts[p] for p in over)
+    top = [p for p in over if counts[p] == best]
+    return frozenset(top) if len(top) == 1 else frozenset()
+
+
+def read_orders(
+    gmap: GameMap,
+    pos: Position,
+    orders: Mapping[str, Sequence[str | Order]],
+    options: EngineOptions,
+) -> tuple[dict[str, list[Order]], list[OrderResult]]:
+    """Parse each power's lines; unreadable or illegal ones become 'invalid' results."""
+    parsed: dict[str, list[Order]] = {}
+    rejected: list[OrderResult] = []
+    for power, lines in orders.items():
+        if power not in gmap.powers:
+            raise ValueError(
+                f"{power!r} is not a power on this map ({', '.join(gmap.power_names)})"
+            )
+        mine = parsed.setdefault(power, [])
+        for line in lines:
+            if not isinstance(line, str):
+                mine.append(line)
+                continue
+            try:
+                mine.append(parse_order(line, pos, power, gmap, build_any=options.build_any))
+            except OrderError as err:
+                rejected.append(
+                    OrderResult(power, _as_written(line, gmap, pos), "invalid", str(err))
+                )
+    return parsed, rejected
+
+
+def _as_written(text: str, gmap: GameMap, pos: Position) -> str:
+    try:
+        return str(read_order(text, gmap, pos.phase.type))
+    except OrderError:
+        return " ".join(text.split()).upper()
+
+
+def _one_per_unit(
+    parsed: Mapping[str, list[Order]], results: list[OrderResult]
+) -> dict[str, Order]:
+    """A later order for the same unit replaces an earlier one, as players correct themselves."""
+    by_prov: dict[str, Order] = {}
+    for power, orders in parsed.items():
+        for order in orders:
+            key = province_key(order)
+            if not key:
+                results.append(
+                    OrderResult(power, str(order), "invalid", "WAIVE is for adjustments")
+                )
+                continue
+            old = by_prov.get(key)
+            if old is not None:
+                results.append(OrderResult(power, str(old), "replaced"))
+            by_prov[key] = order
+    return by_prov
+
+
+def process_phase(
+    gmap: GameMap,
+    pos: Position,
+    orders: Mapping[str, Sequence[str | Order]],
+    options: EngineOptions | None = None,
+) -> PhaseOutcome:
+    """Play one phase. ``orders`` maps powers to order lines (text or parsed orders)."""
+    options = options or EngineOptions()
+    parsed, results = read_orders(gmap, pos, orders, options)
+    ptype = pos.phase.type
+    destroyed: list[Unit] = []
+    if ptype == MOVEMENT:
+        by_prov = _one_per_unit(parsed, results)
+        res = adjudicate_movement(gmap, pos, by_prov)
+        for prov, order in res.orders.items():
+            results.append(
+                OrderResult(
+                    order.unit.power, str(order), res.outcomes[prov], "", prov not in by_prov
+                )  # type: ignore[union-attr]
+            )
+        destroyed = res.destroyed
+        owners = dict(pos.sc_owners)
+        if pos.phase.season == "F":
+            owners = owners_after_fall(res.units, owners, gmap)
+        after = Position(pos.phase, res.units, owners, res.dislodged, res.contested)
+        if res.dislodged or options.dont_skip_phases:
+            nxt = Position(next_phase(pos.phase), res.units, owners, res.dislodged, res.contested)
+        else:
+            nxt = _after_retreats(
+                gmap, Phase(pos.phase.season, pos.phase.year, RETREAT), res.units, owners, options
+            )
+    elif ptype == RETREAT:
+        by_prov = _one_per_unit(parsed, results)
+        units, outcomes = resolve_retreats(pos, by_prov)
+        for prov, d in pos.dislodged.items():
+            order = by_prov.get(prov)
+            if order is None:
+                results.append(
+                    OrderResult(d.unit.power, str(Disband(d.unit)), "disbanded", "", True)
+                )
+            else:
+                results.append(OrderResult(d.unit.power, str(order), outcomes[prov]))
+        for prov, order in by_prov.items():
+            if prov not in pos.dislodged:
+                results.append(
+                    OrderResult(order.unit.power, str(order), "invalid", "not dislodged")
+                )  # type: ignore[union-attr]
+        owners = dict(pos.sc_owners)
+        if pos.phase.season == "F":
+            owners = owners_after_fall(units, owners, gmap)
+        after = Position(pos.phase, units, owners)
+        nxt = _after_retreats(gmap, pos.phase, units, owners, options)
+    else:
+        units, adj = resolve_adjustments(gmap, pos, parsed, options.build_any)
+        for power, order, outcome in adj:
+            results.append(OrderResult(power, str(order), outcome, "", outcome == "civil disorder"))
+        after = Position(pos.phase, units, dict(pos.sc_owners))
+        nxt = Position(next_phase(pos.phase), units, dict(pos.sc_owners))
+    won = frozenset[str]()
+    if pos.phase.season == "F" and nxt.phase.season != "F":
+        threshold = options.victory_centres or gmap.victory_centres
+        won = winners(nxt.sc_owners, threshold, options.shared_victory)
+    return PhaseOutcome(results, after, nxt, destroyed, won)
+
+
+def _after_retreats(
+    gmap: GameMap,
+    phase: Phase,
+    units: Mapping[str, Unit],
+    owners: dict[str, str],
+    options: EngineOptions,
+) -> Position:
+    """The phase that follows a retreat phase (played or skipped)."""
+    nxt = next_phase(phase)
+    if nxt.type == ADJUSTMENT:
+        pos = Position(nxt, dict(units), owners)
+        if options.dont_skip_phases or adjustments_needed(gmap, pos, options.build_any):
+            return pos
+        nxt = next_phase(nxt)
+    return Position(nxt, dict(units), owners)

@@ -1,0 +1,123 @@
+"""Positions: which units stand where, in which phase, and who owns which centre."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from mailjudge.engine.maps import ARMY, GameMap, province_of
+
+MOVEMENT, RETREAT, ADJUSTMENT = "movement", "retreat", "adjustment"
+PHASE_TYPES = {"M": MOVEMENT, "R": RETREAT, "A": ADJUSTMENT}
+SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
+_PHASE_RE = re.compile(r"([SFW])(\d{4})([MRA])")
+
+
+class Unit(NamedTuple):
+    power: str
+    type: str  # "A" or "F"
+    loc: str  # province code, or code/coast for a fleet on a split coast
+
+    @property
+    def province(self) -> str:
+        return province_of(self.loc)
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.loc.upper()}"
+
+
+class Dislodged(NamedTuple):
+    unit: Unit
+    attacker_from: str
+    via_convoy: bool
+    options: tuple[str, ...]  # where it may retreat; empty means it is destroyed
+
+
+class Phase(NamedTuple):
+    season: str  # S, F or W
+    year: int
+    type: str  # MOVEMENT, RETREAT or ADJUSTMENT
+
+    @classmethod
+    def parse(cls, text: str) -> Phase:
+        m = _PHASE_RE.fullmatch(text.strip().upper())
+        if not m:
+            raise ValueError(
+                f"{text!r} is not a phase; write season, year and type, "
+                "like S1901M, F1902R or W1903A"
+            )
+        return cls(m.group(1), int(m.group(2)), PHASE_TYPES[m.group(3)])
+
+    def __str__(self) -> str:
+        return f"{self.season}{self.year}{self.type[0].upper()}"
+
+    def long_name(self) -> str:
+        return f"{SEASONS[self.season]} {self.year} {self.type}"
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """One phase's board. Mappings are keyed by province and never mutated once built."""
+
+    phase: Phase
+    units: Mapping[str, Unit]
+    sc_owners: Mapping[str, str]
+    dislodged: Mapping[str, Dislodged] = field(default_factory=dict)
+    contested: frozenset[str] = frozenset()
+
+    def units_of(self, power: str) -> list[Unit]:
+        return [u for u in self.units.values() if u.power == power]
+
+    def centres_of(self, power: str) -> list[str]:
+        return sorted(c for c, p in self.sc_owners.items() if p == power)
+
+    def centre_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for owner in self.sc_owners.values():
+            counts[owner] = counts.get(owner, 0) + 1
+        return counts
+
+
+def build_units(units: Iterable[Unit]) -> dict[str, Unit]:
+    """Key units by province, refusing two units in one province."""
+    table: dict[str, Unit] = {}
+    for unit in units:
+        prov = province_of(unit.loc)
+        if prov in table:
+            raise ValueError(f"two units in {prov.upper()}: {table[prov]} and {unit}")
+        table[prov] = unit
+    return table
+
+
+def retreat_options(
+    gmap: GameMap,
+    unit: Unit,
+    attacker_from: str,
+    via_convoy: bool,
+    occupied: Mapping[str, object],
+    contested: frozenset[str],
+) -> tuple[str, ...]:
+    """Where a dislodged unit may go: not occupied, not a standoff, not where the attack came
+    from (unless the attacker came by convoy)."""
+    if unit.type == ARMY:
+        targets: Iterable[str] = gmap.army_moves.get(province_of(unit.loc), ())
+    else:
+        targets = gmap.fleet_moves.get(unit.loc, ())
+    options = []
+    for loc in targets:
+        prov = province_of(loc)
+        if prov in occupied or prov in contested:
+            continue
+        if prov == attacker_from and not via_convoy:
+            continue
+        options.append(loc)
+    return tuple(sorted(options))
+
+
+def initial_position(gmap: GameMap) -> Position:
+    """The map's starting position: home units, home centres owned."""
+    units = [Unit(p.name, t, loc) for p in gmap.powers.values() for t, loc in p.units]
+    owners = {h: p.name for p in gmap.powers.values() for h in p.homes}
+    return Position(Phase.parse(gmap.first_phase), build_units(units), owners)
