@@ -1,0 +1,114 @@
+"""One database URL, SQLite or PostgreSQL, bound to the proxy every model uses.
+
+`sqlite:///relative/path.db`, `sqlite:////absolute/path.db` and `sqlite:///:memory:`
+open SQLite; `postgresql://user:password@host:port/dbname?option=value` opens
+PostgreSQL, the query options going to psycopg2 as they are (for example
+`sslmode=require`, or `options=-csearch_path%3Dschema` to work in one schema).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from peewee import Database, DatabaseProxy, PostgresqlDatabase, Select, SqliteDatabase
+
+database_proxy = DatabaseProxy()
+
+# WAL lets readers go on while one process writes; the busy timeout makes a second
+# writer wait for the lock instead of failing at once.
+SQLITE_PRAGMAS: dict[str, object] = {
+    "journal_mode": "wal",
+    "foreign_keys": 1,
+    "busy_timeout": 10_000,
+    "synchronous": "normal",
+}
+
+_URL_HELP = (
+    "write sqlite:///path/to/judge.db (four slashes for an absolute path), "
+    "sqlite:///:memory:, or postgresql://user@host:port/dbname"
+)
+
+_Query = TypeVar("_Query", bound=Select)
+
+
+def open_database(url: str) -> Database:
+    """A peewee database for `url`, not yet connected nor bound."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        raise ValueError(f"database URL {url!r} has no scheme; {_URL_HELP}")
+    if scheme == "sqlite":
+        return _sqlite(url, rest)
+    if scheme in ("postgresql", "postgres"):
+        return _postgres(url)
+    raise ValueError(f"database URL {url!r}: unknown kind {scheme!r}; {_URL_HELP}")
+
+
+def connect(url: str) -> Database:
+    """Open `url`, bind the models to it and connect now, so that a bad URL or an
+    unreachable server shows at start-up rather than with the first mail."""
+    database = open_database(url)
+    database_proxy.initialize(database)
+    database.connect(reuse_if_open=True)
+    return database
+
+
+def close() -> None:
+    if database_proxy.obj is not None and not database_proxy.is_closed():
+        database_proxy.close()
+
+
+def create_tables() -> None:
+    """Create every table and index that is missing; existing ones are left alone."""
+    from mailjudge.models import ALL_MODELS  # the models import this module
+
+    database_proxy.create_tables(ALL_MODELS, safe=True)
+
+
+def is_postgres() -> bool:
+    return isinstance(database_proxy.obj, PostgresqlDatabase)
+
+
+def skip_locked(query: _Query) -> _Query:
+    """Rows a worker is about to claim, inside a transaction.
+
+    PostgreSQL locks the chosen rows and lets other workers skip them. SQLite has no
+    row locks; there every transaction starts IMMEDIATE, so only one writer runs at a
+    time and nobody else can claim the same rows meanwhile.
+    """
+    if is_postgres():
+        return query.for_update(skip_locked=True)
+    return query
+
+
+def _sqlite(url: str, rest: str) -> SqliteDatabase:
+    if not rest.startswith("/") or rest == "/":
+        raise ValueError(f"database URL {url!r} names no file; {_URL_HELP}")
+    path = unquote(rest[1:])
+    if path != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    # IMMEDIATE: take the write lock when a transaction starts, not halfway through it,
+    # where SQLite could only fail with "database is locked".
+    return SqliteDatabase(path, pragmas=SQLITE_PRAGMAS, timeout=10, lock_type="IMMEDIATE")
+
+
+def _postgres(url: str) -> PostgresqlDatabase:
+    parts = urlsplit(url)
+    dbname = unquote(parts.path.lstrip("/"))
+    if not dbname:
+        raise ValueError(f"database URL {url!r} names no database; {_URL_HELP}")
+    try:
+        port = parts.port
+    except ValueError as exc:
+        raise ValueError(f"database URL {url!r} has a bad port; {_URL_HELP}") from exc
+    options: dict[str, Any] = dict(parse_qsl(parts.query))
+    if parts.username:
+        options["user"] = unquote(parts.username)
+    if parts.password:
+        options["password"] = unquote(parts.password)
+    if parts.hostname:
+        options["host"] = parts.hostname
+    if port:
+        options["port"] = port
+    return PostgresqlDatabase(dbname, **options)

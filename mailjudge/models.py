@@ -1,0 +1,374 @@
+"""The judge's tables. Only the schema lives here; what the rows mean to a game is
+decided by the modules that use them.
+
+Conventions: times are aware datetimes in UTC; powers are upper-case names
+(FRANCE); phases are names like S1901M; several names in one text column are
+space-separated. Rows belonging to a game go when the game goes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from peewee import (
+    SQL,
+    BigIntegerField,
+    BlobField,
+    BooleanField,
+    CharField,
+    Check,
+    DateTimeField,
+    ForeignKeyField,
+    IntegerField,
+    Model,
+    NodeList,
+    TextField,
+)
+
+from mailjudge.db import database_proxy
+
+GAME_NAME = re.compile(r"[a-z0-9_-]{1,32}")
+GAME_STATES = ("forming", "active", "paused", "finished")
+ROLES = ("master", "player", "teammate", "citizen", "diplomat", "observer")
+# invited: a teammate who has not yet sent ACCEPT. Seats are kept after RESIGN or EJECT
+# so that the orders and press they sent still say who sent them.
+SEAT_STATUSES = ("active", "invited", "resigned", "ejected")
+INBOUND_STATES = ("queued", "processing", "done", "shunted")
+OUTBOX_STATES = ("queued", "sending", "sent", "failed")
+# RFC 5322 allows a Message-ID line of up to 998 characters.
+MESSAGE_ID_LENGTH = 998
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _one_of(column: str, values: tuple[str, ...]) -> SQL | NodeList:
+    allowed = ", ".join(f"'{value}'" for value in values)
+    return Check(f"{column} IN ({allowed})")
+
+
+class JSONField(TextField):
+    """JSON kept as text, so that SQLite and PostgreSQL store it alike."""
+
+    def db_value(self, value: Any) -> str | None:
+        if value is None:
+            return None
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+    def python_value(self, value: Any) -> Any:
+        return None if value is None else json.loads(value)
+
+
+class UTCDateTimeField(DateTimeField):
+    """Aware datetimes in, aware UTC datetimes out; stored as naive UTC.
+
+    A naive datetime is refused: its zone would be a guess, and a deadline an hour off
+    is a bug players notice.
+    """
+
+    def db_value(self, value: Any) -> Any:
+        if isinstance(value, datetime):
+            if value.tzinfo is None:
+                raise ValueError(f"{value!r} has no time zone; store aware datetimes only")
+            value = value.astimezone(UTC).replace(tzinfo=None)
+        return super().db_value(value)  # type: ignore[no-untyped-call]
+
+    def python_value(self, value: Any) -> Any:
+        value = super().python_value(value)  # type: ignore[no-untyped-call]
+        return value.replace(tzinfo=UTC) if isinstance(value, datetime) else value
+
+
+class BytesField(BlobField):
+    """Raw bytes both ways (psycopg2 hands back a memoryview, SQLite bytes)."""
+
+    def python_value(self, value: Any) -> bytes | None:
+        return None if value is None else bytes(value)
+
+
+# A foreign key that leads a composite index below is declared index=False: the composite
+# index already serves lookups by it.
+
+
+class BaseModel(Model):
+    class Meta:
+        database = database_proxy
+        legacy_table_names = False  # order_line, not orderline
+
+
+class Person(BaseModel):
+    """An email address; a person may sit in many games."""
+
+    email = CharField(max_length=254, unique=True)  # stored lower-cased
+    name = CharField(max_length=100, default="")
+    created_at = UTCDateTimeField(default=utcnow)
+
+
+class Game(BaseModel):
+    name = CharField(max_length=32, unique=True)
+    variant = CharField(max_length=32, default="standard")
+    map_name = CharField(max_length=32, default="standard")
+    rules = TextField(default="")  # str(RuleSet): names sorted, space-separated
+    state = CharField(max_length=16, default="forming")
+    # The person who created the game and gets its notices; the master's password
+    # sits on their Seat with role "master".
+    master = ForeignKeyField(Person, backref="mastered_games")
+    private = BooleanField(default=False)
+    phase = CharField(max_length=16, null=True)  # None while forming
+    # Phases processed so far; processing moves it on with a compare-and-set, so two
+    # workers never both process one phase.
+    sequence = IntegerField(default=0)
+    timezone = CharField(max_length=64, default="UTC")
+    timing = TextField(default="")  # the game's TIMING line, canonical form
+    deadline = UTCDateTimeField(null=True)
+    next_reminder_at = UTCDateTimeField(null=True)
+    victory_count = IntegerField(default=18)
+    outcome = TextField(default="")  # how a finished game ended, e.g. "DRAW FRANCE TURKEY"
+    created_at = UTCDateTimeField(default=utcnow)
+    started_at = UTCDateTimeField(null=True)
+    finished_at = UTCDateTimeField(null=True)
+
+    class Meta:
+        constraints = (
+            _one_of("state", GAME_STATES),
+            Check("length(name) BETWEEN 1 AND 32 AND name = lower(name)"),
+        )
+        indexes = (
+            (("state", "deadline"), False),
+            (("state", "next_reminder_at"), False),
+        )
+
+
+class Seat(BaseModel):
+    """A person's place in a game, with the secret they sign on with."""
+
+    game = ForeignKeyField(Game, backref="seats", on_delete="CASCADE", index=False)
+    # None for a power nobody holds (vacant or dummy).
+    person = ForeignKeyField(Person, backref="seats", null=True, on_delete="SET NULL")
+    role = CharField(max_length=16)
+    # The name used in SIGNON name@game: the power for a player, a chosen name otherwise.
+    name = CharField(max_length=64)
+    powers = CharField(max_length=255, default="")  # "FRANCE", "ENGLAND TURKEY", "" (master)
+    centre = CharField(max_length=16, null=True)  # Democratic: the citizen's supply centre
+    # Diplonomic: the contestant this teammate assists.
+    assists = ForeignKeyField("self", backref="teammates", null=True, on_delete="CASCADE")
+    password_hash = CharField(max_length=255, null=True)
+    status = CharField(max_length=16, default="active")
+    wait = BooleanField(default=False)
+    dummy = BooleanField(default=False)
+    eliminated = BooleanField(default=False)
+    authorized = BooleanField(default=False)  # teammate may submit orders
+    absence = TextField(default="")  # SET ABSENCE periods, canonical text
+    failed_signons = IntegerField(default=0)
+    locked_until = UTCDateTimeField(null=True)
+    joined_at = UTCDateTimeField(default=utcnow)
+
+    class Meta:
+        constraints = (_one_of("role", ROLES), _one_of("status", SEAT_STATUSES))
+        indexes = (
+            (("game", "name"), True),
+            (("game", "role"), False),
+            (("game", "powers"), False),
+            (("game", "centre"), False),
+        )
+
+
+class PhaseRecord(BaseModel):
+    """One processed phase: the position it started from, the orders, the results.
+
+    Kept for every phase so that ROLLBACK and ROLLFORWARD are exact.
+    """
+
+    game = ForeignKeyField(Game, backref="phase_records", on_delete="CASCADE", index=False)
+    phase = CharField(max_length=16)
+    sequence = IntegerField()
+    position = JSONField()
+    orders = JSONField(default=dict)
+    results = JSONField(default=dict)
+    processed_at = UTCDateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = (
+            (("game", "phase"), True),
+            (("game", "sequence"), True),
+        )
+
+
+class OrderLine(BaseModel):
+    """One order on file for the current phase, in canonical form."""
+
+    game = ForeignKeyField(Game, backref="order_lines", on_delete="CASCADE", index=False)
+    phase = CharField(max_length=16)
+    power = CharField(max_length=32)
+    line = IntegerField(default=0)  # keeps the player's order of lines
+    text = TextField()
+    # None: entered by the judge itself (civil-disorder defaults).
+    submitted_by = ForeignKeyField(Seat, backref="order_lines", null=True, on_delete="SET NULL")
+    submitted_at = UTCDateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("game", "phase", "power"), False),)
+
+
+class Press(BaseModel):
+    game = ForeignKeyField(Game, backref="press", on_delete="CASCADE", index=False)
+    phase = CharField(max_length=16, null=True)
+    sender = ForeignKeyField(Seat, backref="press_sent", null=True, on_delete="SET NULL")
+    recipients = TextField()  # seat names and MASTER, space-separated; ALL for a broadcast
+    broadcast = BooleanField(default=False)
+    grey = BooleanField(default=False)  # sender hidden from the recipients
+    body = TextField()
+    sent_at = UTCDateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("game", "sent_at"), False),)
+
+
+class Ballot(BaseModel):
+    """A voter's standing ballot of one kind; a later one replaces it.
+
+    `subject` tells apart ballots of one kind in one phase, e.g. the proposal number for
+    Diplonomic votes; it is "" where a voter has one ballot of the kind.
+    """
+
+    game = ForeignKeyField(Game, backref="ballots", on_delete="CASCADE", index=False)
+    phase = CharField(max_length=16)
+    kind = CharField(max_length=16)  # draw, diplomat, orders, out, proposal, joint, ...
+    subject = CharField(max_length=64, default="")
+    voter = ForeignKeyField(Seat, backref="ballots", on_delete="CASCADE", index=False)
+    content = JSONField()
+    cast_at = UTCDateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = (
+            (("voter", "kind", "subject", "phase"), True),
+            (("game", "phase", "kind"), False),
+        )
+
+
+class Proposal(BaseModel):
+    """A Democratic order set or a Diplonomic rule change, numbered within the game."""
+
+    game = ForeignKeyField(Game, backref="proposals", on_delete="CASCADE", index=False)
+    phase = CharField(max_length=16)
+    kind = CharField(max_length=16)  # orders, rules
+    number = IntegerField()
+    power = CharField(max_length=32, null=True)  # the country an order set is for
+    text = TextField()
+    author = ForeignKeyField(Seat, backref="proposals", null=True, on_delete="SET NULL")
+    state = CharField(max_length=16, default="open")  # open, withdrawn, enacted, failed, ...
+    votes_for = IntegerField(null=True)  # published when resolved
+    created_at = UTCDateTimeField(default=utcnow)
+    resolved_at = UTCDateTimeField(null=True)
+
+    class Meta:
+        indexes = (
+            (("game", "number"), True),
+            (("game", "phase", "kind"), False),
+        )
+
+
+class Rulebook(BaseModel):
+    """A version of a game's numbered rules text (RULEBOOK, enacted proposals)."""
+
+    game = ForeignKeyField(Game, backref="rulebooks", on_delete="CASCADE", index=False)
+    version = IntegerField()
+    text = TextField()
+    proposal = ForeignKeyField(Proposal, null=True, on_delete="SET NULL")
+    created_at = UTCDateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("game", "version"), True),)
+
+
+class CountryList(BaseModel):
+    """A country's list address: an outside list the master names, or one the judge runs."""
+
+    game = ForeignKeyField(Game, backref="country_lists", on_delete="CASCADE", index=False)
+    power = CharField(max_length=32)
+    address = CharField(max_length=254)
+    external = BooleanField(default=False)
+    last_digest_at = UTCDateTimeField(null=True)
+
+    class Meta:
+        indexes = ((("game", "power"), True),)
+
+
+class InboundMessage(BaseModel):
+    """A received mail, stored before any work is done on it."""
+
+    # None when the mail had no Message-ID; then body_hash alone must be unique.
+    message_id = CharField(max_length=MESSAGE_ID_LENGTH, null=True, unique=True)
+    body_hash = CharField(max_length=64)  # hex SHA-256
+    raw = BytesField()
+    envelope_from = TextField(default="")
+    envelope_to = TextField(default="")  # space-separated RCPT TO addresses
+    source = CharField(max_length=16, default="smtp")  # smtp, lmtp, imap
+    received_at = UTCDateTimeField(default=utcnow)
+    state = CharField(max_length=16, default="queued")
+    attempts = IntegerField(default=0)
+    claimed_at = UTCDateTimeField(null=True)  # when a worker took it up
+    processed_at = UTCDateTimeField(null=True)
+    error = TextField(default="")
+
+    class Meta:
+        constraints = (_one_of("state", INBOUND_STATES),)
+        indexes = ((("state", "received_at"), False),)
+
+
+InboundMessage.add_index(
+    InboundMessage.index(
+        InboundMessage.body_hash, unique=True, where=InboundMessage.message_id.is_null()
+    )
+)
+
+
+class Outbox(BaseModel):
+    """A mail the judge will send, kept until the SMTP server has taken it."""
+
+    to_addrs = TextField()  # envelope recipients, space-separated
+    subject = TextField(default="")
+    raw = BytesField()
+    state = CharField(max_length=16, default="queued")
+    attempts = IntegerField(default=0)
+    next_attempt_at = UTCDateTimeField(default=utcnow)
+    last_error = TextField(default="")
+    message_id = CharField(max_length=MESSAGE_ID_LENGTH, unique=True)
+    game = ForeignKeyField(Game, backref="outbox", null=True, on_delete="SET NULL")
+    # The mail this one answers, if any.
+    inbound = ForeignKeyField(InboundMessage, null=True, on_delete="SET NULL")
+    created_at = UTCDateTimeField(default=utcnow)
+    sent_at = UTCDateTimeField(null=True)
+
+    class Meta:
+        constraints = (_one_of("state", OUTBOX_STATES),)
+        indexes = ((("state", "next_attempt_at"), False),)
+
+
+class MailboxCursor(BaseModel):
+    """How far the IMAP poller has read one mailbox, so nothing is read twice."""
+
+    mailbox = CharField(max_length=255, unique=True)  # e.g. "judge@imap.example.org/INBOX"
+    uidvalidity = BigIntegerField()
+    last_uid = BigIntegerField(default=0)
+    updated_at = UTCDateTimeField(default=utcnow)
+
+
+ALL_MODELS: tuple[type[BaseModel], ...] = (
+    Person,
+    Game,
+    Seat,
+    PhaseRecord,
+    OrderLine,
+    Press,
+    Ballot,
+    Proposal,
+    Rulebook,
+    CountryList,
+    InboundMessage,
+    Outbox,
+    MailboxCursor,
+)

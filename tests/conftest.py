@@ -1,0 +1,49 @@
+"""Shared fixtures.
+
+`postgres_url`: a PostgreSQL URL whose connections work in a fresh, empty schema that is
+dropped afterwards. The server is MAILJUDGE_TEST_POSTGRES_URL (default below). When it
+cannot be reached the test is skipped, or fails if MAILJUDGE_REQUIRE_POSTGRES=1.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from urllib.parse import quote
+
+import psycopg2
+import pytest
+
+DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> str:
+    url = os.environ.get("MAILJUDGE_TEST_POSTGRES_URL", DEFAULT_POSTGRES_URL)
+    try:
+        psycopg2.connect(url, connect_timeout=3).close()
+    except psycopg2.OperationalError as exc:
+        reason = f"PostgreSQL at {url} is not reachable ({' '.join(str(exc).split())})"
+        if os.environ.get("MAILJUDGE_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"{reason}, and MAILJUDGE_REQUIRE_POSTGRES=1 requires it")
+        pytest.skip(f"{reason}; set MAILJUDGE_TEST_POSTGRES_URL to test against one")
+    return url
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> Iterator[str]:
+    schema = f"test_{uuid.uuid4().hex[:12]}"
+    admin = psycopg2.connect(postgres_server)
+    admin.autocommit = True
+    try:
+        with admin.cursor() as cursor:
+            # A test that leaves a transaction open should fail the drop, not hang it.
+            cursor.execute("SET lock_timeout = '10s'")
+            cursor.execute(f'CREATE SCHEMA "{schema}"')
+        joiner = "&" if "?" in postgres_server else "?"
+        yield f"{postgres_server}{joiner}options={quote(f'-csearch_path={schema}')}"
+        with admin.cursor() as cursor:
+            cursor.execute(f'DROP SCHEMA "{schema}" CASCADE')
+    finally:
+        admin.close()
