@@ -37,27 +37,30 @@ class _Resolver:
     __slots__ = (
         "broken",
         "convoyers",
+        "convoys",
         "deps",
         "dest",
         "gmap",
         "h2h",
         "hold_supports",
+        "impossible",
         "move_supports",
         "moves_into",
         "orders",
         "res",
         "state",
+        "supports",
         "units",
         "via",
     )
 
-    def __init__(self, gmap: GameMap, units: Mapping[str, Unit], orders: dict[str, Order]) -> None:
+    def __init__(
+        self, gmap: GameMap, units: Mapping[str, Unit], given: Mapping[str, Order]
+    ) -> None:
         self.gmap = gmap
         self.units = units
-        self.orders = orders
         self.dest: dict[str, str] = {}  # move source province -> destination province
         self.moves_into: dict[str, list[str]] = {}
-        self.via: dict[str, bool] = {}
         self.convoyers: dict[str, set[str]] = {}
         self.hold_supports: dict[str, list[str]] = {}
         self.move_supports: dict[str, list[str]] = {}
@@ -66,54 +69,93 @@ class _Resolver:
         self.res: dict[str, bool] = {}
         self.deps: list[str] = []
         self.broken: set[str] = set()
+        self.impossible: dict[str, Order] = {}
 
-        dest = self.dest
-        convoys = []
-        supports = []
-        for prov, order in orders.items():
+        # One pass over the units: default holds, and the moves, supports and convoys.
+        dest, into, res, state = self.dest, self.moves_into, self.res, self.state
+        prov_of = gmap.loc_province
+        army_moves = gmap.army_moves
+        orders: dict[str, Order] = {}
+        convoys: list[tuple[str, Convoy]] = []
+        supports: list[tuple[str, SupportHold | SupportMove]] = []
+        far: list[str] = []  # armies ordered to a province they do not border
+        for prov, unit in units.items():
+            order = given.get(prov)
+            if order is None:
+                orders[prov] = Hold(unit)
+                continue
+            orders[prov] = order
             kind = type(order)
             if kind is Move:
-                d = province_of(order.dest)  # type: ignore[union-attr]
+                d = prov_of[order.dest]  # type: ignore[union-attr]
                 dest[prov] = d
-                self.moves_into.setdefault(d, []).append(prov)
-            elif kind is Convoy:
-                convoys.append((prov, order))
+                if d in into:
+                    into[d].append(prov)
+                else:
+                    into[d] = [prov]
+                if unit.type == ARMY and d not in army_moves[prov]:
+                    far.append(prov)
             elif kind is SupportHold or kind is SupportMove:
-                supports.append((prov, order))
-        for fleet, order in convoys:
-            army = order.target.province  # type: ignore[union-attr]
-            if dest.get(army) == order.dest and units[army].type == ARMY:  # type: ignore[union-attr]
+                supports.append((prov, order))  # type: ignore[arg-type]
+            elif kind is Convoy:
+                convoys.append((prov, order))  # type: ignore[arg-type]
+        self.orders = orders
+        self.convoys = convoys
+        self.supports = supports
+
+        for src in far:
+            if not _fleet_chain(gmap, units, src, dest[src]):
+                # DATC 6.D.32: no fleets that could convoy it, so the order is void: it holds.
+                self.impossible[src] = orders[src]
+                orders[src] = Hold(units[src])
+                d = dest.pop(src)
+                into[d].remove(src)
+                if not into[d]:
+                    del into[d]
+
+        for fleet, convoy in convoys:
+            army = prov_of[convoy.target.loc]
+            if dest.get(army) == convoy.dest and units[army].type == ARMY:
                 self.convoyers.setdefault(army, set()).add(fleet)
-        army_moves = gmap.army_moves
+            if fleet not in into:
+                res[fleet] = True  # nobody attacks it: it stays
+                state[fleet] = _RESOLVED
+
+        # 4.A.3 with intent: by convoy when it must, or when it says VIA or an own fleet
+        # convoys it (and some fleet does).
+        via = self.via = dict.fromkeys(dest, False)
+        for src in far:
+            if src in dest:
+                via[src] = True
+        for army, fleets in self.convoyers.items():
+            if not via[army]:
+                power = units[army].power
+                if orders[army].via or any(units[f].power == power for f in fleets):  # type: ignore[union-attr]
+                    via[army] = True
+
         for src, d in dest.items():
-            unit = units[src]
-            if unit.type != ARMY:
-                self.via[src] = False
+            if via[src]:
                 continue
-            fleets = self.convoyers.get(src)
-            if d not in army_moves[src] or (
-                fleets
-                and (
-                    orders[src].via  # type: ignore[union-attr]
-                    or any(units[f].power == unit.power for f in fleets)
-                )
-            ):
-                self.via[src] = True
-            else:
-                self.via[src] = False
-        for src, d in dest.items():
-            if dest.get(d) == src and not self.via[src] and not self.via[d]:
+            if d not in units:
+                if len(into[d]) == 1:
+                    res[src] = True  # by land into an empty province nobody else enters
+                    state[src] = _RESOLVED
+            elif dest.get(d) == src and not via[d]:
                 self.h2h[src] = d
-        for prov, order in supports:
-            target = order.target.province  # type: ignore[union-attr]
-            if type(order) is SupportHold:
+
+        for prov, support in supports:
+            target = prov_of[support.target.loc]
+            if type(support) is SupportHold:
                 if target not in dest:
                     self.hold_supports.setdefault(target, []).append(prov)
-            elif dest.get(target) == province_of(order.dest) and (  # type: ignore[union-attr]
+            elif dest.get(target) == prov_of[support.dest] and (  # type: ignore[union-attr]
                 # A support that names a coast must name the coast the fleet moves to.
-                "/" not in order.dest or orders[target].dest == order.dest  # type: ignore[union-attr]
+                "/" not in support.dest or orders[target].dest == support.dest  # type: ignore[union-attr]
             ):
                 self.move_supports.setdefault(target, []).append(prov)
+            if prov not in into:
+                res[prov] = True  # nobody attacks it: it is given if it matches
+                state[prov] = _RESOLVED
 
     # --- the guess-and-check core ---------------------------------------------------------
 
@@ -164,7 +206,7 @@ class _Resolver:
         if fleets:
             # Szykman: the armies convoyed through the paradox do not move.
             for q in fleets:
-                self.broken.add(self.orders[q].target.province)  # type: ignore[union-attr]
+                self.broken.add(province_of(self.orders[q].target.loc))  # type: ignore[union-attr]
             for q in cycle:
                 self.state[q] = _UNRESOLVED
             return
@@ -220,7 +262,7 @@ class _Resolver:
         into = self.moves_into.get(prov)
         if not into:
             return True
-        toward = province_of(order.dest) if type(order) is SupportMove else None  # type: ignore[union-attr]
+        toward = self.gmap.loc_province[order.dest] if type(order) is SupportMove else None
         units = self.units
         for m in into:
             if m != toward and units[m].power != power and self.path_ok(m):
@@ -284,100 +326,69 @@ def adjudicate_movement(
     """Resolve one movement phase. ``orders`` maps provinces to checked orders; a unit
     without one holds."""
     units = pos.units
-    full: dict[str, Order] = {}
-    for prov, unit in units.items():
-        order = orders.get(prov)
-        full[prov] = order if order is not None else Hold(unit)
-    unconvoyed = _impossible_moves(gmap, units, full)
-    for prov in unconvoyed:
-        # DATC 6.D.32: no fleets that could convoy it, so the order is void and the army holds.
-        full[prov] = Hold(units[prov])
-    r = _Resolver(gmap, units, full)
-    for src in r.dest:
-        r.resolve(src)
-
-    outcomes: dict[str, str] = {}
-    after: dict[str, Unit] = {}
-    dislodged_by: dict[str, str] = {}
+    r = _Resolver(gmap, units, orders)
+    full = r.orders
+    impossible = r.impossible
     dest = r.dest
+    resolve = r.resolve
+    for src in dest:
+        resolve(src)
     res = r.res
-    for src, d in dest.items():
-        if res[src]:
-            dislodged_by[d] = src
-            move = full[src]
-            after[d] = units[src]._replace(loc=move.dest)  # type: ignore[union-attr]
-    for prov, unit in units.items():
-        if prov in dest and res[prov]:
-            continue
-        if prov not in dislodged_by:
-            after[prov] = unit
 
-    contested_count: dict[str, int] = {}
+    moved = [src for src in dest if res[src]]
+    after = dict(units)
+    for src in moved:
+        del after[src]
+    losers: dict[str, tuple[Unit, str]] = {}  # province -> (dislodged unit, attacker's origin)
+    for src in moved:
+        d = dest[src]
+        loser = after.get(d)
+        if loser is not None:
+            losers[d] = (loser, src)
+        u = units[src]
+        after[d] = Unit(u.power, u.type, full[src].dest)  # type: ignore[union-attr]
+    failed_into: dict[str, int] = {}
     for src, d in dest.items():
         if not res[src] and r.path_ok(src):
-            contested_count[d] = contested_count.get(d, 0) + 1
-    contested = frozenset(d for d, n in contested_count.items() if n >= 2 and d not in after)
+            failed_into[d] = failed_into.get(d, 0) + 1
+    contested = frozenset(d for d, n in failed_into.items() if n >= 2 and d not in after)
 
     dislodged: dict[str, Dislodged] = {}
     destroyed: list[Unit] = []
-    for prov, attacker in dislodged_by.items():
-        unit = units.get(prov)
-        if unit is None or (prov in dest and res[prov]):
-            continue
+    for prov, (loser, attacker) in losers.items():
         via = r.via[attacker]
-        options = retreat_options(gmap, unit, attacker, via, after, contested)
+        options = retreat_options(gmap, loser, attacker, via, after, contested)
         if options:
-            dislodged[prov] = Dislodged(unit, attacker, via, options)
+            dislodged[prov] = Dislodged(loser, attacker, via, options)
         else:
-            destroyed.append(unit)
+            destroyed.append(loser)
 
-    for prov, order in full.items():
-        kind = type(order)
-        if prov in dislodged_by and not (prov in dest and res[prov]):
-            outcomes[prov] = "dislodged"
-        elif prov in unconvoyed:
-            outcomes[prov] = "no convoy"
-        elif kind is Move:
-            if res[prov]:
-                outcomes[prov] = "succeeds"
-            elif r.via[prov] and not r.path_ok(prov):
-                outcomes[prov] = "disrupted" if prov in r.convoyers else "no convoy"
+    outcomes = dict.fromkeys(full, "succeeds")
+    for src in dest:
+        if not res[src]:
+            if r.via[src] and not r.path_ok(src):
+                outcomes[src] = "disrupted" if src in r.convoyers else "no convoy"
             else:
-                outcomes[prov] = "bounces"
-        elif kind is SupportHold or kind is SupportMove:
-            target = order.target.province  # type: ignore[union-attr]
-            if prov not in r.hold_supports.get(target, ()) and prov not in r.move_supports.get(
-                target, ()
-            ):
-                outcomes[prov] = "void"
-            else:
-                outcomes[prov] = "succeeds" if r.resolve(prov) else "cut"
-        elif kind is Convoy:
-            army = order.target.province  # type: ignore[union-attr]
-            used = prov in r.convoyers.get(army, ()) and r.via.get(army, False)
-            outcomes[prov] = "succeeds" if used else "void"
+                outcomes[src] = "bounces"
+    for prov in impossible:
+        outcomes[prov] = "no convoy"
+    used = {f for army, fleets in r.convoyers.items() if r.via[army] for f in fleets}
+    for prov, _ in r.convoys:
+        if prov not in used:
+            outcomes[prov] = "void"
+    hold_supports, move_supports = r.hold_supports, r.move_supports
+    prov_of = gmap.loc_province
+    for prov, support in r.supports:
+        target = prov_of[support.target.loc]
+        if prov in hold_supports.get(target, ()) or prov in move_supports.get(target, ()):
+            if not resolve(prov):
+                outcomes[prov] = "cut"
         else:
-            outcomes[prov] = "succeeds"
-    for prov, order in unconvoyed.items():
-        full[prov] = order
+            outcomes[prov] = "void"
+    for prov in losers:
+        outcomes[prov] = "dislodged"
+    full.update(impossible)
     return MovementResolution(full, outcomes, after, dislodged, destroyed, contested)
-
-
-def _impossible_moves(
-    gmap: GameMap, units: Mapping[str, Unit], orders: Mapping[str, Order]
-) -> dict[str, Order]:
-    """Army moves to a non-adjacent province with no chain of fleets on the board between
-    them: DATC 4.E.1 treats them as illegal, so the army holds (and may be supported)."""
-    impossible: dict[str, Order] = {}
-    for prov, order in orders.items():
-        if (
-            type(order) is Move
-            and order.unit.type == ARMY
-            and province_of(order.dest) not in gmap.army_moves[prov]
-            and not _fleet_chain(gmap, units, prov, province_of(order.dest))
-        ):
-            impossible[prov] = order
-    return impossible
 
 
 def _fleet_chain(gmap: GameMap, units: Mapping[str, Unit], src: str, dest: str) -> bool:

@@ -20,16 +20,16 @@ def resolve_retreats(
     after = dict(pos.units)
     outcomes: dict[str, str] = {}
     for prov in pos.dislodged:
-        order = orders.get(prov)
-        if type(order) is not Retreat:
+        given = orders.get(prov)
+        if type(given) is not Retreat:
             outcomes[prov] = "disbanded"
             continue
-        rivals = targets[province_of(order.dest)]
+        rivals = targets[province_of(given.dest)]
         if len(rivals) > 1:
             outcomes[prov] = "bounces"
             continue
         outcomes[prov] = "succeeds"
-        after[province_of(order.dest)] = order.unit._replace(loc=order.dest)
+        after[province_of(given.dest)] = given.unit._replace(loc=given.dest)
     return after, outcomes
 
 

@@ -187,7 +187,7 @@ def adjudicate(
     result["results"] = [
         {
             "power": r.power,
-            "order": r.order,
+            "order": r.text,
             "outcome": r.outcome,
             **({"reason": r.reason} if r.reason else {}),
             **({"default": True} if r.default else {}),

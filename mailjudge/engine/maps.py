@@ -77,6 +77,7 @@ class GameMap:
         "fleet_moves",
         "fleet_reach",
         "home_centres",
+        "loc_province",
         "locations",
         "name",
         "names",
@@ -134,6 +135,10 @@ class GameMap:
             {p.name: frozenset(p.homes) for p in pows.values()}
         )
         self.locations = frozenset(locations)
+        # location -> province as a table: the adjudicator asks this very often.
+        self.loc_province: Mapping[str, str] = MappingProxyType(
+            {loc: province_of(loc) for loc in locations}
+        )
         self.army_moves: Mapping[str, frozenset[str]] = MappingProxyType(
             {k: frozenset(v) for k, v in army.items()}
         )
@@ -146,15 +151,15 @@ class GameMap:
         # Water provinces touching each coastal province: where a convoy can pick up or land.
         touching: dict[str, set[str]] = {c: set() for c, p in provs.items() if p.kind == COAST}
         for loc, nbrs in fleet.items():
-            prov = province_of(loc)
-            if prov in touching:
-                touching[prov].update(n for n in nbrs if provs[province_of(n)].kind == WATER)
+            here_prov = province_of(loc)
+            if here_prov in touching:
+                touching[here_prov].update(n for n in nbrs if provs[province_of(n)].kind == WATER)
         self.coastal_water: Mapping[str, frozenset[str]] = MappingProxyType(
             {k: frozenset(v) for k, v in touching.items()}
         )
         # Water provinces reachable over water from each coastal province.
         reach: dict[str, frozenset[str]] = {}
-        for prov, start in touching.items():
+        for coastal, start in touching.items():
             seen = set(start)
             queue = deque(start)
             while queue:
@@ -163,7 +168,7 @@ class GameMap:
                     if provs[province_of(nxt)].kind == WATER and nxt not in seen:
                         seen.add(nxt)
                         queue.append(nxt)
-            reach[prov] = frozenset(seen)
+            reach[coastal] = frozenset(seen)
         self.water_reach: Mapping[str, frozenset[str]] = MappingProxyType(reach)
 
         names: dict[str, str] = {}

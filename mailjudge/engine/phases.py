@@ -9,15 +9,10 @@ from typing import NamedTuple
 
 from mailjudge.engine.adjudicator import adjudicate_movement
 from mailjudge.engine.adjustments import adjustments_needed, resolve_adjustments, resolve_retreats
+from mailjudge.engine.checker import check_order
 from mailjudge.engine.maps import GameMap
-from mailjudge.engine.orders import (
-    Disband,
-    Order,
-    OrderError,
-    parse_order,
-    province_key,
-    read_order,
-)
+from mailjudge.engine.orders import Disband, Order, OrderError, Waive
+from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import (
     ADJUSTMENT,
     MOVEMENT,
@@ -40,10 +35,15 @@ class EngineOptions:
 
 class OrderResult(NamedTuple):
     power: str
-    order: str  # canonical text; the text as written when it could not be read
+    order: Order | str  # the order; the text as written when it could not be read
     outcome: str  # succeeds bounces cut void dislodged disrupted invalid replaced ...
     reason: str = ""  # why an order is invalid
     default: bool = False  # the engine's order for a unit that had none
+
+    @property
+    def text(self) -> str:
+        """The order in canonical text."""
+        return self.order if isinstance(self.order, str) else str(self.order)
 
 
 class PhaseOutcome(NamedTuple):
@@ -99,6 +99,9 @@ def read_orders(
     """Parse each power's lines; unreadable or illegal ones become 'invalid' results."""
     parsed: dict[str, list[Order]] = {}
     rejected: list[OrderResult] = []
+    ptype = pos.phase.type
+    build_any = options.build_any
+    read = read_order
     for power, lines in orders.items():
         if power not in gmap.powers:
             raise ValueError(
@@ -110,7 +113,9 @@ def read_orders(
                 mine.append(line)
                 continue
             try:
-                mine.append(parse_order(line, pos, power, gmap, build_any=options.build_any))
+                mine.append(
+                    check_order(read(line, gmap, ptype), pos, power, gmap, build_any=build_any)
+                )
             except OrderError as err:
                 rejected.append(
                     OrderResult(power, _as_written(line, gmap, pos), "invalid", str(err))
@@ -126,21 +131,20 @@ def _as_written(text: str, gmap: GameMap, pos: Position) -> str:
 
 
 def _one_per_unit(
-    parsed: Mapping[str, list[Order]], results: list[OrderResult]
+    gmap: GameMap, parsed: Mapping[str, list[Order]], results: list[OrderResult]
 ) -> dict[str, Order]:
     """A later order for the same unit replaces an earlier one, as players correct themselves."""
     by_prov: dict[str, Order] = {}
+    prov_of = gmap.loc_province
     for power, orders in parsed.items():
         for order in orders:
-            key = province_key(order)
-            if not key:
-                results.append(
-                    OrderResult(power, str(order), "invalid", "WAIVE is for adjustments")
-                )
+            if type(order) is Waive:
+                results.append(OrderResult(power, order, "invalid", "WAIVE is for adjustments"))
                 continue
+            key = prov_of[order.unit.loc]  # type: ignore[union-attr]
             old = by_prov.get(key)
             if old is not None:
-                results.append(OrderResult(power, str(old), "replaced"))
+                results.append(OrderResult(power, old, "replaced"))
             by_prov[key] = order
     return by_prov
 
@@ -157,14 +161,15 @@ def process_phase(
     ptype = pos.phase.type
     destroyed: list[Unit] = []
     if ptype == MOVEMENT:
-        by_prov = _one_per_unit(parsed, results)
+        by_prov = _one_per_unit(gmap, parsed, results)
         res = adjudicate_movement(gmap, pos, by_prov)
-        for prov, order in res.orders.items():
-            results.append(
-                OrderResult(
-                    order.unit.power, str(order), res.outcomes[prov], "", prov not in by_prov
-                )  # type: ignore[union-attr]
-            )
+        outcomes = res.outcomes
+        results.extend(
+            [
+                OrderResult(order.unit.power, order, outcomes[prov], "", prov not in by_prov)  # type: ignore[union-attr]
+                for prov, order in res.orders.items()
+            ]
+        )
         destroyed = res.destroyed
         owners = dict(pos.sc_owners)
         if pos.phase.season == "F":
@@ -177,21 +182,17 @@ def process_phase(
                 gmap, Phase(pos.phase.season, pos.phase.year, RETREAT), res.units, owners, options
             )
     elif ptype == RETREAT:
-        by_prov = _one_per_unit(parsed, results)
+        by_prov = _one_per_unit(gmap, parsed, results)
         units, outcomes = resolve_retreats(pos, by_prov)
         for prov, d in pos.dislodged.items():
             order = by_prov.get(prov)
             if order is None:
-                results.append(
-                    OrderResult(d.unit.power, str(Disband(d.unit)), "disbanded", "", True)
-                )
+                results.append(OrderResult(d.unit.power, Disband(d.unit), "disbanded", "", True))
             else:
-                results.append(OrderResult(d.unit.power, str(order), outcomes[prov]))
+                results.append(OrderResult(d.unit.power, order, outcomes[prov]))
         for prov, order in by_prov.items():
             if prov not in pos.dislodged:
-                results.append(
-                    OrderResult(order.unit.power, str(order), "invalid", "not dislodged")
-                )  # type: ignore[union-attr]
+                results.append(OrderResult(order.unit.power, order, "invalid", "not dislodged"))  # type: ignore[union-attr]
         owners = dict(pos.sc_owners)
         if pos.phase.season == "F":
             owners = owners_after_fall(units, owners, gmap)
@@ -200,7 +201,7 @@ def process_phase(
     else:
         units, adj = resolve_adjustments(gmap, pos, parsed, options.build_any)
         for power, order, outcome in adj:
-            results.append(OrderResult(power, str(order), outcome, "", outcome == "civil disorder"))
+            results.append(OrderResult(power, order, outcome, "", outcome == "civil disorder"))
         after = Position(pos.phase, units, dict(pos.sc_owners))
         nxt = Position(next_phase(pos.phase), units, dict(pos.sc_owners))
     won = frozenset[str]()

@@ -106,8 +106,9 @@ def retreat_options(
     else:
         targets = gmap.fleet_moves.get(unit.loc, ())
     options = []
+    prov_of = gmap.loc_province
     for loc in targets:
-        prov = province_of(loc)
+        prov = prov_of[loc]
         if prov in occupied or prov in contested:
             continue
         if prov == attacker_from and not via_convoy:
