@@ -40,8 +40,13 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
     except InterchangeError as err:
         print(f"mailjudge adjudicate: {err}", file=sys.stderr)
         return 2
-    json.dump(result, sys.stdout, indent=None if args.compact else 2)
-    sys.stdout.write("\n")
+    try:
+        json.dump(result, sys.stdout, indent=None if args.compact else 2)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader stopped early (`| head`): not an error of ours, and no traceback.
+        sys.stderr.close()
     return 0
 
 

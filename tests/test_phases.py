@@ -267,3 +267,14 @@ def test_a_destroyed_unit_is_reported_dislodged() -> None:
 def test_convoy_without_a_fleet_is_no_move() -> None:
     result = run("S1901M", ["FRANCE A bre"], {"FRANCE": ["A BRE - LON"]}, {})
     assert _outcomes(result)["A BRE - LON"] == "no convoy"
+
+
+def test_hold_win_needs_two_falls_in_a_row() -> None:
+    owners = {"par": "FRANCE", "mar": "FRANCE", "ber": "GERMANY"}
+    args = ("F1901M", ["FRANCE A bur"], {"FRANCE": ["A BUR - BEL"]}, owners)
+    first = run(*args, {"victory_centres": 3, "hold_win": True})
+    assert first["winners"] == [] and first["at_victory_count"] == ["FRANCE"]
+    second = run(*args, {"victory_centres": 3, "hold_win": True, "held_last_year": ["FRANCE"]})
+    assert second["winners"] == ["FRANCE"]
+    plain = run(*args, {"victory_centres": 3})
+    assert plain["winners"] == ["FRANCE"]

@@ -151,6 +151,7 @@ def _options(doc: Any) -> EngineOptions:
     if not isinstance(doc, Mapping):
         raise InterchangeError("options: must be an object like {'build_any': true}")
     known = set(EngineOptions.__dataclass_fields__)
+    doc = {k: v for k, v in doc.items() if k != "held_last_year"}
     unknown = set(doc) - known
     if unknown:
         raise InterchangeError(f"options: unknown {sorted(unknown)}; known are {sorted(known)}")
@@ -181,7 +182,12 @@ def adjudicate(
         if not isinstance(lines, list) or not all(isinstance(x, str) for x in lines):
             raise InterchangeError(f"orders.{power}: must be a list of order texts")
         clean.setdefault(p, []).extend(lines)
-    outcome = process_phase(gmap, pos, clean, _options(options))
+    held = (options or {}).get("held_last_year", []) if isinstance(options, Mapping) else []
+    if not isinstance(held, list) or not all(str(p).upper() in gmap.powers for p in held):
+        raise InterchangeError("options: 'held_last_year' must be a list of powers (for hold_win)")
+    outcome = process_phase(
+        gmap, pos, clean, _options(options), frozenset(str(p).upper() for p in held)
+    )
     result = position_to_dict(outcome.after)
     del result["phase_type"]
     result["results"] = [
@@ -197,6 +203,7 @@ def adjudicate(
     result["destroyed"] = [_unit_dict(u) for u in outcome.destroyed]
     result["next_phase"] = str(outcome.next.phase)
     result["winners"] = sorted(outcome.winners)
+    result["at_victory_count"] = sorted(outcome.at_count)
     return result
 
 

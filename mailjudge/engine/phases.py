@@ -12,7 +12,7 @@ from mailjudge.engine.adjustments import adjustments_needed, resolve_adjustments
 from mailjudge.engine.checker import check_order
 from mailjudge.engine.maps import GameMap
 from mailjudge.engine.orders import Disband, Order, OrderError, Waive
-from mailjudge.engine.reader import read_order
+from mailjudge.engine.reader import read_order, read_order_memo
 from mailjudge.engine.state import (
     ADJUSTMENT,
     MOVEMENT,
@@ -31,6 +31,7 @@ class EngineOptions:
     dont_skip_phases: bool = False
     victory_centres: int | None = None  # None: the map's own count
     shared_victory: bool = False
+    hold_win: bool = False  # the count must be held at two Falls in a row
 
 
 class OrderResult(NamedTuple):
@@ -52,6 +53,7 @@ class PhaseOutcome(NamedTuple):
     next: Position  # the next phase to play, empty phases skipped
     destroyed: list[Unit]  # dislodged with no retreat
     winners: frozenset[str]
+    at_count: frozenset[str] = frozenset()  # at or over the victory count after this Fall
 
 
 def next_phase(phase: Phase) -> Phase:
@@ -75,19 +77,27 @@ def owners_after_fall(
     return new
 
 
-def winners(owners: Mapping[str, str], threshold: int, shared: bool) -> frozenset[str]:
-    """Who has won: the power at or over the count (with SHARED_VICTORY, all of them)."""
+def winners(
+    owners: Mapping[str, str],
+    threshold: int,
+    shared: bool = False,
+    held_last_year: frozenset[str] | None = None,
+) -> tuple[frozenset[str], frozenset[str]]:
+    """(powers at or over the count, winners). The power with most centres among those over
+    wins, a tie at the top wins nobody; with SHARED_VICTORY all over the count win; with
+    HOLD_WIN (``held_last_year`` given) only those who were over it last year too count."""
     counts: dict[str, int] = {}
     for owner in owners.values():
         counts[owner] = counts.get(owner, 0) + 1
-    over = [p for p, n in counts.items() if n >= threshold]
-    if not over:
-        return frozenset()
+    over = frozenset(p for p, n in counts.items() if n >= threshold)
+    eligible = over if held_last_year is None else over & held_last_year
+    if not eligible:
+        return over, frozenset()
     if shared:
-        return frozenset(over)
-    best = max(counts[p] for p in over)
-    top = [p for p in over if counts[p] == best]
-    return frozenset(top) if len(top) == 1 else frozenset()
+        return over, eligible
+    best = max(counts[p] for p in eligible)
+    top = [p for p in eligible if counts[p] == best]
+    return over, frozenset(top) if len(top) == 1 else frozenset()
 
 
 def read_orders(
@@ -101,7 +111,7 @@ def read_orders(
     rejected: list[OrderResult] = []
     ptype = pos.phase.type
     build_any = options.build_any
-    read = read_order
+    read = read_order_memo
     for power, lines in orders.items():
         if power not in gmap.powers:
             raise ValueError(
@@ -154,8 +164,10 @@ def process_phase(
     pos: Position,
     orders: Mapping[str, Sequence[str | Order]],
     options: EngineOptions | None = None,
+    held_last_year: frozenset[str] = frozenset(),
 ) -> PhaseOutcome:
-    """Play one phase. ``orders`` maps powers to order lines (text or parsed orders)."""
+    """Play one phase. ``orders`` maps powers to order lines (text or parsed orders).
+    ``held_last_year``: who was at the victory count after last year's Fall (HOLD_WIN)."""
     options = options or EngineOptions()
     parsed, results = read_orders(gmap, pos, orders, options)
     ptype = pos.phase.type
@@ -204,11 +216,12 @@ def process_phase(
             results.append(OrderResult(power, order, outcome, "", outcome == "civil disorder"))
         after = Position(pos.phase, units, dict(pos.sc_owners))
         nxt = Position(next_phase(pos.phase), units, dict(pos.sc_owners))
-    won = frozenset[str]()
+    won = over = frozenset[str]()
     if pos.phase.season == "F" and nxt.phase.season != "F":
         threshold = options.victory_centres or gmap.victory_centres
-        won = winners(nxt.sc_owners, threshold, options.shared_victory)
-    return PhaseOutcome(results, after, nxt, destroyed, won)
+        held = held_last_year if options.hold_win else None
+        over, won = winners(nxt.sc_owners, threshold, options.shared_victory, held)
+    return PhaseOutcome(results, after, nxt, destroyed, won, over)
 
 
 def _after_retreats(
