@@ -118,6 +118,8 @@ class Game(BaseModel):
     master = ForeignKeyField(Person, backref="mastered_games")
     private = BooleanField(default=False)
     phase = CharField(max_length=16, null=True)  # None while forming
+    # The board at the start of the current phase, in the interchange format.
+    position = JSONField(null=True)
     # Phases processed so far; processing moves it on with a compare-and-set, so two
     # workers never both process one phase.
     sequence = IntegerField(default=0)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import quote
 
 import psycopg2
@@ -47,3 +48,36 @@ def postgres_url(postgres_server: str) -> Iterator[str]:
             cursor.execute(f'DROP SCHEMA "{schema}" CASCADE')
     finally:
         admin.close()
+
+
+@pytest.fixture
+def cheap_scrypt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real scrypt at a low cost: many tests make many seats, and the full cost is slow on
+    purpose. The stored hash names its cost, so checking still works the same way."""
+    from mailjudge import passwords
+
+    monkeypatch.setattr(passwords, "SCRYPT_N", 2**10)
+
+
+def _open(url: str) -> Iterator[str]:
+    from mailjudge import db
+
+    db.connect(url)
+    db.create_tables()
+    yield url
+    db.close()
+
+
+@pytest.fixture
+def sqlite_db(tmp_path: Path, cheap_scrypt: None) -> Iterator[str]:
+    """A fresh SQLite judge database in a temporary file, bound to the models."""
+    yield from _open(f"sqlite:///{tmp_path / 'judge.db'}")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_db(request: pytest.FixtureRequest, tmp_path: Path, cheap_scrypt: None) -> Iterator[str]:
+    """The same test on SQLite and on PostgreSQL."""
+    if request.param == "sqlite":
+        yield from _open(f"sqlite:///{tmp_path / 'judge.db'}")
+    else:
+        yield from _open(request.getfixturevalue("postgres_url"))

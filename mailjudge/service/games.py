@@ -1,0 +1,192 @@
+"""Games: creation, rules, start, pause and resume, and the end."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime
+from typing import Any
+
+from mailjudge.db import database_proxy
+from mailjudge.engine.interchange import position_to_dict
+from mailjudge.engine.maps import GameMap, load_map
+from mailjudge.engine.phases import EngineOptions
+from mailjudge.engine.state import initial_position
+from mailjudge.models import GAME_NAME, Game, Person, Seat, utcnow
+from mailjudge.passwords import hash_password
+from mailjudge.rules import RuleError, RuleSet, apply_change
+from mailjudge.service.errors import NotAllowed, NotFound, ServiceError
+
+VARIANTS = ("standard",)  # the shared-power variants add themselves here as they land
+
+
+def rules_of(game: Game) -> RuleSet:
+    return RuleSet.parse(game.rules)
+
+
+def has_rule(game: Game, name: str) -> bool:
+    return name in rules_of(game)
+
+
+def game_map(game: Game) -> GameMap:
+    return load_map(game.map_name)
+
+
+def engine_options(game: Game) -> EngineOptions:
+    rules = rules_of(game)
+    return EngineOptions(
+        build_any="BUILD_ANY" in rules,
+        dont_skip_phases="DONT_SKIP_PHASES" in rules,
+        victory_centres=game.victory_count,
+        shared_victory="SHARED_VICTORY" in rules,
+        hold_win="HOLD_WIN" in rules,
+    )
+
+
+def get_game(name: str) -> Game:
+    game = Game.get_or_none(Game.name == name.lower())
+    if game is None:
+        raise NotFound(f"there is no game called {name!r}; LIST shows the games on this judge")
+    return game
+
+
+def person_for(email: str) -> Person:
+    address = email.strip().lower()
+    if "@" not in address:
+        raise ServiceError(f"{email!r} is not a mail address")
+    person, _ = Person.get_or_create(email=address)
+    return person
+
+
+def create_game(
+    name: str,
+    master_email: str,
+    password: str,
+    variant: str = "standard",
+    rules: str = "",
+    map_name: str = "standard",
+) -> Game:
+    """A new game in the forming state; the creator is its master."""
+    name = name.strip().lower()
+    if not GAME_NAME.fullmatch(name):
+        raise ServiceError(
+            f"{name!r} cannot be a game name: use 1 to 32 lower-case letters, digits, '-' or '_'"
+        )
+    if variant not in VARIANTS:
+        raise ServiceError(f"unknown variant {variant!r}; this judge plays {', '.join(VARIANTS)}")
+    try:
+        ruleset = apply_change(RuleSet(), rules, variant=variant) if rules.strip() else RuleSet()
+    except RuleError as err:
+        raise ServiceError(str(err)) from None
+    gmap = load_map(map_name)
+    with database_proxy.atomic():
+        if Game.get_or_none(Game.name == name) is not None:
+            raise NotAllowed(f"a game called {name!r} exists already; choose another name")
+        game = Game.create(
+            name=name,
+            variant=variant,
+            map_name=map_name,
+            rules=str(ruleset),
+            master=person_for(master_email),
+            victory_count=gmap.victory_centres,
+            private="SOLITAIRE" in ruleset,
+        )
+        Seat.create(
+            game=game,
+            person=game.master,
+            role="master",
+            name="master",
+            password_hash=hash_password(password),
+        )
+        if "SOLITAIRE" in ruleset:
+            # Every power is a dummy the master runs; there is nothing to form.
+            for power in gmap.power_names:
+                Seat.create(game=game, role="player", name=power.lower(), powers=power, dummy=True)
+            _begin(game, gmap)
+    return game
+
+
+def set_rules(game: Game, change: str) -> RuleSet:
+    """The master's SET RULE +X -Y, implications applied, forbidden combinations refused."""
+    try:
+        new = apply_change(rules_of(game), change, variant=game.variant)
+    except RuleError as err:
+        raise ServiceError(str(err)) from None
+    game.rules = str(new)
+    game.save()
+    return new
+
+
+def start_game(game: Game, rng: random.Random | None = None) -> None:
+    """Deal the powers and begin. Powers nobody holds become dummies (civil disorder)."""
+    if game.state != "forming":
+        raise NotAllowed(
+            f"game {game.name} is {game.state}, not forming; only a forming game starts"
+        )
+    gmap = game_map(game)
+    rng = rng or random.Random()
+    with database_proxy.atomic():
+        seats = list(
+            Seat.select().where((Seat.game == game) & (Seat.role == "player")).order_by(Seat.id)
+        )
+        taken = {s.powers for s in seats if s.powers}
+        free = [p for p in gmap.power_names if p not in taken]
+        rng.shuffle(free)
+        for seat in seats:
+            if not seat.powers:
+                if not free:
+                    raise NotAllowed("more players than powers; EJECT someone before START")
+                seat.powers = free.pop()
+                seat.name = seat.powers.lower()
+                seat.save()
+        for power in free:
+            Seat.create(game=game, role="player", name=power.lower(), powers=power, dummy=True)
+        _begin(game, gmap)
+
+
+def _begin(game: Game, gmap: GameMap) -> None:
+    pos = initial_position(gmap)
+    game.state = "active"
+    game.phase = str(pos.phase)
+    game.position = position_to_dict(pos)
+    game.started_at = utcnow()
+    game.save()
+
+
+def pause_game(game: Game) -> None:
+    if game.state != "active":
+        raise NotAllowed(f"game {game.name} is {game.state}; only an active game can be paused")
+    game.state = "paused"
+    game.save()
+
+
+def resume_game(game: Game) -> None:
+    if game.state != "paused":
+        raise NotAllowed(f"game {game.name} is {game.state}, not paused")
+    game.state = "active"
+    game.save()
+
+
+def finish_game(game: Game, outcome: str, when: datetime | None = None) -> None:
+    """End the game: 'WIN FRANCE', 'DRAW ENGLAND FRANCE', 'CONCESSION TURKEY'."""
+    game.state = "finished"
+    game.outcome = outcome
+    game.finished_at = when or utcnow()
+    game.deadline = None
+    game.save()
+
+
+def require_active(game: Game) -> None:
+    if game.state != "active":
+        raise NotAllowed(f"game {game.name} is {game.state}; that needs an active game")
+
+
+def summary(game: Game) -> dict[str, Any]:
+    """What SUMMARY and LIST show: public facts only."""
+    return {
+        "name": game.name,
+        "variant": game.variant,
+        "state": game.state,
+        "phase": game.phase,
+        "rules": game.rules.split(),
+        "outcome": game.outcome,
+    }

@@ -1,0 +1,162 @@
+"""Orders on file: submitting (an atomic replace per power), clearing, and STATUS."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mailjudge.db import database_proxy
+from mailjudge.engine.adjustments import adjustment_due, build_sites
+from mailjudge.engine.checker import check_order
+from mailjudge.engine.interchange import position_from_dict
+from mailjudge.engine.orders import OrderError
+from mailjudge.engine.reader import read_order
+from mailjudge.engine.state import MOVEMENT, RETREAT, Position
+from mailjudge.models import Game, OrderLine, Seat, utcnow
+from mailjudge.service.errors import NotAllowed
+from mailjudge.service.games import game_map, has_rule, require_active
+
+
+@dataclass
+class Submission:
+    """What a player is told after ORDERS: what stands, what failed and why, what is missing."""
+
+    power: str
+    accepted: list[str] = field(default_factory=list)
+    errors: list[tuple[str, str]] = field(default_factory=list)  # (line as written, reason)
+    missing: list[str] = field(default_factory=list)
+
+
+def current_position(game: Game) -> Position:
+    return position_from_dict(game.position, game_map(game))
+
+
+def may_order_for(seat: Seat, power: str) -> bool:
+    """The master may order for any power; a player for the powers they hold."""
+    if seat.role == "master":
+        return True
+    return seat.role == "player" and power.upper() in seat.powers.split()
+
+
+def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submission:
+    """Replace ``power``'s orders for this phase with the valid ones among ``lines``.
+
+    Every line is checked now (under NO_CHECK only the Urk and name checks: the rest is
+    decided at processing). Under IGNORE_ERRORS bad lines are dropped without a word.
+    """
+    require_active(game)
+    power = power.upper()
+    if not may_order_for(seat, power):
+        raise NotAllowed(f"{seat.name} may not order for {power}")
+    gmap = game_map(game)
+    pos = current_position(game)
+    no_check = has_rule(game, "NO_CHECK")
+    build_any = has_rule(game, "BUILD_ANY")
+    report = Submission(power)
+    kept: list[str] = []
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            syntax = read_order(line, gmap, pos.phase.type)
+            text = (
+                str(syntax)
+                if no_check
+                else str(check_order(syntax, pos, power, gmap, build_any=build_any))
+            )
+        except OrderError as err:
+            if not has_rule(game, "IGNORE_ERRORS"):
+                report.errors.append((line.strip(), f"{err.kind}: {err}"))
+            continue
+        kept.append(text)
+    report.accepted = kept
+    with database_proxy.atomic():
+        _delete_orders(game, power)
+        now = utcnow()
+        for n, text in enumerate(kept):
+            OrderLine.create(
+                game=game, phase=game.phase, power=power, line=n, text=text,
+                submitted_by=seat, submitted_at=now,
+            )  # fmt: skip
+    report.missing = missing_orders(game, pos, power, kept)
+    return report
+
+
+def _delete_orders(game: Game, power: str) -> None:
+    OrderLine.delete().where(
+        (OrderLine.game == game) & (OrderLine.phase == game.phase) & (OrderLine.power == power)
+    ).execute()
+
+
+def clear_orders(game: Game, seat: Seat, power: str) -> None:
+    require_active(game)
+    if not may_order_for(seat, power):
+        raise NotAllowed(f"{seat.name} may not order for {power.upper()}")
+    _delete_orders(game, power.upper())
+
+
+def orders_on_file(game: Game) -> dict[str, list[OrderLine]]:
+    lines = (
+        OrderLine.select()
+        .where((OrderLine.game == game) & (OrderLine.phase == game.phase))
+        .order_by(OrderLine.power, OrderLine.line)
+    )
+    table: dict[str, list[OrderLine]] = {}
+    for line in lines:
+        table.setdefault(line.power, []).append(line)
+    return table
+
+
+def missing_orders(game: Game, pos: Position, power: str, texts: list[str]) -> list[str]:
+    """Units (or adjustments) of ``power`` that the texts leave without an order."""
+    gmap = game_map(game)
+    ordered: set[str] = set()
+    count = 0
+    for text in texts:
+        try:
+            syntax = read_order(text, gmap, pos.phase.type)
+        except OrderError:
+            continue
+        count += 1
+        if syntax.loc is not None:
+            ordered.add(syntax.loc[0])
+    ptype = pos.phase.type
+    if ptype == MOVEMENT:
+        return [
+            str(u) for p, u in sorted(pos.units.items()) if u.power == power and p not in ordered
+        ]
+    if ptype == RETREAT:
+        return [
+            str(d.unit) for p, d in sorted(pos.dislodged.items())
+            if d.unit.power == power and p not in ordered
+        ]  # fmt: skip
+    due = adjustment_due(pos, power)
+    if due > 0:
+        due = min(due, len(build_sites(gmap, pos, power, has_rule(game, "BUILD_ANY"))))
+    left = abs(due) - count
+    if left <= 0:
+        return []
+    plural = "s" if left > 1 else ""
+    if due > 0:
+        return [f"{left} build{plural} (A PAR B, F BRE B, or WAIVE)"]
+    return [f"{left} removal{plural} (A PAR D)"]
+
+
+def powers_to_order(game: Game, pos: Position) -> list[str]:
+    """The powers that have something to order in this phase."""
+    gmap = game_map(game)
+    ptype = pos.phase.type
+    if ptype == MOVEMENT:
+        return sorted({u.power for u in pos.units.values()})
+    if ptype == RETREAT:
+        return sorted({d.unit.power for d in pos.dislodged.values()})
+    build_any = has_rule(game, "BUILD_ANY")
+    out = []
+    for power in gmap.power_names:
+        due = adjustment_due(pos, power)
+        if due < 0 or (due > 0 and build_sites(gmap, pos, power, build_any)):
+            out.append(power)
+    return out
+
+
+def power_is_done(game: Game, pos: Position, power: str, lines: list[OrderLine]) -> bool:
+    return not missing_orders(game, pos, power, [line.text for line in lines])

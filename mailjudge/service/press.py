@@ -1,0 +1,83 @@
+"""Press: who may write to whom under the game's rules, and the archive.
+
+Delivery is the mail layer's job; this module decides and records. Under NO_PRESS press goes
+only to and from the master; under PUBLIC_PRESS only broadcasts and press to the master are
+allowed. Observers write only to the master. GREY hides the sender from the recipients.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mailjudge.models import Game, Press, Seat
+from mailjudge.service.errors import NotAllowed, ServiceError
+from mailjudge.service.games import game_map, has_rule
+from mailjudge.service.seats import players
+
+MASTER = "MASTER"
+
+
+@dataclass
+class PressNote:
+    press: Press
+    recipients: list[str]  # powers, and MASTER
+
+
+def resolve_recipients(game: Game, words: list[str]) -> list[str]:
+    """``FRANCE ENGLAND``, initials ``F E``, ``M`` for the master, ``ALL``, ``ALL BUT x y``."""
+    gmap = game_map(game)
+    by_initial = {p.initial.upper(): p.name for p in gmap.powers.values()}
+    live = [p for s in players(game) for p in s.powers.split()]
+
+    def one(word: str) -> str:
+        w = word.upper().strip(",")
+        if w in ("M", "MASTER", "GM"):
+            return MASTER
+        if w in gmap.powers:
+            return w
+        if w in by_initial:
+            return by_initial[w]
+        raise ServiceError(
+            f"{word!r} is not a power, an initial or M (the master); "
+            f"powers here: {', '.join(gmap.power_names)}"
+        )
+
+    upper = [w.upper() for w in words]
+    if upper[:1] == ["ALL"]:
+        excluded = {one(w) for w in words[2:]} if upper[1:2] == ["BUT"] else set()
+        if len(upper) > 1 and upper[1] != "BUT":
+            raise ServiceError("write PRESS TO ALL or PRESS TO ALL BUT FRANCE ...")
+        return [*sorted({p for p in live if p not in excluded}), MASTER]
+    return sorted({one(w) for w in words})
+
+
+def send_press(
+    game: Game, sender: Seat, recipients: list[str], body: str, grey: bool = False
+) -> PressNote:
+    """Check and record one press message; ``recipients`` as resolve_recipients gives."""
+    everyone = sorted({p for s in players(game) for p in s.powers.split()})
+    broadcast = set(everyone) <= set(recipients)
+    others = [r for r in recipients if r != MASTER]
+    if sender.role != "master":
+        if sender.role == "observer" and others:
+            raise NotAllowed("observers may write only to the master (PRESS TO M)")
+        if has_rule(game, "NO_PRESS") and others:
+            raise NotAllowed("this game has NO_PRESS: press goes only to the master (PRESS TO M)")
+        if has_rule(game, "PUBLIC_PRESS") and others and not broadcast:
+            raise NotAllowed(
+                "this game has PUBLIC_PRESS: only BROADCAST or press to the master (PRESS TO M)"
+            )
+        mine = set(sender.powers.split())
+        others = [r for r in others if r not in mine]
+    if not recipients:
+        raise ServiceError("say who the press is for: PRESS TO FRANCE, PRESS TO ALL, PRESS TO M")
+    press = Press.create(
+        game=game,
+        phase=game.phase,
+        sender=sender,
+        recipients=" ".join(recipients),
+        broadcast=broadcast,
+        grey=grey,
+        body=body,
+    )
+    return PressNote(press, recipients)

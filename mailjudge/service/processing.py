@@ -1,0 +1,328 @@
+"""Processing a phase: readiness, the claim, the engine, history, ROLLBACK and ROLLFORWARD.
+
+A phase is claimed in one transaction: the game row is locked (FOR UPDATE on PostgreSQL;
+SQLite transactions take the write lock at once) and the game's ``sequence`` moves on with a
+compare-and-set, so two workers or a restart never process one phase twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from mailjudge.db import database_proxy, is_postgres
+from mailjudge.engine.interchange import position_from_dict, position_to_dict
+from mailjudge.engine.phases import PhaseOutcome, process_phase
+from mailjudge.models import Game, OrderLine, PhaseRecord, Seat, utcnow
+from mailjudge.service.errors import NotAllowed, ServiceError
+from mailjudge.service.games import engine_options, finish_game, game_map, has_rule
+from mailjudge.service.orders import (
+    current_position,
+    orders_on_file,
+    power_is_done,
+    powers_to_order,
+)
+from mailjudge.service.seats import players
+
+
+@dataclass
+class Readiness:
+    ready: bool
+    reason: str
+    waiting_for: list[str] = field(default_factory=list)  # powers whose orders are missing
+
+
+@dataclass
+class Processed:
+    phase: str
+    next_phase: str
+    results: list[dict[str, Any]]
+    winners: list[str]
+    outcome: PhaseOutcome
+
+
+def _exempt(game: Game) -> set[str]:
+    """Powers the judge orders for itself: dummies and vacant powers under CD_DUMMIES."""
+    if not has_rule(game, "CD_DUMMIES"):
+        return set()
+    return {p for s in players(game) if s.dummy or s.person_id is None for p in s.powers.split()}
+
+
+def readiness(game: Game, now: datetime | None = None) -> Readiness:
+    """Should the judge process now, without the master's word?"""
+    if game.state != "active":
+        return Readiness(False, f"the game is {game.state}")
+    now = now or utcnow()
+    pos = current_position(game)
+    on_file = orders_on_file(game)
+    exempt = _exempt(game)
+    late = [
+        p for p in powers_to_order(game, pos)
+        if p not in exempt and not power_is_done(game, pos, p, on_file.get(p, []))
+    ]  # fmt: skip
+    deadline_passed = (
+        not has_rule(game, "NO_DEADLINE") and game.deadline is not None and now >= game.deadline
+    )
+    waiting = [] if has_rule(game, "REAL_TIME") else [s.name for s in players(game) if s.wait]
+    if has_rule(game, "ALWAYS_WAIT") and not deadline_passed:
+        return Readiness(False, "ALWAYS_WAIT: not before the deadline", late)
+    if not late and not waiting:
+        return Readiness(True, "all orders are in")
+    if deadline_passed:
+        if has_rule(game, "CIVIL_DISORDER") or not late:
+            return Readiness(True, "the deadline has passed", late)
+        return Readiness(False, "the deadline has passed; late powers wait for the master", late)
+    if late:
+        return Readiness(False, "orders are missing", late)
+    return Readiness(False, f"{', '.join(waiting)} asked to WAIT for the deadline", late)
+
+
+def _held_last_year(game: Game) -> frozenset[str]:
+    """Who was at the victory count after the last Fall (for HOLD_WIN)."""
+    record = (
+        PhaseRecord.select()
+        .where((PhaseRecord.game == game) & (PhaseRecord.sequence < game.sequence))
+        .where(PhaseRecord.phase.startswith("F"))
+        .order_by(PhaseRecord.sequence.desc())
+        .first()
+    )
+    if record is None:
+        return frozenset()
+    return frozenset(record.results.get("at_count", []))
+
+
+def _orders_for_engine(game: Game) -> tuple[dict[str, list[str]], dict[str, list[dict[str, Any]]]]:
+    texts: dict[str, list[str]] = {}
+    kept: dict[str, list[dict[str, Any]]] = {}
+    for power, lines in orders_on_file(game).items():
+        texts[power] = [line.text for line in lines]
+        kept[power] = [
+            {
+                "text": line.text,
+                "by": line.submitted_by.name if line.submitted_by_id else None,
+                "at": line.submitted_at.isoformat(),
+            }
+            for line in lines
+        ]
+    return texts, kept
+
+
+def _lock(game: Game) -> Game:
+    """Re-read the game row inside the transaction, locked against other workers."""
+    query = Game.select().where(Game.id == game.id)
+    if is_postgres():
+        query = query.for_update()
+    fresh = query.get()
+    return fresh
+
+
+def process(
+    game: Game,
+    force: bool = False,
+    expected_sequence: int | None = None,
+    now: datetime | None = None,
+) -> Processed | None:
+    """Process the current phase. ``force`` is the master's PROCESS! (defaults for anyone
+    late); without it the orders must all be in. The phase processed is the one the caller
+    saw (``game.sequence``, or ``expected_sequence``): a worker that finds it already
+    processed by another returns None instead of processing the next one."""
+    expected = game.sequence if expected_sequence is None else expected_sequence
+    with database_proxy.atomic():
+        fresh = _lock(game)
+        if fresh.sequence != expected:
+            return None
+        if fresh.state != "active":
+            raise NotAllowed(
+                f"game {fresh.name} is {fresh.state}; only an active game is processed"
+            )
+        if not force:
+            state = readiness(fresh, now)
+            if state.waiting_for:
+                raise NotAllowed(
+                    "orders are missing from "
+                    + ", ".join(state.waiting_for)
+                    + "; PROCESS! processes anyway with civil-disorder defaults"
+                )
+        texts, kept = _orders_for_engine(fresh)
+        done = _run(fresh, texts, kept, keep_future=False)
+    game.__data__.update(fresh.__data__)
+    return done
+
+
+def _run(
+    game: Game,
+    texts: dict[str, list[str]],
+    kept: dict[str, list[dict[str, Any]]],
+    keep_future: bool,
+) -> Processed:
+    gmap = game_map(game)
+    pos = current_position(game)
+    outcome = process_phase(gmap, pos, texts, engine_options(game), _held_last_year(game))
+    results = result_dicts(outcome)
+    record_data = {
+        "results": results,
+        "after": position_to_dict(outcome.after),
+        "destroyed": [str(u) for u in outcome.destroyed],
+        "next_phase": str(outcome.next.phase),
+        "winners": sorted(outcome.winners),
+        "at_count": sorted(outcome.at_count),
+    }
+    seq = game.sequence
+    if keep_future:
+        PhaseRecord.delete().where(
+            (PhaseRecord.game == game) & (PhaseRecord.sequence == seq)
+        ).execute()
+    else:
+        # A phase played anew after a ROLLBACK: the old future no longer follows from it.
+        PhaseRecord.delete().where(
+            (PhaseRecord.game == game) & (PhaseRecord.sequence >= seq)
+        ).execute()
+    PhaseRecord.create(
+        game=game, phase=game.phase, sequence=seq, position=game.position,
+        orders=kept, results=record_data, processed_at=utcnow(),
+    )  # fmt: skip
+    OrderLine.delete().where((OrderLine.game == game) & (OrderLine.phase == game.phase)).execute()
+    moved = (
+        Game.update(
+            sequence=seq + 1, phase=str(outcome.next.phase), position=position_to_dict(outcome.next)
+        )
+        .where((Game.id == game.id) & (Game.sequence == seq))
+        .execute()
+    )
+    if moved != 1:
+        raise ServiceError(f"game {game.name}: phase {game.phase} was processed by another worker")
+    old_phase = game.phase
+    game.sequence = seq + 1
+    game.phase = str(outcome.next.phase)
+    game.position = position_to_dict(outcome.next)
+    _mark_eliminated(game, outcome)
+    if outcome.winners:
+        finish_game(game, "WIN " + " ".join(sorted(outcome.winners)))
+    return Processed(old_phase, game.phase, results, sorted(outcome.winners), outcome)
+
+
+def result_dicts(outcome: PhaseOutcome) -> list[dict[str, Any]]:
+    """The results as stored and shown: grouped by power, in order text order."""
+    rows = [
+        {
+            "power": r.power,
+            "order": r.text,
+            "outcome": r.outcome,
+            "reason": r.reason,
+            "default": r.default,
+        }
+        for r in outcome.results
+    ]
+    return sorted(rows, key=lambda r: (r["power"], r["order"]))
+
+
+def _mark_eliminated(game: Game, outcome: PhaseOutcome) -> None:
+    nxt = outcome.next
+    alive = {u.power for u in nxt.units.values()} | set(nxt.sc_owners.values())
+    alive |= {d.unit.power for d in nxt.dislodged.values()}
+    for seat in players(game):
+        gone = all(p not in alive for p in seat.powers.split())
+        if seat.powers and gone != seat.eliminated:
+            seat.eliminated = gone
+            seat.save()
+
+
+def preview(game: Game) -> PhaseOutcome:
+    """What processing now would give; nothing is stored (the master's PREVIEW)."""
+    texts, _ = _orders_for_engine(game)
+    return process_phase(
+        game_map(game), current_position(game), texts, engine_options(game), _held_last_year(game)
+    )
+
+
+def history(game: Game) -> list[PhaseRecord]:
+    return list(
+        PhaseRecord.select()
+        .where((PhaseRecord.game == game) & (PhaseRecord.sequence < game.sequence))
+        .order_by(PhaseRecord.sequence)
+    )
+
+
+def _record(game: Game, phase: str) -> PhaseRecord:
+    record = PhaseRecord.get_or_none(
+        (PhaseRecord.game == game) & (PhaseRecord.phase == phase.upper())
+    )
+    if record is None:
+        played = ", ".join(r.phase for r in history(game)) or "none yet"
+        raise ServiceError(
+            f"game {game.name} has no stored phase {phase.upper()}; phases played: {played}"
+        )
+    return record
+
+
+def rollback(game: Game, phase: str | None = None) -> PhaseRecord:
+    """Go back to the start of ``phase`` (default: the phase before this one), with the
+    orders that were on file then. Later phases stay stored for ROLLFORWARD."""
+    with database_proxy.atomic():
+        fresh = _lock(game)
+        if phase is None:
+            record = PhaseRecord.get_or_none(
+                (PhaseRecord.game == fresh) & (PhaseRecord.sequence == fresh.sequence - 1)
+            )
+            if record is None:
+                raise ServiceError(f"game {fresh.name} has no earlier phase to roll back to")
+        else:
+            record = _record(fresh, phase)
+        OrderLine.delete().where(OrderLine.game == fresh).execute()
+        _restore_orders(fresh, record)
+        Game.update(
+            sequence=record.sequence, phase=record.phase, position=record.position,
+            state="active" if fresh.state == "finished" else fresh.state,
+            outcome="", finished_at=None,
+        ).where(Game.id == fresh.id).execute()  # fmt: skip
+    game.__data__.update(Game.get_by_id(game.id).__data__)
+    return record
+
+
+def _restore_orders(game: Game, record: PhaseRecord) -> None:
+    seats = {s.name: s for s in Seat.select().where(Seat.game == game)}
+    for power, lines in record.orders.items():
+        for n, entry in enumerate(lines):
+            OrderLine.create(
+                game=game, phase=record.phase, power=power, line=n, text=entry["text"],
+                submitted_by=seats.get(entry.get("by") or ""),
+                submitted_at=datetime.fromisoformat(entry["at"]),
+            )  # fmt: skip
+
+
+def rollforward(game: Game, to_phase: str | None = None) -> list[Processed]:
+    """Re-adjudicate the stored orders of the phases after a ROLLBACK, one by one, up to
+    ``to_phase`` (default: as far as history goes)."""
+    done: list[Processed] = []
+    while True:
+        with database_proxy.atomic():
+            fresh = _lock(game)
+            if to_phase is not None and fresh.phase == to_phase.upper():
+                break
+            record = PhaseRecord.get_or_none(
+                (PhaseRecord.game == fresh) & (PhaseRecord.sequence == fresh.sequence)
+            )
+            if record is None:
+                break
+            if fresh.state != "active":
+                raise NotAllowed(f"game {fresh.name} is {fresh.state}; RESUME it first")
+            texts = {p: [e["text"] for e in lines] for p, lines in record.orders.items()}
+            done.append(_run(fresh, texts, record.orders, keep_future=True))
+        game.__data__.update(fresh.__data__)
+    if not done and to_phase is None:
+        raise ServiceError(f"game {game.name} has no stored later phases to roll forward")
+    game.__data__.update(Game.get_by_id(game.id).__data__)
+    return done
+
+
+def process_if_ready(game: Game, now: datetime | None = None) -> Processed | None:
+    """What the scheduler and order submission call: process when the game is ready."""
+    state = readiness(game, now)
+    if not state.ready:
+        return None
+    return process(game, force=True, expected_sequence=game.sequence, now=now)
+
+
+def position_of(game: Game) -> Any:
+    return position_from_dict(game.position, game_map(game))

@@ -1,0 +1,231 @@
+"""Who sits in a game: players, observers, the master; joining, leaving, signing on."""
+
+from __future__ import annotations
+
+import random
+import re
+from datetime import timedelta
+
+from mailjudge.db import database_proxy
+from mailjudge.models import Game, Person, Seat, utcnow
+from mailjudge.passwords import hash_password, verify_password
+from mailjudge.service.errors import BadSecret, NotAllowed, NotFound, ServiceError
+from mailjudge.service.games import game_map, has_rule, person_for, start_game
+
+LOCKOUT_AFTER = 5  # wrong passwords in a row
+LOCKOUT_FOR = timedelta(minutes=15)
+
+
+def _seats(game: Game, role: str | None = None) -> list[Seat]:
+    query = Seat.select().where(Seat.game == game)
+    if role is not None:
+        query = query.where(Seat.role == role)
+    return list(query.order_by(Seat.id))
+
+
+def players(game: Game) -> list[Seat]:
+    return _seats(game, "player")
+
+
+def seat_for_power(game: Game, power: str) -> Seat:
+    power = power.upper()
+    for seat in players(game):
+        if power in seat.powers.split():
+            return seat
+    raise NotFound(f"{power} is not a power in game {game.name}")
+
+
+def seat_named(game: Game, name: str) -> Seat:
+    seat = Seat.get_or_none((Seat.game == game) & (Seat.name == name.lower()))
+    if seat is None:
+        raise NotFound(f"nobody called {name!r} sits in game {game.name}")
+    return seat
+
+
+def _unique_name(game: Game, wanted: str) -> str:
+    base = re.sub(r"[^a-z0-9_.-]", "", wanted.lower())[:28] or "player"
+    taken = {s.name for s in _seats(game)}
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}{n}"
+    return name
+
+
+def join(
+    game: Game,
+    email: str,
+    password: str,
+    power: str | None = None,
+    name: str | None = None,
+    rng: random.Random | None = None,
+) -> Seat:
+    """JOIN a forming game. Under POWER_CHOICE a free power may be named; otherwise powers
+    are dealt at random when the game starts. The game starts by itself when full, unless
+    START_MASTER."""
+    if game.state != "forming":
+        raise NotAllowed(
+            f"game {game.name} is {game.state}; JOIN is for forming games (try TAKEOVER)"
+        )
+    gmap = game_map(game)
+    person = person_for(email)
+    with database_proxy.atomic():
+        seats = players(game)
+        mine = [s for s in seats if s.person_id == person.id]
+        if mine and not has_rule(game, "MULTIPLE_POWERS_PER_PLAYER"):
+            raise NotAllowed(f"you already play in {game.name}; one power per player in this game")
+        if len(seats) >= len(gmap.power_names):
+            raise NotAllowed(f"game {game.name} is full")
+        chosen = ""
+        if power:
+            chosen = power.upper()
+            if not has_rule(game, "POWER_CHOICE"):
+                raise NotAllowed("powers are dealt at random in this game; JOIN without naming one")
+            if chosen not in gmap.powers:
+                raise ServiceError(
+                    f"{power!r} is not a power; choose from {', '.join(gmap.power_names)}"
+                )
+            if any(chosen in s.powers.split() for s in seats):
+                raise NotAllowed(f"{chosen} is taken; free powers: {', '.join(free_powers(game))}")
+        seat_name = (
+            chosen.lower() if chosen else _unique_name(game, name or person.email.split("@")[0])
+        )
+        seat = Seat.create(
+            game=game,
+            person=person,
+            role="player",
+            name=seat_name,
+            powers=chosen,
+            password_hash=hash_password(password),
+        )
+        if len(seats) + 1 == len(gmap.power_names) and not has_rule(game, "START_MASTER"):
+            start_game(game, rng)
+            seat = Seat.get_by_id(seat.id)
+    return seat
+
+
+def free_powers(game: Game) -> list[str]:
+    held = {p for s in players(game) for p in s.powers.split()}
+    return [p for p in game_map(game).power_names if p not in held]
+
+
+def observe(game: Game, email: str, password: str, name: str | None = None) -> Seat:
+    if has_rule(game, "NO_OBSERVATIONS"):
+        raise NotAllowed(f"game {game.name} takes no observers (NO_OBSERVATIONS)")
+    person = person_for(email)
+    return Seat.create(
+        game=game,
+        person=person,
+        role="observer",
+        name=_unique_name(game, name or person.email.split("@")[0]),
+        password_hash=hash_password(password),
+    )
+
+
+def is_vacant(seat: Seat) -> bool:
+    return seat.role == "player" and seat.person_id is None
+
+
+def takeover(game: Game, power: str, email: str, password: str) -> Seat:
+    """Take a power nobody holds (after a RESIGN, an EJECT, or a dummy at START)."""
+    seat = seat_for_power(game, power)
+    person = person_for(email)
+    if not is_vacant(seat):
+        raise NotAllowed(f"{power.upper()} has a player; only a vacant power can be taken over")
+    held = [s for s in players(game) if s.person_id == person.id]
+    if held and not has_rule(game, "MULTIPLE_POWERS_PER_PLAYER"):
+        raise NotAllowed(f"you already play {held[0].powers} in {game.name}; one power per player")
+    seat.person = person
+    seat.password_hash = hash_password(password)
+    seat.dummy = False
+    seat.status = "active"
+    seat.failed_signons = 0
+    seat.locked_until = None
+    seat.save()
+    return seat
+
+
+def _vacate(seat: Seat, status: str) -> None:
+    seat.person = None
+    seat.password_hash = None
+    seat.status = status
+    seat.wait = False
+    seat.save()
+
+
+def resign(seat: Seat) -> None:
+    if seat.role == "player":
+        _vacate(seat, "resigned")
+    else:
+        seat.status = "resigned"
+        seat.save()
+
+
+def eject(game: Game, power: str) -> Seat:
+    seat = seat_for_power(game, power)
+    _vacate(seat, "ejected")
+    return seat
+
+
+def make_dummy(game: Game, power: str) -> Seat:
+    """The master's DUMMY: the power has no player; its orders come from the master or the
+    civil-disorder defaults."""
+    seat = seat_for_power(game, power)
+    _vacate(seat, "active")
+    seat.dummy = True
+    seat.save()
+    return seat
+
+
+def revive(game: Game, power: str) -> Seat:
+    """The master's REVIVE: a dummy or eliminated power plays again (for a TAKEOVER)."""
+    seat = seat_for_power(game, power)
+    seat.dummy = False
+    seat.eliminated = False
+    seat.status = "active"
+    seat.save()
+    return seat
+
+
+def authenticate(seat: Seat, password: str) -> Seat:
+    """Check a SIGNON secret; repeated failures lock the seat for a while."""
+    now = utcnow()
+    if seat.locked_until is not None and seat.locked_until > now:
+        raise BadSecret(
+            f"{seat.name}@{seat.game.name} is locked after repeated wrong passwords; "
+            f"try again after {seat.locked_until:%H:%M} UTC"
+        )
+    if seat.password_hash is None or not verify_password(password, seat.password_hash):
+        seat.failed_signons += 1
+        if seat.failed_signons >= LOCKOUT_AFTER:
+            seat.locked_until = now + LOCKOUT_FOR
+            seat.failed_signons = 0
+        seat.save()
+        raise BadSecret(f"wrong password for {seat.name}@{seat.game.name}")
+    if seat.failed_signons:
+        seat.failed_signons = 0
+        seat.save()
+    return seat
+
+
+def signon(game: Game, name: str, password: str) -> Seat:
+    """SIGNON name@game password, or Mgame / Fgame (initials) forms resolved by the caller."""
+    return authenticate(seat_named(game, name), password)
+
+
+def set_password(seat: Seat, password: str) -> None:
+    seat.password_hash = hash_password(password)
+    seat.save()
+
+
+def set_wait(seat: Seat, wait: bool) -> None:
+    if wait and has_rule(seat.game, "REAL_TIME"):
+        raise NotAllowed(
+            "this game is REAL_TIME: it processes as soon as all orders are in; no WAIT"
+        )
+    seat.wait = wait
+    seat.save()
+
+
+def people_of(game: Game) -> list[tuple[Seat, Person | None]]:
+    return [(s, s.person) for s in _seats(game)]
