@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mailjudge.models import Game, Press, Seat
+from mailjudge.permissions.actors import Actor
+from mailjudge.permissions.policy import check
 from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.games import game_map, has_rule
+from mailjudge.service.games import game_map
 from mailjudge.service.seats import players
 
 MASTER = "MASTER"
@@ -56,19 +58,12 @@ def send_press(
 ) -> PressNote:
     """Check and record one press message; ``recipients`` as resolve_recipients gives."""
     everyone = sorted({p for s in players(game) for p in s.powers.split()})
-    broadcast = set(everyone) <= set(recipients)
+    broadcast = bool(everyone) and set(everyone) <= set(recipients)
     others = [r for r in recipients if r != MASTER]
-    if sender.role != "master":
-        if sender.role == "observer" and others:
-            raise NotAllowed("observers may write only to the master (PRESS TO M)")
-        if has_rule(game, "NO_PRESS") and others:
-            raise NotAllowed("this game has NO_PRESS: press goes only to the master (PRESS TO M)")
-        if has_rule(game, "PUBLIC_PRESS") and others and not broadcast:
-            raise NotAllowed(
-                "this game has PUBLIC_PRESS: only BROADCAST or press to the master (PRESS TO M)"
-            )
-        mine = set(sender.powers.split())
-        others = [r for r in others if r not in mine]
+    kind = "press.broadcast" if broadcast else "press.private" if others else "press.master"
+    decision = check(Actor("", game, sender), kind)
+    if not decision:
+        raise NotAllowed(decision.reason)
     if not recipients:
         raise ServiceError("say who the press is for: PRESS TO FRANCE, PRESS TO ALL, PRESS TO M")
     press = Press.create(

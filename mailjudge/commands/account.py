@@ -1,0 +1,295 @@
+"""Signing on and off, creating and joining games, and a player's own settings."""
+
+from __future__ import annotations
+
+from mailjudge.commands.base import Block, Command, CommandError, Context, Outgoing
+from mailjudge.commands.registry import register
+from mailjudge.models import Game, Person, Seat
+from mailjudge.render import render
+from mailjudge.service import games, seats
+from mailjudge.service.errors import BadSecret, NotFound
+
+
+def split_at(word: str) -> tuple[str, str]:
+    name, sep, game = word.partition("@")
+    if not sep or not name or not game:
+        raise CommandError(f"write NAME@GAME, like france@mygame, not {word!r}")
+    return name.lower(), game.lower()
+
+
+def resolve_signon(ctx: Context, who: str) -> tuple[Game, str]:
+    """``france@game``, ``alice@game``, ``Fgame`` / ``Mgame`` (DPjudge initials), or a bare
+    name when the mail went to judge+GAME@."""
+    if "@" in who:
+        name, game_name = split_at(who)
+        return games.get_game(game_name), name
+    if ctx.default_game:
+        game = games.get_game(ctx.default_game)
+        return game, who.lower()
+    initial, game_name = who[:1].upper(), who[1:].lower()
+    if not game_name:
+        raise CommandError("write SIGNON power@game password (or Fgame / Mgame)")
+    game = games.get_game(game_name)
+    if initial == "M":
+        return game, "master"
+    for power in games.game_map(game).powers.values():
+        if power.initial.upper() == initial:
+            return game, power.name.lower()
+    raise CommandError(f"{initial} is not a power's initial in {game.name}")
+
+
+def _notify_owner(ctx: Context, seat: Seat) -> None:
+    """Tell the registered owner of a seat that someone tried a wrong password."""
+    if seat.person is None:
+        return
+    ctx.outgoing.append(
+        Outgoing(
+            to=[seat.person.email],
+            subject=f"[{seat.game.name}] a sign-on with a wrong password",
+            body=render(
+                "bad_signon.txt.j2", seat=seat, game=seat.game, sender=ctx.sender, now=ctx.now
+            ),
+            kind="notice",
+            game=seat.game.name,
+            phase=seat.game.phase,
+            role=role_header(seat),
+        )
+    )
+
+
+def role_header(seat: Seat) -> str:
+    return f"{seat.role} {seat.powers}".strip()
+
+
+@register
+class Signon(Command):
+    name = "SIGNON"
+    usage = "SIGNON power@game password"
+    summary = "sign on to a game; also SIGNON Fgame password (initial) or Mgame (master)"
+    secret_words = (1,)
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        if len(args) != 2:
+            ctx.stopped = True
+            raise CommandError("write SIGNON power@game password")
+        game, name = resolve_signon(ctx, args[0])
+        try:
+            seat = seats.seat_named(game, name)
+        except NotFound:
+            ctx.stopped = True
+            raise
+        try:
+            seats.authenticate(seat, args[1])
+        except BadSecret:
+            ctx.stopped = True
+            _notify_owner(ctx, seat)
+            raise
+        ctx.game, ctx.seat = game, seat
+        return [
+            f"signed on as {seat.name} in {game.name} ({game.state}, {game.phase or 'forming'})"
+        ]
+
+
+@register
+class Signoff(Command):
+    name = "SIGNOFF"
+    usage = "SIGNOFF"
+    summary = "end the mail's commands (anything after it is ignored)"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        ctx.game = ctx.seat = None
+        ctx.stopped = ctx.quiet = True
+        return ["signed off; the rest of this mail is ignored"]
+
+
+def _options(args: list[str], keys: tuple[str, ...]) -> dict[str, str]:
+    """``VARIANT v RULES +A -B`` -> {"VARIANT": "v", "RULES": "+A -B"}."""
+    found: dict[str, list[str]] = {}
+    current = None
+    for word in args:
+        if word.upper() in keys:
+            current = word.upper()
+            found[current] = []
+        elif current is None:
+            raise CommandError(f"{word!r} is not expected here; options are {', '.join(keys)}")
+        else:
+            found[current].append(word)
+    return {k: " ".join(v) for k, v in found.items()}
+
+
+@register
+class Create(Command):
+    name = "CREATE"
+    usage = "CREATE game password [VARIANT v] [RULES +X -Y]"
+    summary = "create a game; you become its master"
+    secret_words = (1,)
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        ctx.require("create")
+        if len(args) < 2:
+            raise CommandError("write CREATE game password [VARIANT v] [RULES +X -Y]")
+        opts = _options(args[2:], ("VARIANT", "RULES"))
+        game = games.create_game(
+            args[0], ctx.sender, args[1], variant=opts.get("VARIANT", "standard").lower(),
+            rules=opts.get("RULES", ""),
+        )  # fmt: skip
+        ctx.game, ctx.seat = game, seats.seat_named(game, "master")
+        rules = game.rules or "none"
+        return [
+            f"game {game.name} created ({game.variant}; rules: {rules}); you are its master",
+            f"players join with: JOIN {game.name} password",
+        ]
+
+
+@register
+class Join(Command):
+    name = "JOIN"
+    usage = "JOIN game password [power] [AS name]"
+    summary = "join a forming game (name a power only under POWER_CHOICE)"
+    secret_words = (1,)
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        ctx.require("join")
+        if len(args) < 2:
+            raise CommandError("write JOIN game password [power] [AS name]")
+        game = games.get_game(args[0])
+        rest = args[2:]
+        name = None
+        if len(rest) >= 2 and rest[-2].upper() == "AS":
+            name, rest = rest[-1], rest[:-2]
+        if len(rest) > 1:
+            raise CommandError("write JOIN game password [power] [AS name]")
+        seat = seats.join(game, ctx.sender, args[1], power=rest[0] if rest else None, name=name)
+        game = games.get_game(game.name)
+        ctx.game, ctx.seat = game, seat
+        lines = [f"you joined {game.name} as {seat.name}"]
+        if game.state == "active":
+            announce_start(ctx, game)
+            lines.append(f"the game has started: you play {seat.powers}")
+        else:
+            lines.append("your power is dealt when the game starts; you will be told by mail")
+        return lines
+
+
+def announce_start(ctx: Context, game: Game) -> None:
+    for seat in Seat.select().where(Seat.game == game):
+        person: Person | None = seat.person
+        if person is None:
+            continue
+        ctx.outgoing.append(
+            Outgoing(
+                to=[person.email],
+                subject=f"[{game.name}] the game has started",
+                body=render("game_started.txt.j2", game=game, seat=seat),
+                kind="notice",
+                game=game.name,
+                phase=game.phase,
+                role=role_header(seat),
+            )
+        )
+
+
+@register
+class Observe(Command):
+    name = "OBSERVE"
+    usage = "OBSERVE name@game password"
+    summary = "watch a game: you receive its public results"
+    secret_words = (1,)
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        if len(args) != 2:
+            raise CommandError("write OBSERVE name@game password")
+        name, game_name = split_at(args[0])
+        game = games.get_game(game_name)
+        ctx.game, ctx.seat = game, None
+        ctx.require("observe")
+        seat = seats.observe(game, ctx.sender, args[1], name)
+        ctx.seat = seat
+        return [f"you observe {game.name} as {seat.name}"]
+
+
+@register
+class Takeover(Command):
+    name = "TAKEOVER"
+    usage = "TAKEOVER power@game password"
+    summary = "take a power nobody holds"
+    secret_words = (1,)
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        if len(args) != 2:
+            raise CommandError("write TAKEOVER power@game password")
+        power, game_name = split_at(args[0])
+        game = games.get_game(game_name)
+        seat = seats.takeover(game, power, ctx.sender, args[1])
+        ctx.game, ctx.seat = game, seat
+        return [f"you now play {seat.powers} in {game.name}"]
+
+
+@register
+class Resign(Command):
+    name = "RESIGN"
+    usage = "RESIGN"
+    summary = "leave the game (your power becomes vacant)"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        game, seat = ctx.signed_on()
+        ctx.require("seat")
+        seats.resign(seat)
+        ctx.seat = None
+        return [f"you left {game.name}; {seat.powers or seat.name} is vacant"]
+
+
+@register
+class SetPassword(Command):
+    name = "SET PASSWORD"
+    usage = "SET PASSWORD newpassword"
+    summary = "change your password for this game"
+    secret_words = (0,)
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        _, seat = ctx.signed_on()
+        if len(args) != 1:
+            raise CommandError("write SET PASSWORD newpassword (one word)")
+        seats.set_password(seat, args[0])
+        return ["password changed"]
+
+
+@register
+class SetAddress(Command):
+    name = "SET ADDRESS"
+    usage = "SET ADDRESS you@example.org"
+    summary = "send this game's mail for you to another address"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        _, seat = ctx.signed_on()
+        if len(args) != 1 or "@" not in args[0]:
+            raise CommandError("write SET ADDRESS you@example.org")
+        seat.person = games.person_for(args[0])
+        seat.save()
+        return [f"mail for {seat.name} now goes to {seat.person.email}"]
+
+
+@register
+class SetWait(Command):
+    name = "SET WAIT"
+    usage = "SET WAIT"
+    summary = "do not process before the deadline, even when all orders are in"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        _, seat = ctx.signed_on()
+        seats.set_wait(seat, True)
+        return ["the game waits for the deadline"]
+
+
+@register
+class SetNoWait(Command):
+    name = "SET NOWAIT"
+    aliases = ("SET NO WAIT",)
+    usage = "SET NOWAIT"
+    summary = "process as soon as all orders are in"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        _, seat = ctx.signed_on()
+        seats.set_wait(seat, False)
+        ctx.touched.add(seat.game_id)
+        return ["no longer waiting for the deadline"]

@@ -1,0 +1,106 @@
+"""What every command shares: the context of one mail, the reply, outgoing mail, and the
+Command class that HELP is built from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from mailjudge.models import Game, Seat
+from mailjudge.permissions.actors import Actor
+from mailjudge.permissions.policy import check
+
+
+class CommandError(ValueError):
+    """A command that could not be done; the message says what to write instead."""
+
+
+@dataclass
+class Outgoing:
+    """A mail the judge will send besides the reply (press, results, notices)."""
+
+    to: list[str]
+    subject: str
+    body: str
+    kind: str  # press, results, notice, list
+    game: str | None = None
+    phase: str | None = None
+    role: str | None = None  # X-Mailjudge-Role for a mail to one person
+    html: str | None = None
+    attachments: list[tuple[str, str, bytes]] = field(default_factory=list)  # (name, type, data)
+
+
+@dataclass
+class Answer:
+    """One line of the reply: the command as written (passwords masked), then the verdict."""
+
+    echo: str
+    ok: bool
+    lines: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Context:
+    sender: str  # where the reply goes
+    judge: str  # the judge's own address
+    now: datetime
+    default_game: str | None = None  # from a judge+GAME@ sub-address
+    game: Game | None = None
+    seat: Seat | None = None
+    answers: list[Answer] = field(default_factory=list)
+    outgoing: list[Outgoing] = field(default_factory=list)
+    stopped: bool = False  # a failed SIGNON stops the rest of the mail
+    quiet: bool = False  # after SIGNOFF the rest is ignored without a word
+    pending: list[tuple[int, str]] = field(default_factory=list)  # bare order lines
+    # Orders already filed from this mail's bare lines, by (game id, power): later bare
+    # lines in the same mail add to them instead of replacing them.
+    filed: dict[tuple[int, str], list[str]] = field(default_factory=dict)
+    order_errors: int = 0  # order lines not accepted, in the whole mail
+    touched: set[int] = field(default_factory=set)  # games to check for processing
+
+    @property
+    def actor(self) -> Actor:
+        return Actor(self.sender, self.game, self.seat)
+
+    def require(self, action: str) -> None:
+        decision = check(self.actor, action)
+        if not decision:
+            raise CommandError(decision.reason)
+
+    def signed_on(self) -> tuple[Game, Seat]:
+        if self.game is None or self.seat is None:
+            raise CommandError("SIGNON first: SIGNON power@game password")
+        return self.game, self.seat
+
+
+@dataclass(frozen=True)
+class Block:
+    """One command found in the mail: its words, and the lines of its block if it has one."""
+
+    line_no: int
+    words: tuple[str, ...]
+    body: tuple[str, ...] = ()
+    unterminated: bool = False
+
+
+class Command:
+    """A command: its words, how to write it, what it does. HELP is built from these."""
+
+    name: str = ""  # the words that start it, upper case: "SET WAIT", "PROCESS!"
+    aliases: tuple[str, ...] = ()
+    usage: str = ""
+    summary: str = ""
+    block_end: str | None = None  # "END" or "ENDPRESS" for commands with a block
+    secret_words: tuple[int, ...] = ()  # positions (after the name) of passwords to mask
+    master_only: bool = False
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        raise NotImplementedError
+
+    def echo(self, block: Block) -> str:
+        words = list(block.words)
+        skip = len(self.name.split())
+        for pos in self.secret_words:
+            if skip + pos < len(words):
+                words[skip + pos] = "****"
+        return " ".join(words)

@@ -1,0 +1,54 @@
+"""A mail body cut into command blocks, in order.
+
+A line that starts with a command's name is that command; a command with a block takes the
+lines up to its closing word (END, or ENDPRESS for press). Any other line is an order line
+(bare orders after a SIGNON count as orders).
+"""
+
+from __future__ import annotations
+
+from mailjudge.commands.base import Block
+from mailjudge.commands.registry import lookup
+
+BARE = "ORDER-LINE"  # the pseudo-name of a bare order line
+
+
+def find_blocks(text: str) -> list[Block]:
+    lines = text.splitlines()
+    blocks: list[Block] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i].strip()
+        i += 1
+        if not line:
+            continue
+        words = tuple(line.split())
+        found = lookup(list(words))
+        if found is None:
+            blocks.append(Block(i, (BARE, *words)))
+            continue
+        command, _ = found
+        if command.block_end is None:
+            blocks.append(Block(i, words))
+            continue
+        body: list[str] = []
+        closed = False
+        while i < len(lines):
+            inner = lines[i]
+            i += 1
+            if _closes(inner, command.block_end):
+                closed = True
+                break
+            body.append(inner.rstrip())
+        blocks.append(Block(i, words, tuple(body), unterminated=not closed))
+    return blocks
+
+
+def _closes(line: str, end: str) -> bool:
+    """END closes a block (END ORDERS too); press also closes with ENDPRESS or END PRESS."""
+    words = line.strip().upper().split()
+    if not words or len(words) > 2:
+        return False
+    if end == "ENDPRESS":
+        return "".join(words) in ("ENDPRESS", "END")
+    return words[0] == "END"

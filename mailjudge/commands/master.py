@@ -1,0 +1,218 @@
+"""The master's commands: starting, processing, history, pausing, seats, the end."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from mailjudge.commands.account import announce_start
+from mailjudge.commands.base import Block, Command, CommandError, Context
+from mailjudge.commands.registry import register
+from mailjudge.commands.vote import announce_end
+from mailjudge.render.results import results_lines, results_mails
+from mailjudge.service import draws, games, processing, seats
+
+
+class MasterCommand(Command):
+    master_only = True
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        game, _ = ctx.signed_on()
+        ctx.require("master")
+        return self.act(ctx, game, args)
+
+    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+        raise NotImplementedError
+
+
+def after_processing(ctx: Context, game: games.Game, done: processing.Processed) -> list[str]:
+    ctx.outgoing += results_mails(game, done)
+    if game.state == "finished":
+        announce_end(ctx, game, game.outcome)
+    return [
+        f"{done.phase} processed; now {game.phase}"
+        if game.state != "finished"
+        else f"{done.phase} processed; {game.outcome.lower()}"
+    ]
+
+
+@register
+class Start(MasterCommand):
+    name = "START"
+    usage = "START"
+    summary = "start a forming game; powers nobody holds become dummies"
+
+    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+        games.start_game(game)
+        game = games.get_game(game.name)
+        ctx.game = game
+        announce_start(ctx, game)
+        return [f"{game.name} has started: {game.phase}"]
+
+
+@register
+class Process(MasterCommand):
+    name = "PROCESS"
+    usage = "PROCESS"
+    summary = "process the phase now (all orders must be in)"
+    force = False
+
+    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+        done = processing.process(game, force=self.force)
+        if done is None:
+            return ["the phase was processed meanwhile; nothing more to do"]
+        return after_processing(ctx, game, done)
+
+
+@register
+class ProcessForce(Process):
+    name = "PROCESS!"
+    usage = "PROCESS!"
+    summary = "process now; missing orders get the civil-disorder defaults"
+    force = True
+
+
+@register
+class Preview(MasterCommand):
+    name = "PREVIEW"
+    usage = "PREVIEW"
+    summary = "what processing now would give, to the master only; the game is unchanged"
+
+    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+        outcome = processing.preview(game)
+        return [
+            "preview (nothing changed):",
+            *results_lines(processing.result_dicts(outcome), outcome),
+        ]
+
+
+@register
+class Rollback(MasterCommand):
+    name = "ROLLBACK"
+    usage = "ROLLBACK [phase]"
+    summary = "go back to the start of a phase (default: the last one) with its orders"
+
+    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+        record = processing.rollback(game, args[0] if args else None)
+        ctx.game = game
+        return [f"rolled back to {record.phase}; its orders are on file again"]
+
+
+@register
+class Rollforward(MasterCommand):
+    name = "ROLLFORWARD"
+    usage = "ROLLFORWARD [phase]"
+    summary = "re-adjudicate the stored orders of later phases (up to a phase)"
+
+    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+        done = processing.rollforward(game, args[0] if args else None)
+        return [f"rolled forward {len(done)} phase(s); now {game.phase}"]
+
+
+@register
+class Pause(MasterCommand):
+    name = "PAUSE"
+    usage = "PAUSE"
+    summary = "stop the clock: nothing is processed until RESUME"
+
+    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+        games.pause_game(game)
+        return [f"{game.name} is paused"]
+
+
+@register
+class Resume(MasterCommand):
+    name = "RESUME"
+    usage = "RESUME"
+    summary = "start the clock again"
+
+    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+        games.resume_game(game)
+        ctx.touched.add(game.id)
+        return [f"{game.name} is running again"]
+
+
+@register
+class SetRule(MasterCommand):
+    name = "SET RULE"
+    aliases = ("SET RULES",)
+    usage = "SET RULE +X -Y"
+    summary = "change the game's rules flags (HELP RULES lists them)"
+
+    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+        if not args:
+            raise CommandError("write SET RULE +NO_PRESS -POWER_CHOICE")
+        rules = games.set_rules(game, " ".join(args))
+        return [f"rules now: {str(rules) or 'none'}"]
+
+
+@register
+class SetDeadline(MasterCommand):
+    name = "SET DEADLINE"
+    usage = "SET DEADLINE YYYY-MM-DD HH:MM [zone]"
+    summary = "set the deadline of the current phase (in the game's time zone by default)"
+
+    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+        if len(args) not in (2, 3):
+            raise CommandError(
+                "write SET DEADLINE 2026-12-01 12:00 (or with a zone: Europe/London)"
+            )
+        try:
+            zone = ZoneInfo(args[2] if len(args) == 3 else game.timezone)
+            when = datetime.fromisoformat(f"{args[0]} {args[1]}").replace(tzinfo=zone)
+        except (ValueError, KeyError):
+            raise CommandError(
+                "write the deadline as YYYY-MM-DD HH:MM and an optional zone like Europe/London"
+            ) from None
+        game.deadline = when
+        game.save()
+        return [f"deadline: {when:%Y-%m-%d %H:%M} {zone.key}"]
+
+
+class SeatCommand(MasterCommand):
+    verb = ""
+
+    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+        if len(args) != 1:
+            raise CommandError(f"write {self.name} POWER")
+        seat = getattr(seats, self.verb)(game, args[0])
+        ctx.touched.add(game.id)
+        return [f"{seat.powers}: {self.verb.replace('make_', '')} done"]
+
+
+@register
+class Eject(SeatCommand):
+    name = "EJECT"
+    usage = "EJECT power"
+    summary = "remove a player; the power becomes vacant for a TAKEOVER"
+    verb = "eject"
+
+
+@register
+class Dummy(SeatCommand):
+    name = "DUMMY"
+    usage = "DUMMY power"
+    summary = "make a power a dummy: the master or the civil-disorder defaults order it"
+    verb = "make_dummy"
+
+
+@register
+class Revive(SeatCommand):
+    name = "REVIVE"
+    usage = "REVIVE power"
+    summary = "let a dummy or eliminated power play again"
+    verb = "revive"
+
+
+@register
+class DeclareDraw(MasterCommand):
+    name = "DECLARE DRAW"
+    usage = "DECLARE DRAW"
+    summary = "end the game in a draw of all the powers still in it"
+
+    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+        games.require_active(game)
+        outcome = "DRAW " + " ".join(draws.survivors(game))
+        games.finish_game(game, outcome)
+        announce_end(ctx, game, outcome)
+        return [f"the game ends: {outcome.lower()}"]

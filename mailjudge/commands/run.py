@@ -1,0 +1,88 @@
+"""Running the commands of one mail, in order, into one reply."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from mailjudge.commands.base import Answer, Block, CommandError, Context
+from mailjudge.commands.finder import BARE, find_blocks
+from mailjudge.commands.master import after_processing
+from mailjudge.commands.orders import flush_bare_lines
+from mailjudge.commands.registry import lookup
+from mailjudge.models import Game
+from mailjudge.render import render
+from mailjudge.service import processing
+from mailjudge.service.errors import ServiceError
+
+# Commands after which bare order lines read so far must be on file.
+_FLUSH_BEFORE = {"SIGNON", "SIGNOFF", "ORDERS", "CLEAR", "STATUS", "PROCESS", "PROCESS!", "PREVIEW"}
+MAX_ANSWERS = 200
+
+
+def run_commands(text: str, ctx: Context) -> None:
+    """Each command is answered; an error never stops the rest, a failed SIGNON does."""
+    blocks = find_blocks(text)
+    for block in blocks:
+        if ctx.stopped:
+            if not ctx.quiet:
+                ctx.answers.append(
+                    Answer(_echo(block), False, ["not done: the SIGNON above failed"])
+                )
+            continue
+        if block.words[0] == BARE:
+            ctx.pending.append((block.line_no, " ".join(block.words[1:])))
+            continue
+        found = lookup(list(block.words))
+        assert found is not None
+        command, size = found
+        if command.name in _FLUSH_BEFORE:
+            flush_bare_lines(ctx)
+        answer = Answer(command.echo(block), True)
+        errors_before = ctx.order_errors
+        try:
+            if block.unterminated and command.block_end == "END":
+                raise CommandError(f"no END closes this {command.name}; nothing was done")
+            answer.lines = command.run(ctx, list(block.words[size:]), block)
+            answer.ok = ctx.order_errors == errors_before
+        except (CommandError, ServiceError, ValueError) as err:
+            answer.ok = False
+            answer.lines = [str(err)]
+        ctx.answers.append(answer)
+    if not ctx.stopped or ctx.pending:
+        flush_bare_lines(ctx)
+    process_touched(ctx)
+
+
+def _echo(block: Block) -> str:
+    if block.words[0] == BARE:
+        return " ".join(block.words[1:])
+    found = lookup(list(block.words))
+    return found[0].echo(block) if found else " ".join(block.words)
+
+
+def process_touched(ctx: Context) -> None:
+    """Games whose orders changed may now be ready (all in, nobody waiting)."""
+    for game_id in sorted(ctx.touched):
+        game = Game.get_by_id(game_id)
+        try:
+            done = processing.process_if_ready(game, ctx.now)
+        except ServiceError:
+            continue  # someone else processed it meanwhile, or it was paused
+        if done is not None:
+            note = after_processing(ctx, game, done)
+            ctx.answers.append(Answer("(the judge)", True, note))
+    ctx.touched.clear()
+
+
+def execute(
+    text: str, sender: str, judge: str, now: datetime, default_game: str | None = None
+) -> Context:
+    """Run a mail's commands; the context holds the answers and the other mail to send."""
+    ctx = Context(sender=sender, judge=judge, now=now, default_game=default_game)
+    run_commands(text, ctx)
+    return ctx
+
+
+def reply_text(ctx: Context) -> str:
+    errors = sum(1 for a in ctx.answers if not a.ok)
+    return render("reply.txt.j2", answers=ctx.answers, errors=errors, judge=ctx.judge)

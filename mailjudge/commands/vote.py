@@ -1,0 +1,78 @@
+"""VOTE and PROPOSE: how a game ends by agreement (see service.draws)."""
+
+from __future__ import annotations
+
+from mailjudge.commands.base import Block, Command, CommandError, Context, Outgoing
+from mailjudge.commands.registry import register
+from mailjudge.models import Game, Seat
+from mailjudge.render import render
+from mailjudge.service import draws
+from mailjudge.service.games import has_rule
+
+
+def announce_end(ctx: Context, game: Game, outcome: str) -> None:
+    for seat in Seat.select().where(Seat.game == game):
+        if seat.person is not None:
+            ctx.outgoing.append(
+                Outgoing(
+                    to=[seat.person.email],
+                    subject=f"[{game.name}] the game is over: {outcome.lower()}",
+                    body=render("game_over.txt.j2", game=game, outcome=outcome),
+                    kind="notice",
+                    game=game.name,
+                    phase=game.phase,
+                    role=f"{seat.role} {seat.powers}".strip(),
+                )
+            )
+
+
+@register
+class Vote(Command):
+    name = "VOTE"
+    usage = "VOTE DRAW | VOTE CONCEDE power | VOTE NONE | VOTE YES/NO | VOTE n/SOLO/LOSS"
+    summary = "your secret ballot on how the game ends (the form depends on the game)"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        game, seat = ctx.signed_on()
+        ctx.require("vote")
+        if not args:
+            raise CommandError("write VOTE DRAW, VOTE CONCEDE FRANCE or VOTE NONE")
+        choice = " ".join(args).upper()
+        if has_rule(game, "PROPOSE_DIAS"):
+            if choice not in ("YES", "NO"):
+                raise CommandError("in this game write PROPOSE DRAW, then VOTE YES or VOTE NO")
+            outcome = draws.answer(game, seat, choice == "YES")
+        elif has_rule(game, "NO_DIAS"):
+            outcome = draws.vote_no_dias(game, seat, choice)
+        else:
+            outcome = draws.vote(game, seat, choice)
+        if outcome:
+            announce_end(ctx, game, outcome)
+            return [f"vote recorded; all votes agree: {outcome.lower()}"]
+        return ["vote recorded (votes are secret and stand until changed)"]
+
+
+@register
+class Propose(Command):
+    name = "PROPOSE"
+    usage = "PROPOSE DRAW | PROPOSE CONCEDE power"
+    summary = "propose an ending (PROPOSE_DIAS games); one NO vetoes it"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        game, seat = ctx.signed_on()
+        ctx.require("vote")
+        proposal = draws.propose(game, seat, " ".join(args))
+        for other in Seat.select().where((Seat.game == game) & (Seat.role == "player")):
+            if other.person is not None and other.id != seat.id:
+                ctx.outgoing.append(
+                    Outgoing(
+                        to=[other.person.email],
+                        subject=f"[{game.name}] proposal: {proposal.text.lower()}",
+                        body=render("proposal.txt.j2", game=game, proposal=proposal),
+                        kind="notice",
+                        game=game.name,
+                        phase=game.phase,
+                        role=f"player {other.powers}",
+                    )
+                )
+        return [f"proposal {proposal.number} ({proposal.text}) sent; everyone votes YES or NO"]

@@ -1,0 +1,42 @@
+"""The actor behind a command: an address, and the seat it signed on to (if any)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mailjudge.models import Game, Seat
+
+ANYONE = "anyone"  # not signed on
+
+
+@dataclass(frozen=True)
+class Actor:
+    address: str
+    game: Game | None = None
+    seat: Seat | None = None
+
+    @property
+    def role(self) -> str:
+        if self.seat is None:
+            return ANYONE
+        if self.seat.role == "teammate":
+            return "teammate (authorized)" if self.seat.authorized else "teammate"
+        return str(self.seat.role)
+
+    @property
+    def powers(self) -> list[str]:
+        if self.seat is None:
+            return []
+        return list(self.seat.powers.split())
+
+    @property
+    def rules(self) -> set[str]:
+        return set(self.game.rules.split()) if self.game is not None else set()
+
+    def describe(self) -> str:
+        if self.seat is None:
+            return self.address
+        powers = " ".join(self.powers)
+        return (
+            f"{self.seat.name}@{self.seat.game.name} ({self.role}{' ' + powers if powers else ''})"
+        )

@@ -1,0 +1,26 @@
+"""Every mail's text comes from a Jinja template in templates/, named by its purpose."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from mailjudge.paths import TEMPLATES_DIR
+
+
+@cache
+def environment() -> Environment:
+    return Environment(
+        loader=FileSystemLoader(TEMPLATES_DIR),
+        undefined=StrictUndefined,  # a missing value is a bug, not an empty line in a mail
+        autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def render(name: str, **context: Any) -> str:
+    return environment().get_template(name).render(**context)
