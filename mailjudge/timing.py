@@ -1,0 +1,237 @@
+"""A game's clock: the TIMING line, and the deadlines and reminders that follow from it.
+
+``MOVE 3D RETREAT 1D ADJUST 1D AT 12:00 Europe/London DAYS MON-FRI WARN 24H,2H GRACE 12H``
+
+Lengths are added in the game's wall-clock time, not in elapsed seconds: a deadline three
+days after a Saturday 12:00 is Tuesday 12:00 even when the clocks change on the Sunday.
+``AT`` moves the deadline on to the next time of day given (and ``DAYS`` to an allowed
+weekday). Deadlines are stored in UTC; a wall-clock time that does not exist (the hour the
+clocks skip) is read as the same time before the change, so it lands an hour later.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from mailjudge.engine.state import ADJUSTMENT, MOVEMENT, RETREAT
+
+DAY_NAMES = ("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
+_LENGTH = re.compile(r"(\d+)\s*([DHM])")
+_KEYS = ("MOVE", "RETREAT", "ADJUST", "AT", "ZONE", "DAYS", "WARN", "GRACE")
+
+
+class TimingError(ValueError):
+    """A TIMING line or a time that cannot be read; the message says how to write it."""
+
+
+def parse_length(text: str) -> timedelta:
+    """``3D``, ``36H``, ``90M``, ``1D12H``."""
+    cleaned = text.strip().upper()
+    parts = _LENGTH.findall(cleaned)
+    if not parts or "".join(n + u for n, u in parts) != cleaned.replace(" ", ""):
+        raise TimingError(f"{text!r} is not a length; write it like 3D, 36H, 90M or 1D12H")
+    total = timedelta()
+    for number, unit in parts:
+        total += {"D": timedelta(days=1), "H": timedelta(hours=1), "M": timedelta(minutes=1)}[
+            unit
+        ] * int(number)
+    return total
+
+
+def format_length(length: timedelta) -> str:
+    minutes = int(length.total_seconds() // 60)
+    days, rest = divmod(minutes, 24 * 60)
+    hours, mins = divmod(rest, 60)
+    out = (
+        (f"{days}D" if days else "") + (f"{hours}H" if hours else "") + (f"{mins}M" if mins else "")
+    )
+    return out or "0M"
+
+
+def zone_of(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise TimingError(
+            f"{name!r} is not a time zone; use a name like UTC, Europe/London or America/New_York"
+        ) from None
+
+
+def _parse_days(text: str) -> frozenset[int]:
+    days: set[int] = set()
+    for part in text.upper().split(","):
+        first, sep, last = part.partition("-")
+        try:
+            a = DAY_NAMES.index(first.strip()[:3])
+            b = DAY_NAMES.index(last.strip()[:3]) if sep else a
+        except ValueError:
+            raise TimingError(
+                f"{part!r} is not a weekday; write DAYS MON-FRI or DAYS SAT,SUN"
+            ) from None
+        day = a
+        while True:
+            days.add(day)
+            if day == b:
+                break
+            day = (day + 1) % 7
+    return frozenset(days)
+
+
+def _format_days(days: frozenset[int]) -> str:
+    return ",".join(DAY_NAMES[d] for d in sorted(days))
+
+
+@dataclass(frozen=True)
+class Timing:
+    move: timedelta = timedelta(days=3)
+    retreat: timedelta = timedelta(days=1)
+    adjust: timedelta = timedelta(days=1)
+    at: time | None = None
+    zone: str = "UTC"
+    days: frozenset[int] = field(default_factory=lambda: frozenset(range(7)))
+    warn: tuple[timedelta, ...] = (timedelta(hours=24),)
+    grace: timedelta = timedelta()
+
+    @classmethod
+    def parse(cls, text: str, default_zone: str = "UTC") -> Timing:
+        """Read a TIMING line; keys may come in any order, any may be left out."""
+        words = text.replace("=", " ").split()
+        values: dict[str, list[str]] = {}
+        key = None
+        for word in words:
+            if word.upper() in _KEYS:
+                key = word.upper()
+                values[key] = []
+            elif key is None:
+                raise TimingError(
+                    f"{word!r} is not expected; TIMING takes MOVE, RETREAT, ADJUST, AT, DAYS, "
+                    "WARN and GRACE, like: MOVE 3D RETREAT 1D AT 12:00 Europe/London WARN 24H,2H"
+                )
+            else:
+                values[key].append(word)
+        timing = cls(zone=default_zone)
+        kwargs: dict[str, object] = {}
+        for name in ("MOVE", "RETREAT", "ADJUST", "GRACE"):
+            if name in values:
+                kwargs[name.lower()] = parse_length(" ".join(values[name]))
+        if "AT" in values:
+            at_words = values["AT"]
+            if not at_words:
+                raise TimingError("write AT 12:00 (and a zone if you like: AT 12:00 Europe/London)")
+            try:
+                clock = at_words[0] if ":" in at_words[0] else at_words[0] + ":00"
+                kwargs["at"] = time.fromisoformat(clock.zfill(5))
+            except ValueError:
+                raise TimingError(f"{at_words[0]!r} is not a time of day; write AT 12:00") from None
+            if len(at_words) > 1:
+                kwargs["zone"] = zone_of(at_words[1]).key
+        if "ZONE" in values:
+            if len(values["ZONE"]) != 1:
+                raise TimingError("write ZONE Europe/London (one zone name)")
+            kwargs["zone"] = zone_of(values["ZONE"][0]).key
+        if "DAYS" in values:
+            kwargs["days"] = _parse_days(",".join(values["DAYS"]))
+        if "WARN" in values:
+            joined = ",".join(values["WARN"])
+            kwargs["warn"] = tuple(
+                sorted((parse_length(w) for w in joined.split(",") if w.strip()), reverse=True)
+            )
+        for name, length in kwargs.items():
+            if name in ("move", "retreat", "adjust") and length <= timedelta():  # type: ignore[operator]
+                raise TimingError(f"{name.upper()} must be longer than nothing")
+        return _replace(timing, kwargs)
+
+    def __str__(self) -> str:
+        parts = [
+            f"MOVE {format_length(self.move)}",
+            f"RETREAT {format_length(self.retreat)}",
+            f"ADJUST {format_length(self.adjust)}",
+        ]
+        if self.at is not None:
+            parts.append(f"AT {self.at:%H:%M} {self.zone}")
+        elif self.zone != "UTC":
+            parts.append(f"ZONE {self.zone}")
+        if len(self.days) < 7:
+            parts.append(f"DAYS {_format_days(self.days)}")
+        if self.warn:
+            parts.append("WARN " + ",".join(format_length(w) for w in self.warn))
+        if self.grace:
+            parts.append(f"GRACE {format_length(self.grace)}")
+        return " ".join(parts)
+
+    def length(self, phase_type: str) -> timedelta:
+        return {MOVEMENT: self.move, RETREAT: self.retreat, ADJUSTMENT: self.adjust}[phase_type]
+
+    def deadline_after(self, start: datetime, phase_type: str) -> datetime:
+        """The deadline of a phase that begins at ``start`` (aware), in UTC."""
+        zone = zone_of(self.zone)
+        local = start.astimezone(zone).replace(tzinfo=None)  # wall-clock time
+        target = local + self.length(phase_type)
+        if self.at is not None:
+            candidate = datetime.combine(target.date(), self.at)
+            if candidate < target:
+                candidate += timedelta(days=1)
+            target = candidate
+        for _ in range(7):
+            if target.weekday() in self.days:
+                break
+            target += timedelta(days=1)
+        return target.replace(tzinfo=zone).astimezone(UTC)
+
+    def reminders(self, deadline: datetime) -> list[datetime]:
+        """When to remind the late, in UTC, earliest first (wall-clock hours before)."""
+        zone = zone_of(self.zone)
+        local = deadline.astimezone(zone).replace(tzinfo=None)
+        return sorted((local - w).replace(tzinfo=zone).astimezone(UTC) for w in self.warn)
+
+
+def _replace(timing: Timing, values: dict[str, object]) -> Timing:
+    from dataclasses import replace
+
+    return replace(timing, **values)  # type: ignore[arg-type]
+
+
+def shift_past(deadline: datetime, until: datetime, timing: Timing, phase_type: str) -> datetime:
+    """A deadline moved so that it falls after ``until`` (an absence's end), keeping the
+    game's time of day: the phase length is counted again from the end of the absence."""
+    if deadline >= until:
+        return deadline
+    return (
+        timing.deadline_after(until, phase_type) if timing.at is None else _next_at(until, timing)
+    )
+
+
+def _next_at(after: datetime, timing: Timing) -> datetime:
+    zone = zone_of(timing.zone)
+    local = after.astimezone(zone).replace(tzinfo=None)
+    assert timing.at is not None
+    candidate = datetime.combine(local.date(), timing.at)
+    while candidate <= local or candidate.weekday() not in timing.days:
+        candidate += timedelta(days=1)
+    return candidate.replace(tzinfo=zone).astimezone(UTC)
+
+
+def parse_when(text: str, zone_name: str) -> datetime:
+    """``2026-12-01 12:00`` or ``2026-12-01`` in a zone, to an aware UTC datetime."""
+    zone = zone_of(zone_name)
+    try:
+        value = datetime.fromisoformat(text.strip())
+    except ValueError:
+        try:
+            value = datetime.combine(date.fromisoformat(text.strip()), time())
+        except ValueError:
+            raise TimingError(
+                f"{text!r} is not a date; write 2026-12-01 or 2026-12-01 12:00"
+            ) from None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=zone)
+    return value.astimezone(UTC)
+
+
+def show(moment: datetime, zone_name: str) -> str:
+    """A time as players read it: wall-clock time and the zone's name."""
+    local = moment.astimezone(zone_of(zone_name))
+    return f"{local:%a %Y-%m-%d %H:%M} {local.tzname()} ({zone_name})"
