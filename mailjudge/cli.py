@@ -4,13 +4,25 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
+import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from mailjudge.engine.interchange import InterchangeError, adjudicate_document
+from mailjudge.settings import (
+    Settings,
+    SettingsError,
+    describe_settings,
+    load_settings,
+    settings_docs,
+)
 
 BENCHMARKS: dict[str, str] = {
     "adjudicate": "mailjudge.benchmarks.adjudicate",
+    "smtp": "mailjudge.benchmarks.smtp_spool",
+    "voting": "mailjudge.benchmarks.voting",
 }
 
 
@@ -50,6 +62,37 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _settings(args: argparse.Namespace) -> Settings:
+    path = Path(args.config) if args.config else None
+    return load_settings(path, os.environ)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from mailjudge.service.runner import Judge
+
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    Judge(_settings(args)).serve_forever()
+    return 0
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    from mailjudge import db
+
+    settings = _settings(args)
+    db.connect(settings.database.url)
+    db.create_tables()
+    db.close()
+    print(f"database ready: {settings.database.url}")
+    return 0
+
+
+def cmd_check_config(args: argparse.Namespace) -> int:
+    print(describe_settings(_settings(args)))
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace, rest: list[str]) -> int:
     import importlib
 
@@ -76,6 +119,18 @@ def build_parser() -> argparse.ArgumentParser:
         "(mailjudge bench adjudicate --help).",
     )
     bench.add_argument("name", choices=sorted(BENCHMARKS))
+    for name, helptext, description in (
+        ("serve", "run the judge: SMTP/LMTP listener, IMAP poller, worker, clock", None),
+        ("init", "create the database tables", None),
+        ("check-config", "show the settings in force (secrets masked)", settings_docs()),
+    ):
+        cmd = sub.add_parser(
+            name,
+            help=helptext,
+            description=description,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        cmd.add_argument("--config", metavar="FILE", help="a TOML settings file")
     return ap
 
 
@@ -86,10 +141,17 @@ def main(argv: list[str] | None = None) -> int:
         args, rest = parser.parse_known_args(argv)
         return cmd_bench(args, rest)
     args = parser.parse_args(argv)
-    if args.command == "adjudicate":
-        return cmd_adjudicate(args)
-    parser.error(f"unknown command {args.command}")
-    return 2
+    commands: dict[str, Callable[[argparse.Namespace], int]] = {
+        "adjudicate": cmd_adjudicate,
+        "serve": cmd_serve,
+        "init": cmd_init,
+        "check-config": cmd_check_config,
+    }
+    try:
+        return commands[args.command](args)
+    except SettingsError as err:
+        print(f"mailjudge {args.command}: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

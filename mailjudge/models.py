@@ -104,6 +104,7 @@ class Person(BaseModel):
 
     email = CharField(max_length=254, unique=True)  # stored lower-cased
     name = CharField(max_length=100, default="")
+    timezone = CharField(max_length=64, null=True)  # SET ZONE: times shown in it too
     created_at = UTCDateTimeField(default=utcnow)
 
 

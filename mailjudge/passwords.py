@@ -11,6 +11,7 @@ import base64
 import hashlib
 import hmac
 import os
+import time
 import unicodedata
 
 # About 32 MiB and a few tens of milliseconds per hash: slow for a guesser, still cheap
@@ -82,3 +83,39 @@ def _parse(stored: str) -> tuple[int, int, int, bytes, bytes]:
 
 def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
+
+
+# -- a short memory of passwords verified lately ------------------------------------------
+# A player sends many mails with the same SIGNON; scrypt on each would cap the judge at a
+# few dozen mails a second. Only successful checks are remembered (a guesser pays the full
+# cost every time), for a few minutes, under a keyed hash: the password itself is not kept.
+
+VERIFIED_FOR = 600.0  # seconds
+_VERIFIED_MAX = 50_000
+_PROCESS_KEY = os.urandom(32)
+_verified: dict[bytes, float] = {}
+
+
+def verify_password_remembered(password: str, stored: str) -> bool:
+    """verify_password, skipping scrypt for a password verified against `stored` lately."""
+    token = hmac.new(
+        _PROCESS_KEY, unicodedata.normalize("NFC", password).encode() + b"\0" + stored.encode(),
+        hashlib.sha256,
+    ).digest()  # fmt: skip
+    now = time.monotonic()
+    until = _verified.get(token)
+    if until is not None and until > now:
+        return True
+    if not verify_password(password, stored):
+        return False
+    if len(_verified) >= _VERIFIED_MAX:
+        for key in [k for k, t in _verified.items() if t <= now] or list(_verified)[
+            : _VERIFIED_MAX // 2
+        ]:
+            _verified.pop(key, None)
+    _verified[token] = now + VERIFIED_FOR
+    return True
+
+
+def forget_verified() -> None:
+    _verified.clear()

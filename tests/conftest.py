@@ -16,6 +16,8 @@ from urllib.parse import quote
 import psycopg2
 import pytest
 
+pytest_plugins = ["mailstack"]  # the loopback Dovecot and SMTP sink fixtures
+
 DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
 
 

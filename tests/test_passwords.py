@@ -77,3 +77,21 @@ def test_empty_password_is_refused_with_advice() -> None:
 def test_damaged_or_foreign_stored_hash_is_an_error_not_a_mismatch(stored: str) -> None:
     with pytest.raises(ValueError, match="scrypt password hash"):
         verify_password("anything", stored)
+
+
+def test_remembered_verification_is_fast_and_safe() -> None:
+    import time
+
+    from mailjudge.passwords import forget_verified, verify_password_remembered
+
+    forget_verified()
+    stored = hash_password("correct horse")
+    start = time.perf_counter()
+    assert verify_password_remembered("correct horse", stored)
+    first = time.perf_counter() - start
+    start = time.perf_counter()
+    for _ in range(100):
+        assert verify_password_remembered("correct horse", stored)
+    assert (time.perf_counter() - start) / 100 < first / 10  # no scrypt the second time
+    assert not verify_password_remembered("wrong horse", stored)
+    assert not verify_password_remembered("correct horse", hash_password("other"))

@@ -293,3 +293,39 @@ class SetNoWait(Command):
         seats.set_wait(seat, False)
         ctx.touched.add(seat.game_id)
         return ["no longer waiting for the deadline"]
+
+
+@register
+class SetAbsence(Command):
+    name = "SET ABSENCE"
+    usage = "SET ABSENCE 2026-12-01 TO 2026-12-05"
+    summary = "no deadline falls while you are away (at most 14 days; dates in the game's zone)"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        from mailjudge.service import deadlines
+
+        _, seat = ctx.signed_on()
+        words = [w for w in args if w.upper() != "TO"]
+        if len(words) != 2:
+            raise CommandError("write SET ABSENCE 2026-12-01 TO 2026-12-05")
+        deadlines.set_absence(seat, words[0], words[1], ctx.now)
+        game = seat.game
+        when = f"{game.deadline:%Y-%m-%d %H:%M} UTC" if game.deadline else "none"
+        return [f"absence noted from {words[0]} to {words[1]}; the deadline is {when}"]
+
+
+@register
+class SetZone(Command):
+    name = "SET ZONE"
+    usage = "SET ZONE Europe/Paris"
+    summary = "show deadlines in your own time zone too"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        from mailjudge.timing import zone_of
+
+        _, seat = ctx.signed_on()
+        if len(args) != 1 or seat.person is None:
+            raise CommandError("write SET ZONE Europe/Paris (a zone name)")
+        seat.person.timezone = zone_of(args[0]).key
+        seat.person.save()
+        return [f"times are shown in {seat.person.timezone} too"]

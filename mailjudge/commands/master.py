@@ -216,3 +216,23 @@ class DeclareDraw(MasterCommand):
         games.finish_game(game, outcome)
         announce_end(ctx, game, outcome)
         return [f"the game ends: {outcome.lower()}"]
+
+
+@register
+class SetTiming(MasterCommand):
+    name = "SET TIMING"
+    usage = "SET TIMING MOVE 3D RETREAT 1D ADJUST 1D AT 12:00 Europe/London WARN 24H GRACE 12H"
+    summary = "phase lengths, the time of day and zone, weekdays, reminders and grace"
+
+    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+        from mailjudge.service import deadlines
+        from mailjudge.timing import TimingError, show
+
+        try:
+            timing = deadlines.set_timing(game, " ".join(args), ctx.now)
+        except TimingError as err:
+            raise CommandError(str(err)) from None
+        lines = [f"timing: {timing}"]
+        if game.deadline:
+            lines.append(f"deadline: {show(game.deadline, game.timezone)}")
+        return lines

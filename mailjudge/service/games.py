@@ -150,6 +150,9 @@ def _begin(game: Game, gmap: GameMap) -> None:
     game.position = position_to_dict(pos)
     game.started_at = utcnow()
     game.save()
+    from mailjudge.service.deadlines import schedule_phase  # deadlines need a started game
+
+    schedule_phase(game, game.started_at)
 
 
 def pause_game(game: Game) -> None:

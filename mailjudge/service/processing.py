@@ -8,7 +8,7 @@ compare-and-set, so two workers or a restart never process one phase twice.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from mailjudge.db import database_proxy, is_postgres
@@ -61,21 +61,27 @@ def readiness(game: Game, now: datetime | None = None) -> Readiness:
         p for p in powers_to_order(game, pos)
         if p not in exempt and not power_is_done(game, pos, p, on_file.get(p, []))
     ]  # fmt: skip
-    deadline_passed = (
-        not has_rule(game, "NO_DEADLINE") and game.deadline is not None and now >= game.deadline
-    )
+    deadline = None if has_rule(game, "NO_DEADLINE") else game.deadline
+    deadline_passed = deadline is not None and now >= deadline
+    grace_over = deadline is not None and now >= deadline + _grace(game)
     waiting = [] if has_rule(game, "REAL_TIME") else [s.name for s in players(game) if s.wait]
     if has_rule(game, "ALWAYS_WAIT") and not deadline_passed:
         return Readiness(False, "ALWAYS_WAIT: not before the deadline", late)
-    if not late and not waiting:
+    if not late and (not waiting or deadline_passed):
         return Readiness(True, "all orders are in")
+    if grace_over and has_rule(game, "CIVIL_DISORDER"):
+        return Readiness(True, "the grace period is over: civil disorder for the late", late)
     if deadline_passed:
-        if has_rule(game, "CIVIL_DISORDER") or not late:
-            return Readiness(True, "the deadline has passed", late)
-        return Readiness(False, "the deadline has passed; late powers wait for the master", late)
+        return Readiness(False, "the deadline has passed; waiting for the late powers", late)
     if late:
         return Readiness(False, "orders are missing", late)
     return Readiness(False, f"{', '.join(waiting)} asked to WAIT for the deadline", late)
+
+
+def _grace(game: Game) -> timedelta:
+    from mailjudge.service.deadlines import timing_of
+
+    return timing_of(game).grace
 
 
 def _held_last_year(game: Game) -> frozenset[str]:
@@ -145,7 +151,7 @@ def process(
                     + "; PROCESS! processes anyway with civil-disorder defaults"
                 )
         texts, kept = _orders_for_engine(fresh)
-        done = _run(fresh, texts, kept, keep_future=False)
+        done = _run(fresh, texts, kept, keep_future=False, now=now)
     game.__data__.update(fresh.__data__)
     return done
 
@@ -155,6 +161,7 @@ def _run(
     texts: dict[str, list[str]],
     kept: dict[str, list[dict[str, Any]]],
     keep_future: bool,
+    now: datetime | None = None,
 ) -> Processed:
     gmap = game_map(game)
     pos = current_position(game)
@@ -199,6 +206,10 @@ def _run(
     _mark_eliminated(game, outcome)
     if outcome.winners:
         finish_game(game, "WIN " + " ".join(sorted(outcome.winners)))
+    else:
+        from mailjudge.service.deadlines import schedule_phase
+
+        schedule_phase(game, now or utcnow())
     return Processed(old_phase, game.phase, results, sorted(outcome.winners), outcome)
 
 

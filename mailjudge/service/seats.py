@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from mailjudge.db import database_proxy
 from mailjudge.models import Game, Person, Seat, utcnow
-from mailjudge.passwords import hash_password, verify_password
+from mailjudge.passwords import hash_password, verify_password_remembered
 from mailjudge.service.errors import BadSecret, NotAllowed, NotFound, ServiceError
 from mailjudge.service.games import game_map, has_rule, person_for, start_game
 
@@ -195,7 +195,7 @@ def authenticate(seat: Seat, password: str) -> Seat:
             f"{seat.name}@{seat.game.name} is locked after repeated wrong passwords; "
             f"try again after {seat.locked_until:%H:%M} UTC"
         )
-    if seat.password_hash is None or not verify_password(password, seat.password_hash):
+    if seat.password_hash is None or not verify_password_remembered(password, seat.password_hash):
         seat.failed_signons += 1
         if seat.failed_signons >= LOCKOUT_AFTER:
             seat.locked_until = now + LOCKOUT_FOR

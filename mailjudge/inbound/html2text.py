@@ -1,0 +1,91 @@
+"""HTML-only mail to plain text, with the standard library's parser.
+
+Block elements and <br> end lines; whitespace inside a line collapses as a browser
+would show it; scripts, styles and <blockquote>s (the quoted mail in an HTML reply)
+are left out, as `>` lines are in plain text.
+"""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+# fmt: off
+_BLOCKS = frozenset({
+    "p", "div", "pre", "li", "ul", "ol", "dl", "dt", "dd", "hr", "tr", "table", "tbody",
+    "thead", "tfoot", "h1", "h2", "h3", "h4", "h5", "h6", "address", "article", "aside",
+    "section", "header", "footer", "main", "nav", "form", "fieldset", "figure",
+})
+# fmt: on
+_HIDDEN = frozenset(("script", "style", "head", "title", "blockquote", "template"))
+
+
+class _Extractor(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.lines: list[str] = []
+        self.current: list[str] = []
+        self.hidden = 0
+        self.pre = 0
+
+    def _break(self) -> None:
+        self.lines.append("".join(self.current))
+        self.current = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _HIDDEN:
+            self.hidden += 1
+        elif tag == "br" and not self.hidden:
+            self._break()
+        elif tag in _BLOCKS and not self.hidden:
+            if self.current:
+                self._break()
+            self.pre += tag == "pre"
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "br" and not self.hidden:
+            self._break()
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _HIDDEN:
+            self.hidden = max(0, self.hidden - 1)
+        elif tag in _BLOCKS and not self.hidden:
+            if self.current:
+                self._break()
+            if tag == "pre":
+                self.pre = max(0, self.pre - 1)
+        elif tag in ("td", "th") and not self.hidden:
+            self.current.append(" ")
+
+    def handle_data(self, data: str) -> None:
+        if self.hidden:
+            return
+        if self.pre:
+            first, *rest = data.split("\n")
+            self.current.append(first)
+            for line in rest:
+                self._break()
+                self.current.append(line)
+            return
+        text = " ".join(data.split())
+        if not text:
+            if data and self.current:
+                self.current.append(" ")
+            return
+        if data[:1].isspace() and self.current:
+            text = " " + text
+        if data[-1:].isspace():
+            text += " "
+        self.current.append(text)
+
+
+def html_to_text(html: str) -> str:
+    extractor = _Extractor()
+    try:
+        extractor.feed(html)
+        extractor.close()
+    except Exception:  # the parser is lenient; this is only a last guard
+        pass
+    if extractor.current:
+        extractor._break()
+    lines = [" ".join(line.split()) if line.strip() else "" for line in extractor.lines]
+    return "\n".join(lines)

@@ -1,0 +1,358 @@
+"""Raw mail bytes to a `ParsedMail`: who sent it, what it answers, and its command text.
+
+Mail from the outside is often malformed. Parsing therefore uses the lenient compat32
+parser and decodes every header and body by hand, replacing what cannot be decoded:
+`parse_mail` raises only the documented `MailLimitError`s, never on bad MIME.
+"""
+
+from __future__ import annotations
+
+import codecs
+import email.utils
+import re
+from dataclasses import dataclass, replace
+from email import policy
+from email.header import Header, decode_header
+from email.message import Message
+from email.parser import BytesHeaderParser, BytesParser
+
+from mailjudge.inbound.addresses import is_judge_address
+from mailjudge.inbound.html2text import html_to_text
+
+DEFAULT_MAX_BYTES = 256 * 1024
+DEFAULT_MAX_LINES = 500
+
+_MSGID = re.compile(r"<[^<>\s]+>")
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+_NBSP = {0xA0: " ", 0x202F: " ", 0x2007: " "}
+
+
+class MailLimitError(ValueError):
+    """The mail breaks a size limit. `mail` holds its headers (text left empty), so the
+    caller can send the one error reply that the message explains."""
+
+    def __init__(self, message: str, mail: ParsedMail) -> None:
+        super().__init__(message)
+        self.mail = mail
+
+
+class MailTooLarge(MailLimitError):
+    pass
+
+
+class TooManyLines(MailLimitError):
+    pass
+
+
+@dataclass(frozen=True)
+class ParsedMail:
+    sender: str  # the From address, lower-cased; "" when there is none
+    sender_name: str
+    reply_to: str  # where an answer goes: Reply-To if given, else the sender
+    return_path: str | None  # envelope sender; "" for <> (a bounce), None when unknown
+    to: tuple[str, ...]  # To and Cc addresses
+    delivered_to: tuple[str, ...]  # Delivered-To / X-Original-To, added by the MTA
+    subject: str
+    message_id: str | None
+    in_reply_to: str | None
+    references: tuple[str, ...]
+    auto_submitted: str
+    precedence: str
+    list_id: str
+    content_type: str  # of the whole message, e.g. multipart/report for a bounce
+    text: str  # the command text: quotes, signature and // comments removed
+    size: int
+
+    @property
+    def reply_references(self) -> tuple[str, ...]:
+        """The References an answer to this mail carries (RFC 5322 3.6.4)."""
+        if self.message_id and self.message_id not in self.references:
+            return (*self.references, self.message_id)
+        return self.references
+
+
+# -- decoding helpers: each returns something sensible for any input ---------------------
+
+
+def decode_bytes(data: bytes, charset: str | None) -> str:
+    """Bytes in a declared charset to text; unknown charsets fall back to UTF-8."""
+    name = (charset or "utf-8").strip().strip('"').lower() or "utf-8"
+    if name in ("unknown-8bit", "x-unknown", "us-ascii", "ascii"):
+        name = "utf-8"  # 8-bit bytes labelled ASCII are UTF-8 more often than not
+    try:
+        if not codecs.lookup(name)._is_text_encoding:
+            name = "utf-8"
+        return data.decode(name, "replace")
+    except Exception:  # LookupError, and codecs that fail on odd input
+        return data.decode("utf-8", "replace")
+
+
+def _unescape(text: str) -> str:
+    """compat32 keeps undecodable header bytes as surrogates: make them text."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def header_text(message: Message, name: str) -> str:
+    """A header's value with RFC 2047 words decoded and folding undone; "" if absent."""
+    try:
+        value = message.get(name)
+    except Exception:
+        return ""
+    if value is None:
+        return ""
+    try:
+        text = _join_words(decode_header(value if isinstance(value, Header) else str(value)))
+    except Exception:  # a broken encoded word: keep the raw text
+        text = str(value)
+    return " ".join(_unescape(text).split())
+
+
+def _join_words(chunks: list[tuple[bytes | str, str | None]]) -> str:
+    """Join decoded header chunks. decode_header drops the space between an encoded
+    word and plain text; between two encoded words there is none (RFC 2047 6.2)."""
+    text = ""
+    previous: str | None = None
+    for index, (chunk, charset) in enumerate(chunks):
+        part = decode_bytes(chunk, charset) if isinstance(chunk, bytes) else chunk
+        boundary = index > 0 and (previous is None) != (charset is None)
+        if boundary and text and part and not text[-1].isspace() and not part[0].isspace():
+            text += " "
+        text += part
+        previous = charset
+    return text
+
+
+def _addresses(message: Message, *names: str) -> list[tuple[str, str]]:
+    values = [header_text(message, n) for n in names]
+    try:
+        pairs = email.utils.getaddresses([v for v in values if v])
+    except Exception:
+        return []
+    return [(name, addr.strip().lower()) for name, addr in pairs if "@" in addr]
+
+
+def _message_id(value: str) -> str | None:
+    found = _MSGID.search(value)
+    if found:
+        return found.group(0)
+    token = value.strip()
+    return f"<{token}>" if token and " " not in token else None
+
+
+def message_id_of(value: str) -> str | None:
+    """The Message-ID in a header value, in angle brackets; None if there is none."""
+    return _message_id(value)
+
+
+def _return_path(message: Message, envelope_from: str | None) -> str | None:
+    if envelope_from is not None:
+        return envelope_from.strip().strip("<>").lower()
+    value = header_text(message, "Return-Path")
+    if not value:
+        return None
+    return value.strip().strip("<>").strip().lower()
+
+
+# -- body --------------------------------------------------------------------------------
+
+
+def _is_attachment(part: Message) -> bool:
+    try:
+        return part.get_content_disposition() == "attachment"
+    except Exception:
+        return False
+
+
+def _part_text(part: Message) -> str:
+    try:
+        payload = part.get_payload(decode=True)
+    except Exception:
+        payload = None
+    if not isinstance(payload, bytes):
+        raw = part.get_payload()
+        payload = _unescape(raw).encode() if isinstance(raw, str) else b""
+    try:
+        charset = part.get_content_charset()
+    except Exception:
+        charset = None
+    text = decode_bytes(payload, charset)
+    if _param(part, "format").lower() == "flowed":
+        text = unflow(text, delsp=_param(part, "delsp").lower() == "yes")
+    return text
+
+
+def _param(part: Message, name: str) -> str:
+    try:
+        value = part.get_param(name)
+    except Exception:
+        return ""
+    return value if isinstance(value, str) else ""
+
+
+def _content_type(part: Message) -> str:
+    try:
+        return part.get_content_type()
+    except Exception:
+        return "text/plain"
+
+
+def body_text(message: Message) -> str:
+    """The first text/plain part that is not an attachment, else the first HTML part
+    converted to text, else ""."""
+    html: Message | None = None
+    try:
+        for part in message.walk():
+            if part.is_multipart() or _is_attachment(part):
+                continue
+            kind = _content_type(part)
+            if kind == "text/plain":
+                return _part_text(part)
+            if kind == "text/html" and html is None:
+                html = part
+    except Exception:  # e.g. RecursionError on absurdly nested parts
+        pass
+    return html_to_text(_part_text(html)) if html is not None else ""
+
+
+def unflow(text: str, delsp: bool = False) -> str:
+    """Undo format=flowed (RFC 3676): a line ending in a space goes on in the next."""
+    out: list[str] = []
+    pending = ""
+    for line in text.splitlines():
+        if line.startswith(" "):
+            line = line[1:]  # space-stuffing
+        if line.endswith(" ") and line != "-- ":
+            pending += line[:-1] if delsp else line
+            continue
+        out.append(pending + line)
+        pending = ""
+    if pending:
+        out.append(pending)
+    return "\n".join(out)
+
+
+def command_lines(text: str) -> list[str]:
+    """The lines the judge reads: quotes (`>`), `//` comments and everything after a
+    `-- ` signature line are left out, and so are leading and trailing blank lines."""
+    out: list[str] = []
+    for line in text.translate(_INVISIBLE).translate(_NBSP).splitlines():
+        line = line.rstrip()
+        if line == "--":  # "-- " once its trailing space is gone
+            break
+        stripped = line.lstrip()
+        if stripped.startswith(">") or stripped.startswith("//"):
+            continue
+        out.append(line)
+    while out and not out[-1].strip():
+        out.pop()
+    while out and not out[0].strip():
+        out.pop(0)
+    return out
+
+
+# -- the whole mail --------------------------------------------------------------------
+
+
+def _parse_bytes(raw: bytes, headers_only: bool) -> Message:
+    try:
+        if headers_only:
+            return BytesHeaderParser(policy=policy.compat32).parsebytes(raw)
+        return BytesParser(policy=policy.compat32).parsebytes(raw)
+    except Exception:
+        pass
+    # RecursionError on absurdly nested parts: keep the headers, drop the body.
+    try:
+        message = BytesHeaderParser(policy=policy.compat32).parsebytes(raw)
+    except Exception:
+        message = Message()
+    message.set_payload("")
+    return message
+
+
+def _headers(message: Message, raw: bytes, envelope_from: str | None) -> ParsedMail:
+    senders = _addresses(message, "From") or _addresses(message, "Sender")
+    sender_name, sender = senders[0] if senders else ("", "")
+    reply_to = _addresses(message, "Reply-To")
+    references = tuple(_MSGID.findall(header_text(message, "References")))
+    return ParsedMail(
+        sender=sender,
+        sender_name=sender_name,
+        reply_to=reply_to[0][1] if reply_to else sender,
+        return_path=_return_path(message, envelope_from),
+        to=tuple(a for _, a in _addresses(message, "To", "Cc")),
+        delivered_to=tuple(a for _, a in _addresses(message, "Delivered-To", "X-Original-To")),
+        subject=header_text(message, "Subject"),
+        message_id=_message_id(header_text(message, "Message-ID")),
+        in_reply_to=_message_id(header_text(message, "In-Reply-To")),
+        references=references,
+        auto_submitted=header_text(message, "Auto-Submitted").lower(),
+        precedence=header_text(message, "Precedence").lower(),
+        list_id=header_text(message, "List-Id"),
+        content_type=_content_type(message),
+        text="",
+        size=len(raw),
+    )
+
+
+def parse_mail(
+    raw: bytes,
+    *,
+    envelope_from: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_lines: int = DEFAULT_MAX_LINES,
+) -> ParsedMail:
+    """Parse one mail. `envelope_from` is the SMTP MAIL FROM when known (else the
+    Return-Path header is used). Raises MailTooLarge or TooManyLines, nothing else."""
+    if len(raw) > max_bytes:
+        mail = _headers(_parse_bytes(raw, headers_only=True), raw, envelope_from)
+        raise MailTooLarge(
+            f"your mail is {len(raw)} bytes long; the judge reads mails of at most "
+            f"{max_bytes} bytes. Send the commands without attachments or quoted text.",
+            mail,
+        )
+    message = _parse_bytes(raw, headers_only=False)
+    mail = _headers(message, raw, envelope_from)
+    lines = command_lines(body_text(message))
+    counted = sum(1 for line in lines if line.strip())
+    if counted > max_lines:
+        raise TooManyLines(
+            f"your mail has {counted} command lines; the judge reads at most {max_lines} "
+            "in one mail. Split the commands over several mails.",
+            mail,
+        )
+    return replace(mail, text="\n".join(lines))
+
+
+def parse_headers(raw: bytes) -> Message:
+    """The header part of a mail, for a quick look at it; never raises."""
+    return _parse_bytes(raw, headers_only=True)
+
+
+def return_path_header(raw: bytes) -> str | None:
+    """The Return-Path of a stored mail (IMAP has no envelope): "" for <>, None if absent."""
+    return _return_path(_parse_bytes(raw, headers_only=True), None)
+
+
+# -- loop safety (RFC 3834) -------------------------------------------------------------
+
+
+def silence_reason(mail: ParsedMail, judge_address: str) -> str | None:
+    """Why the judge must not answer this mail, or None when it may."""
+    auto = mail.auto_submitted.split(";")[0].strip()
+    if auto and auto != "no":
+        return f"it is automatic (Auto-Submitted: {auto})"
+    if mail.precedence in ("bulk", "list", "junk"):
+        return f"it is bulk mail (Precedence: {mail.precedence})"
+    if mail.list_id:
+        return f"it came through a mailing list (List-Id: {mail.list_id})"
+    if mail.return_path == "":
+        return "its return path is empty (<>), as for bounces"
+    if mail.content_type == "multipart/report":
+        return "it is a delivery or read report"
+    if mail.sender and is_judge_address(mail.sender, judge_address):
+        return "it comes from the judge's own address"
+    if mail.sender.partition("@")[0] in ("mailer-daemon", "postmaster"):
+        return f"it comes from {mail.sender}"
+    if not mail.reply_to:
+        return "it has no sender address to answer"
+    return None

@@ -1,0 +1,192 @@
+"""The inbound SMTP and LMTP listener (aiosmtpd): refuse early, accept cheaply.
+
+Unknown recipients are refused at RCPT with 550; an accepted mail is only stored in
+the spool (in a worker thread: the event loop never waits on the database) and
+answered 250. Nothing about games happens inside the SMTP transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+from collections.abc import Callable
+from typing import Any
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.lmtp import LMTP
+from aiosmtpd.smtp import SMTP, Envelope, Session
+
+from mailjudge.inbound import spool
+from mailjudge.inbound.addresses import is_judge_address
+from mailjudge.models import InboundMessage
+from mailjudge.settings import Settings
+
+log = logging.getLogger(__name__)
+
+RecipientCheck = Callable[[str], bool]
+StoreFunction = Callable[[bytes, str, list[str], str], tuple[InboundMessage, bool]]
+
+TEMPORARY_FAILURE = "451 4.3.0 Mail not stored, please try again later"
+
+
+def judge_recipients(judge_address: str, also: RecipientCheck | None = None) -> RecipientCheck:
+    """Accept the judge's address, its judge+DETAIL@ sub-addresses, and whatever `also`
+    accepts (for example the country lists the judge runs)."""
+
+    def accepts(address: str) -> bool:
+        return is_judge_address(address, judge_address) or (also is not None and also(address))
+
+    return accepts
+
+
+class SpoolHandler:
+    """aiosmtpd handler for both SMTP and LMTP.
+
+    `recipient_ok` may touch the database, so it runs in a worker thread too; only the
+    judge's own addresses are recognised on the event loop itself.
+    """
+
+    def __init__(
+        self,
+        judge_address: str,
+        recipient_ok: RecipientCheck | None = None,
+        *,
+        source: str = "smtp",
+        store: StoreFunction = spool.store,
+    ) -> None:
+        self.judge_address = judge_address
+        self.recipient_ok = recipient_ok
+        self.source = source
+        self.store = store
+        self.lmtp = source == "lmtp"
+
+    async def _accepts(self, address: str) -> bool:
+        if is_judge_address(address, self.judge_address):
+            return True
+        if self.recipient_ok is None:
+            return False
+        return await asyncio.to_thread(self.recipient_ok, address)
+
+    async def handle_RCPT(
+        self,
+        server: SMTP,
+        session: Session,
+        envelope: Envelope,
+        address: str,
+        rcpt_options: list[str],
+    ) -> str:
+        try:
+            accepted = await self._accepts(address)
+        except Exception:
+            log.exception("recipient check failed for %s", address)
+            return "451 4.3.0 Cannot check this recipient now, please try again later"
+        if not accepted:
+            return f"550 5.1.1 <{address}>: no such mailbox here"
+        envelope.rcpt_tos.append(address)
+        envelope.rcpt_options.extend(rcpt_options)
+        return "250 2.1.5 OK"
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        raw = envelope.original_content or b""
+        recipients = list(envelope.rcpt_tos)
+        mail_from = envelope.mail_from or ""
+        try:
+            row, new = await asyncio.to_thread(self.store, raw, mail_from, recipients, self.source)
+        except Exception:
+            log.exception("could not store a mail from %s", mail_from)
+            status = TEMPORARY_FAILURE
+        else:
+            what = "stored" if new else "already stored"
+            status = f"250 2.0.0 Message {what} as #{row.__data__['id']}"
+        if self.lmtp:
+            # LMTP answers once per accepted recipient (RFC 2033 4.2); the mail is one
+            # judge mail whoever it was addressed to, so every answer is the same.
+            return "\r\n".join(status for _ in recipients)
+        return status
+
+
+class _Controller(Controller):
+    """A Controller that may listen on port 0 (a free port, for tests) and speak LMTP."""
+
+    def __init__(self, handler: SpoolHandler, host: str, port: int, **kwargs: Any) -> None:
+        super().__init__(handler, hostname=host, port=port, **kwargs)
+        self.lmtp = handler.lmtp
+
+    def factory(self) -> SMTP:
+        if self.lmtp:
+            return LMTP(self.handler, **self.SMTP_kwargs)
+        return SMTP(self.handler, **self.SMTP_kwargs)
+
+    def _trigger_server(self) -> None:
+        # Controller.start() connects once so that aiosmtpd builds its server object;
+        # with port 0 that needs the port the system chose first.
+        if self.port == 0 and isinstance(self.server, asyncio.Server):
+            self.port = self.server.sockets[0].getsockname()[1]
+        with socket.create_connection((self.hostname, self.port), timeout=1.0) as probe:
+            probe.recv(1024)
+
+
+class Listener:
+    """The SMTP listener, and the LMTP one when smtp.lmtp_port is set (port 0 turns
+    either off). `smtp_port` and `lmtp_port` tell the ports in use once started."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        recipient_ok: RecipientCheck | None = None,
+        *,
+        store: StoreFunction = spool.store,
+        free_ports: bool = False,
+    ) -> None:
+        """`free_ports`: bind the enabled listeners to ports the system picks (tests)."""
+        self.settings = settings
+        self.recipient_ok = recipient_ok
+        self.store = store
+        self.free_ports = free_ports
+        self._controllers: dict[str, _Controller] = {}
+
+    def start(self) -> None:
+        smtp = self.settings.smtp
+        try:
+            for source, port in (("smtp", smtp.port), ("lmtp", smtp.lmtp_port)):
+                if port == 0:
+                    continue
+                handler = SpoolHandler(
+                    self.settings.judge.address, self.recipient_ok, source=source, store=self.store
+                )
+                controller = _Controller(
+                    handler,
+                    smtp.host,
+                    0 if self.free_ports else port,
+                    server_hostname=self.settings.judge.domain,
+                    data_size_limit=smtp.max_message_bytes,
+                )
+                controller.start()
+                self._controllers[source] = controller
+                log.info("%s listener on %s:%s", source.upper(), smtp.host, controller.port)
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        for controller in self._controllers.values():
+            controller.stop()
+        self._controllers.clear()
+
+    def __enter__(self) -> Listener:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def smtp_port(self) -> int | None:
+        controller = self._controllers.get("smtp")
+        return controller.port if controller else None
+
+    @property
+    def lmtp_port(self) -> int | None:
+        controller = self._controllers.get("lmtp")
+        return controller.port if controller else None

@@ -1,0 +1,1 @@
+"""Mail out: building messages, the outbox they wait in, and the SMTP sender."""

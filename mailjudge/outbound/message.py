@@ -1,0 +1,105 @@
+"""Building the judge's mails: the headers every mail carries, and its parts.
+
+Every mail gets Message-ID (on the judge's domain), Date and Auto-Submitted (RFC 3834:
+`auto-replied` for answers, `auto-generated` for results, reminders and digests), so
+that other robots leave it alone; mail about a game carries X-Mailjudge-* headers so
+that players can filter it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.utils import format_datetime, formataddr, make_msgid
+
+AUTO_REPLIED = "auto-replied"
+AUTO_GENERATED = "auto-generated"
+
+
+@dataclass(frozen=True)
+class Attachment:
+    filename: str
+    content: bytes
+    mime_type: str  # e.g. image/svg+xml, image/png
+
+
+def _one_line(value: str) -> str:
+    """Header values come partly from players (a Subject): never let one add a header."""
+    return " ".join(value.split()) if "\n" in value or "\r" in value else value
+
+
+def build_message(
+    *,
+    sender: str,
+    to: Sequence[str],
+    subject: str,
+    text: str,
+    sender_name: str = "",
+    cc: Sequence[str] = (),
+    reply_to: str | None = None,
+    in_reply_to: str | None = None,
+    references: Sequence[str] = (),
+    auto_submitted: str | None = None,
+    html: str | None = None,
+    attachments: Sequence[Attachment] = (),
+    list_id: str | None = None,
+    list_post: str | None = None,
+    game: str | None = None,
+    phase: str | None = None,
+    role: str | None = None,
+    date: datetime | None = None,
+    domain: str | None = None,
+) -> EmailMessage:
+    """A complete mail from the judge.
+
+    `in_reply_to` is the Message-ID answered; `references` that mail's own References,
+    to which its Message-ID is added. `auto_submitted` defaults to auto-replied for an
+    answer and auto-generated otherwise. `list_id` is the list's identifier
+    (`france.game.example.org`, put in angle brackets here) and `list_post` the
+    address posts go to. `role` is the reader's role and powers (`player FRANCE`).
+    `domain` names the Message-ID's domain; by default the sender's.
+    """
+    if not to:
+        raise ValueError("a mail needs at least one recipient")
+    message = EmailMessage()
+    message["From"] = formataddr((sender_name, sender)) if sender_name else sender
+    message["To"] = ", ".join(to)
+    if cc:
+        message["Cc"] = ", ".join(cc)
+    if reply_to:
+        message["Reply-To"] = reply_to
+    message["Subject"] = _one_line(subject)
+    message["Date"] = format_datetime((date or datetime.now(UTC)).astimezone(UTC))
+    message["Message-ID"] = make_msgid(domain=domain or sender.rpartition("@")[2])
+    if in_reply_to:
+        message["In-Reply-To"] = in_reply_to
+        chain = [r for r in references if r != in_reply_to]
+        message["References"] = " ".join([*chain, in_reply_to])
+    if auto_submitted is None:
+        auto_submitted = AUTO_REPLIED if in_reply_to else AUTO_GENERATED
+    message["Auto-Submitted"] = auto_submitted
+    if list_id:
+        message["List-Id"] = f"<{list_id.strip('<>')}>"
+    if list_post:
+        message["List-Post"] = f"<mailto:{list_post}>"
+    for header, value in (
+        ("X-Mailjudge-Game", game),
+        ("X-Mailjudge-Phase", phase),
+        ("X-Mailjudge-Role", role),
+    ):
+        if value:
+            message[header] = _one_line(value)
+    message.set_content(text)
+    if html is not None:
+        message.add_alternative(html, subtype="html")
+    for attachment in attachments:
+        maintype, _, subtype = attachment.mime_type.partition("/")
+        message.add_attachment(
+            attachment.content,
+            maintype=maintype,
+            subtype=subtype or "octet-stream",
+            filename=attachment.filename,
+        )
+    return message

@@ -1,0 +1,206 @@
+"""The outbox: mail is queued here (in the caller's transaction) and sent later.
+
+An SMTP outage delays mail, never loses it: a failed attempt is retried after a wait
+that doubles each time, until the mail is given up as failed with its last error
+kept. Rows are claimed for sending with a lease (state `sending`, next_attempt_at in
+the lease's future), so two senders never take the same mail, and a sender that dies
+holding mail only delays it until the lease runs out.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from email import policy
+from email.message import EmailMessage
+from email.utils import getaddresses
+
+from peewee import Field, IntegrityError
+
+from mailjudge.db import database_proxy, skip_locked
+from mailjudge.models import Game, InboundMessage, Outbox, utcnow
+from mailjudge.outbound.send import Sender, is_permanent
+from mailjudge.settings import OutboundSettings
+
+log = logging.getLogger(__name__)
+
+# The implicit primary key, which peewee's stubs do not declare.
+_id_field: Field[int] = Outbox._meta.fields["id"]
+CLAIM_BATCH = 20
+
+
+def _pk(row: Outbox) -> int:
+    return int(row.__data__["id"])
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_attempts: int = 30
+    first_delay: timedelta = timedelta(seconds=30)
+    max_delay: timedelta = timedelta(hours=1)
+    # How long a claimed mail is reserved for the sender that claimed it.
+    lease: timedelta = timedelta(minutes=10)
+
+    @classmethod
+    def from_settings(cls, settings: OutboundSettings) -> RetryPolicy:
+        return cls(
+            max_attempts=settings.max_attempts,
+            first_delay=timedelta(seconds=settings.retry_first_seconds),
+            max_delay=timedelta(seconds=settings.retry_max_seconds),
+        )
+
+    def delay(self, attempts: int) -> timedelta:
+        """The wait after the `attempts`-th failed attempt: first, 2 x first, 4 x ..."""
+        doublings = min(max(attempts - 1, 0), 40)  # 2**40 x anything exceeds max_delay
+        return min(self.first_delay * (1 << doublings), self.max_delay)
+
+
+@dataclass
+class FlushResult:
+    sent: int = 0
+    retried: int = 0  # failed this time; will be tried again
+    failed: int = 0  # given up
+
+
+def envelope_recipients(message: EmailMessage) -> list[str]:
+    """Every address in To, Cc and Bcc, lower-cased, each once, in order."""
+    values = [str(v) for name in ("To", "Cc", "Bcc") for v in message.get_all(name, [])]
+    seen: dict[str, None] = {}
+    for _, address in getaddresses(values):
+        if "@" in address:
+            seen.setdefault(address.lower(), None)
+    return list(seen)
+
+
+def enqueue(
+    message: EmailMessage,
+    game: Game | None = None,
+    inbound: InboundMessage | None = None,
+    to_addrs: Sequence[str] | None = None,
+) -> Outbox:
+    """Queue a mail; it is sent by a later flush, never here. `inbound` is the mail it
+    answers (the reply rate limit counts those). The envelope goes to `to_addrs`, by
+    default the To, Cc and Bcc addresses; Bcc itself is not sent. Queuing the same
+    Message-ID again returns the row already queued."""
+    message_id = message["Message-ID"]
+    if not message_id:
+        raise ValueError("queue only mails with a Message-ID (build_message gives one)")
+    recipients = [a.lower() for a in to_addrs] if to_addrs is not None else None
+    recipients = recipients or envelope_recipients(message)
+    if not recipients:
+        raise ValueError(f"mail {message_id} has no recipient")
+    if "Bcc" in message:
+        message = copy.deepcopy(message)
+        del message["Bcc"]
+    existing = Outbox.get_or_none(Outbox.message_id == str(message_id))
+    if existing is not None:
+        return existing
+    try:
+        with database_proxy.atomic():
+            return Outbox.create(
+                to_addrs=" ".join(recipients),
+                subject=str(message.get("Subject", "")),
+                raw=message.as_bytes(policy=policy.SMTP),
+                message_id=str(message_id),
+                game=game,
+                inbound=inbound,
+            )
+    except IntegrityError:
+        existing = Outbox.get_or_none(Outbox.message_id == str(message_id))
+        if existing is None:
+            raise
+        return existing
+
+
+def claim_due(now: datetime, limit: int, lease: timedelta) -> list[Outbox]:
+    """Reserve up to `limit` mails that are due (or whose sender's lease ran out)."""
+    with database_proxy.atomic():
+        query = (
+            Outbox.select()
+            .where(Outbox.state.in_(("queued", "sending")) & (Outbox.next_attempt_at <= now))
+            .order_by(Outbox.next_attempt_at, _id_field)
+            .limit(limit)
+        )
+        rows = list(skip_locked(query))
+        if rows:
+            (
+                Outbox.update(state="sending", next_attempt_at=now + lease)
+                .where(_id_field.in_([_pk(r) for r in rows]))
+                .execute()
+            )
+    return rows
+
+
+def _finish(row: Outbox, **changes: object) -> None:
+    Outbox.update(**changes).where(_id_field == _pk(row)).execute()
+
+
+def _send_one(sender: Sender, row: Outbox, now: datetime, retry: RetryPolicy) -> str:
+    """Send one claimed mail and record the outcome: sent, retried or failed."""
+    attempts = row.attempts + 1
+    try:
+        refused = sender.send(row.raw, row.to_addrs.split())
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}"
+        if is_permanent(exc) or attempts >= retry.max_attempts:
+            log.error("outbox %s failed after %s attempt(s): %s", _pk(row), attempts, error)
+            _finish(row, state="failed", attempts=attempts, last_error=error)
+            return "failed"
+        log.warning("outbox %s: attempt %s failed: %s", _pk(row), attempts, error)
+        _finish(
+            row,
+            state="queued",
+            attempts=attempts,
+            last_error=error,
+            next_attempt_at=now + retry.delay(attempts),
+        )
+        return "retried"
+    note = "refused: " + ", ".join(sorted(refused)) if refused else ""
+    _finish(row, state="sent", attempts=attempts, last_error=note, sent_at=utcnow())
+    return "sent"
+
+
+def flush(
+    sender: Sender,
+    now: datetime | None = None,
+    limit: int | None = None,
+    retry: RetryPolicy | None = None,
+) -> FlushResult:
+    """Send every mail that is due (at most `limit`), recording each outcome."""
+    now = now or utcnow()
+    retry = retry or RetryPolicy()
+    result = FlushResult()
+    while limit is None or result.sent + result.retried + result.failed < limit:
+        taken = result.sent + result.retried + result.failed
+        batch = CLAIM_BATCH if limit is None else min(CLAIM_BATCH, limit - taken)
+        rows = claim_due(now, batch, retry.lease)
+        if not rows:
+            break
+        for row in rows:
+            outcome = _send_one(sender, row, now, retry)
+            setattr(result, outcome, getattr(result, outcome) + 1)
+    return result
+
+
+def replies_sent(address: str, within: timedelta, now: datetime | None = None) -> int:
+    """How many answers (mails queued for an inbound mail) went to `address` lately."""
+    address = address.lower()
+    since = (now or utcnow()) - within
+    query = Outbox.select(Outbox.to_addrs).where(
+        Outbox.inbound.is_null(False)
+        & (Outbox.created_at >= since)
+        & Outbox.to_addrs.contains(address)
+    )
+    # contains() is a substring match: keep only whole addresses.
+    return sum(1 for row in query if address in row.to_addrs.split())
+
+
+def may_reply(address: str, settings: OutboundSettings, now: datetime | None = None) -> bool:
+    """False once `address` has had reply_limit answers within the window (loop safety)."""
+    if settings.reply_limit == 0:
+        return True
+    window = timedelta(minutes=settings.reply_window_minutes)
+    return replies_sent(address, window, now) < settings.reply_limit

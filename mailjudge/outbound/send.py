@@ -1,0 +1,131 @@
+"""Handing mail to an SMTP relay. The outbox decides when; this only sends or raises."""
+
+from __future__ import annotations
+
+import smtplib
+import ssl
+from typing import Protocol
+
+from mailjudge.settings import OutboundSettings
+
+
+class Sender(Protocol):
+    def send(self, raw: bytes, to_addrs: list[str]) -> dict[str, tuple[int, bytes]]:
+        """Send one mail; returns the recipients the server refused (others were
+        taken), raises when the mail was not taken at all."""
+        ...
+
+
+class PermanentFailure(Exception):
+    """The relay refused the mail for good (5xx); retrying will not help."""
+
+
+def is_permanent(error: BaseException) -> bool:
+    """True when this mail will never be taken: every recipient or the content refused
+    with 5xx. Anything else (network, 4xx, a refused login or sender address, which are
+    the judge's configuration and get fixed) is worth a retry."""
+    if isinstance(error, PermanentFailure):
+        return True
+    if isinstance(error, smtplib.SMTPRecipientsRefused):
+        return all(500 <= code < 600 for code, _ in error.recipients.values())
+    if isinstance(error, smtplib.SMTPDataError):
+        return 500 <= error.smtp_code < 600
+    return False
+
+
+class SmtpSender:
+    """smtplib with one connection kept open between mails (reopened after a failure).
+
+    The envelope sender is the judge's address: bounces come back to the judge, whose
+    loop checks keep it from answering them.
+    """
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        envelope_from: str,
+        *,
+        starttls: bool = False,
+        user: str | None = None,
+        password: str | None = None,
+        timeout: float = 30.0,
+        ssl_context: ssl.SSLContext | None = None,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.envelope_from = envelope_from
+        self.starttls = starttls
+        self.user = user
+        self.password = password
+        self.timeout = timeout
+        self.ssl_context = ssl_context
+        self._smtp: smtplib.SMTP | None = None
+
+    @classmethod
+    def from_settings(cls, settings: OutboundSettings, envelope_from: str) -> SmtpSender:
+        return cls(
+            settings.host,
+            settings.port,
+            envelope_from,
+            starttls=settings.starttls,
+            user=settings.user,
+            password=settings.password,
+            timeout=settings.timeout_seconds,
+        )
+
+    def _connection(self) -> smtplib.SMTP:
+        if self._smtp is not None:
+            return self._smtp
+        smtp = smtplib.SMTP(self.host, self.port, timeout=self.timeout)
+        try:
+            smtp.ehlo()
+            if self.starttls:
+                smtp.starttls(context=self.ssl_context or ssl.create_default_context())
+                smtp.ehlo()
+            if self.user is not None:
+                smtp.login(self.user, self.password or "")
+        except BaseException:
+            smtp.close()
+            raise
+        self._smtp = smtp
+        return smtp
+
+    def send(self, raw: bytes, to_addrs: list[str]) -> dict[str, tuple[int, bytes]]:
+        if self._smtp is not None:
+            try:
+                self._smtp.noop()
+            except (smtplib.SMTPException, OSError):
+                # The relay dropped the idle connection: not a failure of this mail.
+                self.close()
+        try:
+            return self._connection().sendmail(self.envelope_from, to_addrs, raw)
+        except smtplib.SMTPRecipientsRefused:
+            # The session is still good: only this mail's recipients were refused.
+            self._reset()
+            raise
+        except BaseException:
+            self.close()
+            raise
+
+    def _reset(self) -> None:
+        try:
+            if self._smtp is not None:
+                self._smtp.rset()
+        except (smtplib.SMTPException, OSError):
+            self.close()
+
+    def close(self) -> None:
+        smtp, self._smtp = self._smtp, None
+        if smtp is None:
+            return
+        try:
+            smtp.quit()
+        except (smtplib.SMTPException, OSError):
+            smtp.close()
+
+    def __enter__(self) -> SmtpSender:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,111 @@
+"""One stored mail, start to end: parse it, decide whether to answer at all, run its
+commands, and queue the reply and every mail the commands cause.
+
+It runs inside the spool's transaction for that mail (spool.process_one), so either all of
+its effects are stored, the reply included, or none are and the mail is shunted.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+import mailjudge.commands  # noqa: F401  (registers the commands)
+from mailjudge.commands.base import Context, Outgoing
+from mailjudge.commands.run import execute, reply_text
+from mailjudge.inbound.addresses import judge_detail
+from mailjudge.inbound.parse import MailLimitError, ParsedMail, silence_reason
+from mailjudge.inbound.spool import parse_stored
+from mailjudge.models import Game, InboundMessage, utcnow
+from mailjudge.outbound.message import Attachment, build_message
+from mailjudge.outbound.outbox import enqueue, may_reply
+from mailjudge.render import render
+from mailjudge.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+def handle(row: InboundMessage, settings: Settings, now: datetime | None = None) -> None:
+    now = now or utcnow()
+    judge = settings.judge.address
+    try:
+        mail = parse_stored(row, settings.inbound)
+    except MailLimitError as err:
+        if silence_reason(err.mail, judge) is None and may_reply(
+            err.mail.reply_to, settings.outbound, now
+        ):
+            body = render("limit_error.txt.j2", reason=str(err), judge=judge)
+            _queue_reply(err.mail, body, row, settings, now, None)
+        return
+    reason = silence_reason(mail, judge)
+    if reason is not None:
+        log.info("mail %s not answered: %s", row.message_id, reason)
+        return
+    ctx = execute(
+        mail.text, mail.sender or mail.reply_to, judge, now, _game_from_address(row, mail, judge)
+    )
+    if may_reply(mail.reply_to, settings.outbound, now):
+        _queue_reply(mail, reply_text(ctx), row, settings, now, ctx)
+    else:
+        log.warning("reply to %s held back: too many replies lately", mail.reply_to)
+    for item in ctx.outgoing:
+        queue_outgoing(item, settings, now)
+
+
+def _game_from_address(row: InboundMessage, mail: ParsedMail, judge: str) -> str | None:
+    """``judge+GAME@...`` stands in for the game name in SIGNON."""
+    for address in (*row.envelope_to.split(), *mail.delivered_to, *mail.to):
+        detail = judge_detail(address, judge)
+        if detail:
+            return detail.lower()
+    return None
+
+
+def _queue_reply(
+    mail: ParsedMail,
+    body: str,
+    row: InboundMessage,
+    settings: Settings,
+    now: datetime,
+    ctx: Context | None,
+) -> None:
+    subject = (
+        mail.subject if mail.subject.lower().startswith("re:") else f"Re: {mail.subject}".strip()
+    )
+    game = ctx.game if ctx is not None else None
+    seat = ctx.seat if ctx is not None else None
+    message = build_message(
+        sender=settings.judge.address,
+        to=[mail.reply_to],
+        subject=subject if subject != "Re:" else "Re: your commands",
+        text=body,
+        in_reply_to=mail.message_id,
+        references=mail.references,
+        auto_submitted="auto-replied",
+        game=game.name if game is not None else None,
+        phase=game.phase if game is not None else None,
+        role=f"{seat.role} {seat.powers}".strip() if seat is not None else None,
+        date=now,
+    )
+    enqueue(message, game=_game_row(game.name if game else None), inbound=row)
+
+
+def queue_outgoing(item: Outgoing, settings: Settings, now: datetime) -> None:
+    message = build_message(
+        sender=settings.judge.address,
+        to=item.to,
+        subject=item.subject,
+        text=item.body,
+        auto_submitted="auto-generated",
+        html=item.html,
+        attachments=[Attachment(name, data, kind) for name, kind, data in item.attachments],
+        game=item.game,
+        phase=item.phase,
+        role=item.role,
+        date=now,
+    )
+    enqueue(message, game=_game_row(item.game))
+
+
+def _game_row(name: str | None) -> Game | None:
+    return Game.get_or_none(Game.name == name) if name else None

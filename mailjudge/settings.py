@@ -1,0 +1,487 @@
+"""The judge's settings: one table, read from a TOML file and MAILJUDGE_* variables.
+
+Each section is a frozen dataclass whose fields carry their default and help text, so
+the typed `Settings` object, the `SETTINGS` table, the environment names and the
+documentation all come from one place. Every key may be set in the file as
+`[section] key = value` and overridden by `MAILJUDGE_<SECTION>_<KEY>`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import textwrap
+import tomllib
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from types import NoneType, UnionType
+from typing import Any, TypeVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+_T = TypeVar("_T")
+ENV_PREFIX = "MAILJUDGE"
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
+class SettingsError(ValueError):
+    """A setting is unknown or has a value it cannot take; the message says which."""
+
+
+def _check_address(value: str) -> str | None:
+    local, at, domain = value.rpartition("@")
+    if not at or not local or not domain or any(c.isspace() for c in value):
+        return "write an address like judge@example.org"
+    return None
+
+
+def _check_zone(value: str) -> str | None:
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        return "write an IANA time zone name such as UTC or Europe/London"
+    return None
+
+
+def _check_database_url(value: str) -> str | None:
+    scheme = value.partition("://")[0]
+    if "://" not in value or scheme not in ("sqlite", "postgresql", "postgres"):
+        return "write sqlite:///path/to/judge.db or postgresql://user@host:port/dbname"
+    return None
+
+
+def _setting(
+    default: _T,
+    help: str,
+    *,
+    choices: tuple[str, ...] = (),
+    minimum: float | None = None,
+    maximum: float | None = None,
+    secret: bool = False,
+    check: Callable[[Any], str | None] | None = None,
+) -> _T:
+    """A field with its documentation; the type comes from the annotation."""
+    meta = {
+        "help": help,
+        "choices": choices,
+        "minimum": minimum,
+        "maximum": maximum,
+        "secret": secret,
+        "check": check,
+    }
+    result: _T = field(default=default, metadata=meta)
+    return result
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    address: str = _setting(
+        "judge@localhost",
+        "The judge's own address; judge+GAME@ sub-addresses of it are accepted too.",
+        check=_check_address,
+    )
+    timezone: str = _setting("UTC", "Default time zone of new games.", check=_check_zone)
+
+    @property
+    def domain(self) -> str:
+        return self.address.rpartition("@")[2].lower()
+
+
+@dataclass(frozen=True)
+class DatabaseSettings:
+    url: str = _setting(
+        "sqlite:///mailjudge.db",
+        "Where the judge keeps its state: sqlite:///FILE or postgresql://user@host:port/db.",
+        check=_check_database_url,
+    )
+
+
+@dataclass(frozen=True)
+class SmtpSettings:
+    host: str = _setting("127.0.0.1", "Address the inbound SMTP (and LMTP) listener binds to.")
+    port: int = _setting(
+        8025, "Inbound SMTP port; 0 turns the SMTP listener off.", minimum=0, maximum=65535
+    )
+    lmtp_port: int = _setting(
+        0, "Inbound LMTP port; 0 (the default) turns LMTP off.", minimum=0, maximum=65535
+    )
+    max_message_bytes: int = _setting(
+        10 * 1024 * 1024,
+        "Hard limit refused during the SMTP dialogue (552); smaller mails over "
+        "inbound.max_bytes are taken and answered with an error.",
+        minimum=1,
+    )
+
+
+@dataclass(frozen=True)
+class ImapSettings:
+    host: str | None = _setting(None, "IMAP server to poll; unset turns the poller off.")
+    port: int = _setting(
+        993, "IMAP port (993 for TLS, 143 for plain IMAP).", minimum=0, maximum=65535
+    )
+    user: str | None = _setting(None, "IMAP login name.")
+    password: str | None = _setting(None, "IMAP password.", secret=True)
+    mailbox: str = _setting("INBOX", "Mailbox the judge's mail arrives in.")
+    ssl: bool = _setting(True, "Connect with TLS from the start (IMAPS).")
+    cafile: str | None = _setting(
+        None, "PEM file of certificate authorities to trust instead of the system's."
+    )
+    after_read: str = _setting(
+        "seen",
+        "What to do with a mail once it is stored: mark it \\Seen, or delete and expunge it.",
+        choices=("seen", "delete"),
+    )
+    idle: bool = _setting(
+        True, "Wait for new mail with IMAP IDLE where the server offers it; false polls."
+    )
+    idle_seconds: int = _setting(
+        300, "Renew IMAP IDLE this often (servers drop idle clients after 30 min).", minimum=1
+    )
+    poll_seconds: int = _setting(
+        60, "Poll interval when the server does not offer IDLE.", minimum=1
+    )
+    timeout_seconds: int = _setting(60, "Network timeout of one IMAP command.", minimum=1)
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.host)
+
+
+@dataclass(frozen=True)
+class InboundSettings:
+    max_bytes: int = _setting(
+        256 * 1024, "Mails larger than this get one error reply and nothing else.", minimum=1
+    )
+    max_lines: int = _setting(
+        500, "Mails with more command lines than this get one error reply.", minimum=1
+    )
+    claim_timeout_seconds: int = _setting(
+        600,
+        "A mail left in processing this long (its worker died) is taken up again.",
+        minimum=1,
+    )
+    max_attempts: int = _setting(
+        3, "A mail whose worker died this many times is shunted, not retried.", minimum=1
+    )
+
+
+@dataclass(frozen=True)
+class OutboundSettings:
+    host: str = _setting("127.0.0.1", "SMTP server (relay) the judge sends its mail through.")
+    port: int = _setting(25, "Port of that SMTP server.", minimum=0, maximum=65535)
+    starttls: bool = _setting(False, "Upgrade the connection with STARTTLS before sending.")
+    user: str | None = _setting(None, "Login name at the relay; unset sends without login.")
+    password: str | None = _setting(None, "Password at the relay.", secret=True)
+    timeout_seconds: int = _setting(30, "Network timeout of one SMTP command.", minimum=1)
+    max_attempts: int = _setting(
+        30, "Give a mail up as failed after this many failed attempts.", minimum=1
+    )
+    retry_first_seconds: int = _setting(
+        30, "Wait before the first retry; each later wait doubles.", minimum=1
+    )
+    retry_max_seconds: int = _setting(3600, "Longest wait between two attempts.", minimum=1)
+    reply_limit: int = _setting(
+        20,
+        "Answer at most this many mails per address within reply_window_minutes "
+        "(loop safety); 0 means no limit.",
+        minimum=0,
+    )
+    reply_window_minutes: int = _setting(
+        60, "The window of the reply limit, in minutes.", minimum=1
+    )
+
+
+@dataclass(frozen=True)
+class Settings:
+    judge: JudgeSettings = field(default_factory=JudgeSettings)
+    database: DatabaseSettings = field(default_factory=DatabaseSettings)
+    smtp: SmtpSettings = field(default_factory=SmtpSettings)
+    imap: ImapSettings = field(default_factory=ImapSettings)
+    inbound: InboundSettings = field(default_factory=InboundSettings)
+    outbound: OutboundSettings = field(default_factory=OutboundSettings)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One row of the settings table."""
+
+    section: str
+    key: str
+    default: Any
+    type: type  # str, int, float or bool
+    optional: bool  # may be unset (None)
+    help: str
+    choices: tuple[str, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    secret: bool = False
+    check: Callable[[Any], str | None] | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.section}.{self.key}"
+
+    @property
+    def env(self) -> str:
+        return f"{ENV_PREFIX}_{self.section}_{self.key}".upper()
+
+    @property
+    def type_name(self) -> str:
+        return _TYPE_NAMES[self.type]
+
+
+_TYPE_NAMES: dict[type, str] = {str: "text", int: "integer", float: "number", bool: "true/false"}
+
+
+def _unwrap(annotation: Any) -> tuple[type, bool]:
+    """(str, True) for `str | None`; (int, False) for `int`."""
+    if isinstance(annotation, UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not NoneType]
+        if len(args) != 1 or args[0] not in _TYPE_NAMES:
+            raise TypeError(f"unsupported setting type {annotation!r}")
+        return args[0], True
+    if annotation not in _TYPE_NAMES:
+        raise TypeError(f"unsupported setting type {annotation!r}")
+    return annotation, False
+
+
+def _build_table() -> tuple[Setting, ...]:
+    rows = []
+    section_types = typing.get_type_hints(Settings)
+    for section in fields(Settings):
+        cls = section_types[section.name]
+        hints = typing.get_type_hints(cls)
+        for f in fields(cls):
+            kind, optional = _unwrap(hints[f.name])
+            rows.append(
+                Setting(
+                    section=section.name,
+                    key=f.name,
+                    default=f.default,
+                    type=kind,
+                    optional=optional,
+                    help=f.metadata["help"],
+                    choices=f.metadata["choices"],
+                    minimum=f.metadata["minimum"],
+                    maximum=f.metadata["maximum"],
+                    secret=f.metadata["secret"],
+                    check=f.metadata["check"],
+                )
+            )
+    return tuple(rows)
+
+
+SETTINGS: tuple[Setting, ...] = _build_table()
+_BY_NAME: dict[tuple[str, str], Setting] = {(s.section, s.key): s for s in SETTINGS}
+_SECTIONS: tuple[str, ...] = tuple(dict.fromkeys(s.section for s in SETTINGS))
+
+
+# -- reading values -------------------------------------------------------------------------
+
+
+def _from_toml(setting: Setting, value: Any) -> Any:
+    """A TOML value must already have the setting's type (TOML is typed)."""
+    if setting.optional and value == "":
+        return None
+    if setting.type is bool:
+        ok = isinstance(value, bool)
+    elif setting.type is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif setting.type is float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    else:
+        ok = isinstance(value, str)
+    if not ok:
+        raise SettingsError(f"expected {_expected(setting)}, got {value!r}")
+    return value
+
+
+def _from_text(setting: Setting, text: str) -> Any:
+    """An environment value is text; convert it to the setting's type."""
+    text = text.strip()
+    if setting.optional and text == "":
+        return None
+    try:
+        if setting.type is bool:
+            if text.lower() in _TRUE:
+                return True
+            if text.lower() in _FALSE:
+                return False
+            raise ValueError(text)
+        if setting.type is int:
+            return int(text)
+        if setting.type is float:
+            return float(text)
+    except ValueError:
+        raise SettingsError(f"expected {_expected(setting)}, got {text!r}") from None
+    return text
+
+
+def _expected(setting: Setting) -> str:
+    if setting.type is bool:
+        what = "true or false (also yes/no, on/off, 1/0 in the environment)"
+    else:
+        what = {str: "text", int: "a whole number", float: "a number"}[setting.type]
+    return what + (", or empty to leave it unset" if setting.optional else "")
+
+
+def _validate(setting: Setting, value: Any) -> Any:
+    if value is None:
+        return value
+    if value == "" and setting.type is str:
+        raise SettingsError(
+            f"expected text, got an empty value; the default is {setting.default!r}"
+        )
+    if setting.choices and value not in setting.choices:
+        allowed = ", ".join(setting.choices)
+        raise SettingsError(f"{value!r} is not one of: {allowed}")
+    if setting.minimum is not None and value < setting.minimum:
+        raise SettingsError(f"{value!r} is below the minimum {setting.minimum:g}")
+    if setting.maximum is not None and value > setting.maximum:
+        raise SettingsError(f"{value!r} is above the maximum {setting.maximum:g}")
+    if setting.check is not None and (problem := setting.check(value)):
+        raise SettingsError(f"{value!r}: {problem}")
+    return value
+
+
+def _unknown(what: str, name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown {what} {name!r}{hint}; known: {', '.join(known)}"
+
+
+def _read_file(path: Path) -> tuple[dict[tuple[str, str], Any], list[str]]:
+    try:
+        with path.open("rb") as fh:
+            document = tomllib.load(fh)
+    except OSError as exc:
+        raise SettingsError(f"cannot read settings file {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path} is not valid TOML: {exc}") from None
+    values: dict[tuple[str, str], Any] = {}
+    errors: list[str] = []
+    for section, table in document.items():
+        if section not in _SECTIONS:
+            errors.append(f"{path}: {_unknown('section', section, list(_SECTIONS))}")
+            continue
+        if not isinstance(table, dict):
+            errors.append(f"{path}: {section} must be a table: write [{section}] and keys below")
+            continue
+        known = [s.key for s in SETTINGS if s.section == section]
+        for key, raw in table.items():
+            setting = _BY_NAME.get((section, key))
+            if setting is None:
+                errors.append(f"{path}: [{section}] {_unknown('key', key, known)}")
+                continue
+            try:
+                values[section, key] = _validate(setting, _from_toml(setting, raw))
+            except SettingsError as exc:
+                errors.append(f"{path}: {setting.name}: {exc}")
+    return values, errors
+
+
+def load_settings(path: Path | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+    """Defaults, then the file at `path` (if any), then MAILJUDGE_* variables of `environ`.
+
+    All problems are reported together in one SettingsError, one per line. Variables
+    with the prefix that name no setting are left alone: other tools share the prefix.
+    """
+    values: dict[tuple[str, str], Any] = {}
+    errors: list[str] = []
+    if path is not None:
+        values, errors = _read_file(path)
+    for setting in SETTINGS:
+        if environ is not None and setting.env in environ:
+            try:
+                value = _from_text(setting, environ[setting.env])
+                values[setting.section, setting.key] = _validate(setting, value)
+            except SettingsError as exc:
+                errors.append(f"{setting.env} ({setting.name}): {exc}")
+    if errors:
+        raise SettingsError("\n".join(errors))
+    settings = Settings()
+    for section in _SECTIONS:
+        changes = {key: v for (sec, key), v in values.items() if sec == section}
+        if changes:
+            settings = replace(
+                settings, **{section: replace(getattr(settings, section), **changes)}
+            )
+    return settings
+
+
+def value_of(settings: Settings, setting: Setting) -> Any:
+    return getattr(getattr(settings, setting.section), setting.key)
+
+
+# -- documentation --------------------------------------------------------------------------
+
+
+def _toml_literal(value: Any) -> str:
+    if value is None:
+        return "(unset)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return str(value)
+
+
+def settings_docs() -> str:
+    """Every setting with its type, default, environment variable and meaning, as text."""
+    lines = [
+        "Settings come from the TOML file given with --config, then from environment",
+        "variables, which win. Every key below can be set either way.",
+    ]
+    for section in _SECTIONS:
+        lines += ["", f"[{section}]"]
+        for s in SETTINGS:
+            if s.section != section:
+                continue
+            kind = s.type_name + (", one of " + "/".join(s.choices) if s.choices else "")
+            lines.append(f"  {s.key} = {_toml_literal(s.default)}  ({kind}; {s.env})")
+            lines += textwrap.wrap(s.help, 88, initial_indent=" " * 6, subsequent_indent=" " * 6)
+    return "\n".join(lines) + "\n"
+
+
+def settings_markdown() -> str:
+    """The same table in Markdown, for the README."""
+    rows = [
+        "| key | default | environment | meaning |",
+        "|---|---|---|---|",
+    ]
+    for s in SETTINGS:
+        meaning = s.help.replace("|", "\\|")
+        if s.choices:
+            meaning += " One of: " + ", ".join(f"`{c}`" for c in s.choices) + "."
+        default = "unset" if s.default is None else f"`{_toml_literal(s.default)}`"
+        rows.append(f"| `{s.name}` | {default} | `{s.env}` | {meaning} |")
+    return "\n".join(rows) + "\n"
+
+
+def _mask_url_password(value: str) -> str:
+    return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1********@", value)
+
+
+def describe_settings(settings: Settings, show_secrets: bool = False) -> str:
+    """The settings in force, as TOML; secrets are masked unless asked for."""
+    blocks: list[str] = []
+    for section in _SECTIONS:
+        lines = [f"[{section}]"]
+        for s in SETTINGS:
+            if s.section != section:
+                continue
+            value = value_of(settings, s)
+            if value is None:
+                lines.append(f"# {s.key} is unset")
+                continue
+            if not show_secrets:
+                if s.secret:
+                    value = "********"
+                elif isinstance(value, str):
+                    value = _mask_url_password(value)
+            lines.append(f"{s.key} = {_toml_literal(value)}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"

@@ -1,0 +1,56 @@
+"""The same game by mail, read by the IMAP poller from a real Dovecot on loopback."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from e2e import JUDGE, MASTER, Harness, play_years, player, set_up_game
+from mailstack import Dovecot, SmtpSink
+
+from mailjudge.service.runner import Judge
+from mailjudge.settings import load_settings
+
+
+@pytest.fixture
+def imap_harness(
+    tmp_path: Path, smtp_sink: SmtpSink, dovecot: Dovecot, cheap_scrypt: None
+) -> Iterator[Harness]:
+    folder = f"judge-{uuid.uuid4().hex[:8]}"
+    client = dovecot.connect()
+    client.create_folder(folder)
+    client.logout()
+    settings = load_settings(
+        None,
+        {
+            "MAILJUDGE_JUDGE_ADDRESS": JUDGE,
+            "MAILJUDGE_DATABASE_URL": f"sqlite:///{tmp_path / 'judge.db'}",
+            "MAILJUDGE_OUTBOUND_PORT": str(smtp_sink.port),
+            "MAILJUDGE_OUTBOUND_REPLY_LIMIT": "0",
+            "MAILJUDGE_SMTP_PORT": "0",
+            "MAILJUDGE_IMAP_HOST": "127.0.0.1",
+            "MAILJUDGE_IMAP_PORT": str(dovecot.imap_port),
+            "MAILJUDGE_IMAP_USER": "judge@example.test",
+            "MAILJUDGE_IMAP_PASSWORD": "judge-pass",
+            "MAILJUDGE_IMAP_SSL": "false",
+            "MAILJUDGE_IMAP_MAILBOX": folder,
+        },
+    )
+    judge = Judge(settings, free_ports=True)
+    judge.start()
+    try:
+        yield Harness(judge, smtp_sink, lambda sender, raw: dovecot.append(folder, raw))
+    finally:
+        judge.stop()
+
+
+def test_a_game_year_through_imap(imap_harness: Harness) -> None:
+    h = imap_harness
+    set_up_game(h, "imapgame")
+    played = play_years(h, "imapgame", years=1, seed=11)
+    assert played[:2] == ["S1901M", "F1901M"]
+    assert len(h.results_for("imapgame", "F1901M")) == 8
+    assert any(m.rcpt_tos == [MASTER] for m in h.results_for("imapgame", "S1901M"))
+    assert any(m.rcpt_tos == [player("FRANCE")] for m in h.results_for("imapgame", "S1901M"))

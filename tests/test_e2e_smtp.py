@@ -1,0 +1,129 @@
+"""End to end over real sockets: a master and seven players play by SMTP; the judge relays
+its mail to an aiosmtpd sink; replies, results and refusals are checked as players see them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from e2e import JUDGE, MASTER, POWERS, Harness, play_years, player, secret, set_up_game, wire
+from mailstack import SmtpSink
+
+from mailjudge.models import InboundMessage
+from mailjudge.service.games import get_game
+from mailjudge.service.orders import orders_on_file
+from mailjudge.service.runner import Judge
+from mailjudge.settings import load_settings
+
+
+@pytest.fixture
+def harness(tmp_path: Path, smtp_sink: SmtpSink, cheap_scrypt: None) -> Iterator[Harness]:
+    settings = load_settings(
+        None,
+        {
+            "MAILJUDGE_JUDGE_ADDRESS": JUDGE,
+            "MAILJUDGE_DATABASE_URL": f"sqlite:///{tmp_path / 'judge.db'}",
+            "MAILJUDGE_OUTBOUND_PORT": str(smtp_sink.port),
+            "MAILJUDGE_OUTBOUND_REPLY_LIMIT": "0",
+        },
+    )
+    judge = Judge(settings, free_ports=True)
+    judge.start()
+    try:
+        yield Harness(judge, smtp_sink)
+    finally:
+        judge.stop()
+
+
+def test_two_years_by_mail(harness: Harness) -> None:
+    h = harness
+    set_up_game(h, "mailgame")
+
+    def started_mails() -> list[object]:
+        return [m for m in h.sink.mails if "has started" in m.message["Subject"]]
+
+    h.wait_until(lambda: len(started_mails()) == 8)
+    started = [m for m in h.sink.mails if "has started" in m.message["Subject"]]
+    assert sorted(m.rcpt_tos[0] for m in started) == sorted([MASTER, *map(player, POWERS)])
+    played = play_years(h, "mailgame", years=2)
+    assert played[0] == "S1901M" and sum(1 for p in played if p.endswith("M")) >= 4
+    results = h.results_for("mailgame", "F1901M")
+    assert len(results) == 8
+    france = next(m.message for m in results if m.rcpt_tos == [player("FRANCE")])
+    assert france["X-Mailjudge-Role"] == "player FRANCE"
+    assert france["X-Mailjudge-Game"] == "mailgame" and france["X-Mailjudge-Phase"] == "F1901M"
+    assert france["Auto-Submitted"] == "auto-generated"
+    body = france.get_content()
+    assert "Supply centres:" in body and "FRANCE" in body
+    # Every mail the judge sent is well formed and carries no password.
+    for mail in h.sink.mails:
+        raw = mail.raw.decode("utf-8", "replace")
+        assert mail.message["Message-ID"] and mail.message["Date"]
+        for power in POWERS:
+            assert secret(power) not in raw
+        assert "masterpw" not in raw
+
+
+def test_replies_thread_and_say_ok_or_why(harness: Harness) -> None:
+    h = harness
+    set_up_game(h, "threads")
+    sent = h.send(
+        player("FRANCE"), f"SIGNON france@threads {secret('FRANCE')}\nA PAR - MOS\nF BRE - MAO"
+    )
+    reply = h.reply(sent)
+    assert reply["In-Reply-To"] == sent and sent in reply["References"]
+    assert reply["Auto-Submitted"] == "auto-replied"
+    assert reply["X-Mailjudge-Role"] == "player FRANCE"
+    text = reply.get_content()
+    assert "not accepted: A PAR - MOS" in text and "F BRE - MAO" in text
+
+
+def test_forged_sender_with_wrong_password_changes_nothing(harness: Harness) -> None:
+    h = harness
+    set_up_game(h, "forgery")
+    sent = h.send(player("FRANCE"), "SIGNON france@forgery guessed\nA PAR - BUR")
+    assert "wrong password" in h.reply(sent).get_content()
+    h.wait_until(lambda: any("wrong password" in m.message["Subject"] for m in h.sink.mails))
+    notice = next(m for m in h.sink.mails if "wrong password" in m.message["Subject"])
+    assert notice.rcpt_tos == [player("FRANCE")]
+    assert "FRANCE" not in orders_on_file(get_game("forgery"))
+
+
+def test_a_mail_delivered_twice_is_answered_once(harness: Harness) -> None:
+    h = harness
+    msg = h.mail("someone@players.test", "LIST")
+    h.deliver("someone@players.test", wire(msg))
+    h.deliver("someone@players.test", wire(msg))
+    h.reply(str(msg["Message-ID"]))
+    h.wait_until(lambda: InboundMessage.select().where(InboundMessage.state == "done").count() == 1)
+    assert len(h.replies_to(str(msg["Message-ID"]))) == 1
+
+
+def test_automatic_and_list_mail_is_not_answered(harness: Harness) -> None:
+    h = harness
+    quiet = [
+        h.send("robot@players.test", "LIST", Auto_Submitted="auto-replied"),
+        h.send("list@players.test", "LIST", List_Id="<chat.players.test>"),
+        h.send("bulk@players.test", "LIST", Precedence="bulk"),
+    ]
+    marker = h.send("person@players.test", "LIST")
+    h.reply(marker)  # mail is answered in order: the three before it were passed over
+    h.wait_until(lambda: InboundMessage.select().where(InboundMessage.state == "done").count() == 4)
+    assert all(not h.replies_to(mid) for mid in quiet)
+
+
+def test_huge_and_malformed_mail_get_one_clear_error(harness: Harness) -> None:
+    h = harness
+    big = h.send("big@players.test", "LIST\n" + ("x" * 70 + "\n") * 4000)
+    text = h.reply(big).get_content()
+    assert "at most" in text and "bytes" in text
+    raw = (
+        b"From: odd@players.test\r\nTo: judge@example.test\r\nSubject: =?bogus?Q?x?=\r\n"
+        b'Message-ID: <odd-1@players.test>\r\nContent-Type: multipart/mixed; boundary="nope"\r\n'
+        b"\r\n--wrong\r\n\xff\xfe garbage\r\n"
+    )
+    h.deliver("odd@players.test", raw)
+    reply = h.reply("<odd-1@players.test>")
+    assert "No commands were found" in reply.get_content() or "HELP" in reply.get_content()
+    assert len(h.replies_to("<odd-1@players.test>")) == 1

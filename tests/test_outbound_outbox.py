@@ -1,0 +1,342 @@
+"""The outbox against a real SMTP server on loopback: queued mail arrives once, with its
+headers; an outage delays mail and never loses or doubles it."""
+
+from __future__ import annotations
+
+import shutil
+import smtplib
+import ssl
+import subprocess
+import threading
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP as SMTPServer
+from aiosmtpd.smtp import AuthResult, Envelope, LoginPassword, Session
+from mailstack import LOOPBACK, SmtpSink, free_port
+
+from mailjudge.inbound import spool
+from mailjudge.models import Outbox, utcnow
+from mailjudge.outbound import outbox
+from mailjudge.outbound.message import build_message
+from mailjudge.outbound.outbox import RetryPolicy
+from mailjudge.outbound.send import SmtpSender, is_permanent
+from mailjudge.settings import OutboundSettings
+
+JUDGE = "judge@example.org"
+FAST = RetryPolicy(
+    max_attempts=4, first_delay=timedelta(seconds=30), max_delay=timedelta(minutes=5)
+)
+
+
+def sender_for(sink: SmtpSink) -> SmtpSender:
+    return SmtpSender(LOOPBACK, sink.port, JUDGE, timeout=5)
+
+
+def notice(n: int, to: str = "alice@example.com", **kwargs: object) -> Outbox:
+    message = build_message(
+        sender=JUDGE,
+        to=[to],
+        subject=f"Results {n}",
+        text=f"Result {n}\n",
+        game="ivory",
+        phase="S1901M",
+        role="player FRANCE",
+        **kwargs,  # type: ignore[arg-type]
+    )
+    return outbox.enqueue(message)
+
+
+def test_queued_mail_is_sent_later_with_every_header(any_db: str, smtp_sink: SmtpSink) -> None:
+    row = notice(1)
+    assert row.state == "queued" and smtp_sink.mails == []  # queued, not sent inline
+    with sender_for(smtp_sink) as sender:
+        result = outbox.flush(sender)
+    assert (result.sent, result.retried, result.failed) == (1, 0, 0)
+    (received,) = smtp_sink.wait_for(1)
+    assert received.mail_from == JUDGE and received.rcpt_tos == ["alice@example.com"]
+    message = received.message
+    for header in ("From", "To", "Subject", "Date", "Message-ID", "Auto-Submitted"):
+        assert message[header], header
+    assert message["Message-ID"] == row.message_id
+    assert message["X-Mailjudge-Game"] == "ivory"
+    assert message["X-Mailjudge-Phase"] == "S1901M"
+    assert message["X-Mailjudge-Role"] == "player FRANCE"
+    row = Outbox.get_by_id(row.__data__["id"])
+    assert row.state == "sent" and row.attempts == 1 and row.sent_at is not None
+
+
+def test_envelope_has_bcc_but_the_mail_does_not(any_db: str, smtp_sink: SmtpSink) -> None:
+    message = build_message(
+        sender=JUDGE, to=["a@example.com"], cc=["B@Example.com"], subject="x", text="x"
+    )
+    message["Bcc"] = "master@example.com"
+    row = outbox.enqueue(message)
+    assert row.to_addrs == "a@example.com b@example.com master@example.com"
+    assert b"master@example.com" not in row.raw
+    assert message["Bcc"] == "master@example.com"  # the caller's message is left alone
+    with sender_for(smtp_sink) as sender:
+        outbox.flush(sender)
+    (received,) = smtp_sink.wait_for(1)
+    assert received.rcpt_tos == ["a@example.com", "b@example.com", "master@example.com"]
+    assert "Bcc" not in received.message
+
+
+def test_enqueue_is_idempotent_and_checks_its_input(any_db: str) -> None:
+    message = build_message(sender=JUDGE, to=["a@example.com"], subject="x", text="x")
+    first = outbox.enqueue(message)
+    assert outbox.enqueue(message).__data__["id"] == first.__data__["id"]
+    assert Outbox.select().count() == 1
+    del message["Message-ID"]
+    with pytest.raises(ValueError, match="Message-ID"):
+        outbox.enqueue(message)
+    bare = build_message(sender=JUDGE, to=["not an address"], subject="x", text="x")
+    with pytest.raises(ValueError, match="no recipient"):
+        outbox.enqueue(bare)
+    explicit = outbox.enqueue(bare, to_addrs=["Someone@Example.com"])
+    assert explicit.to_addrs == "someone@example.com"
+
+
+def test_relay_outage_delays_mail_and_loses_nothing(any_db: str, smtp_sink: SmtpSink) -> None:
+    rows = [notice(n) for n in range(5)]
+    smtp_sink.stop()  # nothing listens on the relay's port now
+    now = utcnow()
+    sender = sender_for(smtp_sink)
+    result = outbox.flush(sender, now=now, retry=FAST)
+    assert (result.sent, result.retried, result.failed) == (0, 5, 0)
+    for row in Outbox.select():
+        assert row.state == "queued" and row.attempts == 1
+        assert "ConnectionRefusedError" in row.last_error
+        assert row.next_attempt_at == now + timedelta(seconds=30)
+    # Not due yet: nothing is tried.
+    assert outbox.flush(sender, now=now + timedelta(seconds=10), retry=FAST).retried == 0
+    # Due, still down: the wait doubles.
+    later = now + timedelta(seconds=31)
+    assert outbox.flush(sender, now=later, retry=FAST).retried == 5
+    assert {r.attempts for r in Outbox.select()} == {2}
+    assert {r.next_attempt_at for r in Outbox.select()} == {later + timedelta(seconds=60)}
+    # The relay is back: everything goes, once.
+    smtp_sink.start()
+    result = outbox.flush(sender, now=later + timedelta(minutes=2), retry=FAST)
+    assert (result.sent, result.retried, result.failed) == (5, 0, 0)
+    assert outbox.flush(sender, now=later + timedelta(hours=1), retry=FAST).sent == 0
+    sender.close()
+    received = smtp_sink.wait_for(5)
+    assert sorted(m.message["Message-ID"] for m in received) == sorted(r.message_id for r in rows)
+    assert {r.state for r in Outbox.select()} == {"sent"}
+    assert {r.attempts for r in Outbox.select()} == {3}
+
+
+def test_mail_is_given_up_after_the_last_attempt(any_db: str) -> None:
+    notice(1)
+    sender = SmtpSender(LOOPBACK, free_port(), JUDGE, timeout=2)
+    now = utcnow()
+    for attempt in range(1, 5):
+        outcome = outbox.flush(sender, now=now, retry=FAST)
+        row = Outbox.get()
+        assert row.attempts == attempt
+        now = row.next_attempt_at
+    assert (outcome.retried, outcome.failed) == (0, 1)
+    row = Outbox.get()
+    assert row.state == "failed" and "ConnectionRefusedError" in row.last_error
+    assert outbox.flush(sender, now=now + timedelta(days=1), retry=FAST).failed == 0
+
+
+def test_permanent_refusal_fails_at_once_temporary_is_retried(
+    any_db: str, smtp_sink: SmtpSink
+) -> None:
+    notice(1, to="nobody@example.com")
+    notice(2, to="busy@example.com")
+    with sender_for(smtp_sink) as sender:
+        result = outbox.flush(sender, retry=FAST)
+    assert (result.sent, result.retried, result.failed) == (0, 1, 1)
+    states = {r.to_addrs: r for r in Outbox.select()}
+    assert states["nobody@example.com"].state == "failed"
+    assert "550" in states["nobody@example.com"].last_error
+    assert states["busy@example.com"].state == "queued"
+
+
+def test_partly_refused_mail_is_sent_to_the_rest(any_db: str, smtp_sink: SmtpSink) -> None:
+    message = build_message(
+        sender=JUDGE, to=["a@example.com", "nobody@example.com"], subject="x", text="x"
+    )
+    outbox.enqueue(message)
+    with sender_for(smtp_sink) as sender:
+        assert outbox.flush(sender).sent == 1
+    assert smtp_sink.wait_for(1)[0].rcpt_tos == ["a@example.com"]
+    row = Outbox.get()
+    assert row.state == "sent" and row.last_error == "refused: nobody@example.com"
+
+
+def test_two_senders_at_once_send_each_mail_once(any_db: str, smtp_sink: SmtpSink) -> None:
+    count = 40
+    for n in range(count):
+        notice(n)
+    gun = threading.Barrier(3)
+    results = []
+
+    def flusher() -> None:
+        with sender_for(smtp_sink) as sender:
+            gun.wait()
+            results.append(outbox.flush(sender))
+
+    threads = [threading.Thread(target=flusher) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sum(r.sent for r in results) == count
+    received = smtp_sink.wait_for(count)
+    ids = [m.message["Message-ID"] for m in received]
+    assert len(ids) == len(set(ids)) == count
+
+
+def test_a_dead_senders_claim_runs_out(any_db: str, smtp_sink: SmtpSink) -> None:
+    notice(1)
+    now = utcnow()
+    claimed = outbox.claim_due(now, 10, lease=timedelta(minutes=10))
+    assert len(claimed) == 1 and Outbox.get().state == "sending"
+    with sender_for(smtp_sink) as sender:
+        assert outbox.flush(sender, now=now + timedelta(minutes=5)).sent == 0  # still leased
+        assert outbox.flush(sender, now=now + timedelta(minutes=11)).sent == 1
+    assert len(smtp_sink.wait_for(1)) == 1
+
+
+def test_flush_limit(any_db: str, smtp_sink: SmtpSink) -> None:
+    for n in range(5):
+        notice(n)
+    with sender_for(smtp_sink) as sender:
+        assert outbox.flush(sender, limit=2).sent == 2
+        assert outbox.flush(sender).sent == 3
+
+
+def test_reply_rate_limit_counts_answers_per_address(any_db: str) -> None:
+    inbound, _ = spool.store(
+        b"Message-ID: <q@x>\r\n\r\nHELP\r\n", "al@example.com", [JUDGE], "smtp"
+    )
+
+    def answer(to: str) -> None:
+        message = build_message(
+            sender=JUDGE, to=[to], subject="Re: HELP", text="x", in_reply_to="<q@x>"
+        )
+        outbox.enqueue(message, inbound=inbound)
+
+    for _ in range(3):
+        answer("al@example.com")
+    answer("val@example.com")  # contains "al@example.com", but is someone else
+    notice(1, to="al@example.com")  # a notice, not an answer
+    window = timedelta(minutes=60)
+    assert outbox.replies_sent("AL@example.com", window) == 3
+    assert outbox.replies_sent("val@example.com", window) == 1
+    assert outbox.replies_sent("al@example.com", window, now=utcnow() + timedelta(hours=2)) == 0
+    limits = OutboundSettings(reply_limit=3, reply_window_minutes=60)
+    assert not outbox.may_reply("al@example.com", limits)
+    assert outbox.may_reply("val@example.com", limits)
+    assert outbox.may_reply("al@example.com", OutboundSettings(reply_limit=0))
+
+
+def test_which_failures_are_permanent() -> None:
+    assert is_permanent(smtplib.SMTPRecipientsRefused({"a@x": (550, b"no"), "b@x": (551, b"no")}))
+    assert not is_permanent(
+        smtplib.SMTPRecipientsRefused({"a@x": (550, b"no"), "b@x": (452, b"full")})
+    )
+    assert is_permanent(smtplib.SMTPDataError(554, b"spam"))
+    assert not is_permanent(smtplib.SMTPDataError(451, b"later"))
+    # The judge's own configuration: fixed by the operator, so the mail must wait.
+    assert not is_permanent(smtplib.SMTPAuthenticationError(535, b"bad password"))
+    assert not is_permanent(smtplib.SMTPSenderRefused(553, b"not allowed", "judge@x"))
+    assert not is_permanent(ConnectionRefusedError())
+
+
+def test_retry_policy() -> None:
+    policy = RetryPolicy.from_settings(
+        OutboundSettings(max_attempts=7, retry_first_seconds=10, retry_max_seconds=60)
+    )
+    assert policy.max_attempts == 7
+    waits = [policy.delay(n).total_seconds() for n in range(1, 7)]
+    assert waits == [10, 20, 40, 60, 60, 60]
+    assert RetryPolicy().delay(10_000) == timedelta(hours=1)
+
+
+# -- the sender itself: STARTTLS and login against a real server ---------------------------
+
+
+class _Keeper:
+    def __init__(self) -> None:
+        self.mails: list[bytes] = []
+
+    async def handle_DATA(self, server: SMTPServer, session: Session, envelope: Envelope) -> str:
+        self.mails.append(envelope.original_content or b"")
+        return "250 OK"
+
+
+def _authenticate(
+    server: SMTPServer, session: Session, envelope: Envelope, mechanism: str, auth_data: object
+) -> AuthResult:
+    ok = isinstance(auth_data, LoginPassword) and (auth_data.login, auth_data.password) == (
+        b"judge",
+        b"s3cret",
+    )
+    return AuthResult(success=ok, handled=False)
+
+
+def test_starttls_and_login(tmp_path: Path) -> None:
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is needed to make a test certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        [openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+         "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1",
+         "-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_tls.load_cert_chain(cert, key)
+    keeper = _Keeper()
+    port = free_port()
+    controller = Controller(
+        keeper,
+        hostname=LOOPBACK,
+        port=port,
+        tls_context=server_tls,
+        require_starttls=True,
+        auth_required=True,
+        authenticator=_authenticate,
+    )
+    controller.start()
+    try:
+        client_tls = ssl.create_default_context(cafile=str(cert))
+        raw = build_message(sender=JUDGE, to=["a@example.com"], subject="x", text="x").as_bytes()
+        good = SmtpSender(
+            LOOPBACK,
+            port,
+            JUDGE,
+            starttls=True,
+            user="judge",
+            password="s3cret",
+            ssl_context=client_tls,
+        )
+        with good:
+            assert good.send(raw, ["a@example.com"]) == {}
+            assert good.send(raw, ["a@example.com"]) == {}  # over the same connection
+        assert len(keeper.mails) == 2
+        bad = SmtpSender(
+            LOOPBACK,
+            port,
+            JUDGE,
+            starttls=True,
+            user="judge",
+            password="wrong",
+            ssl_context=client_tls,
+        )
+        with pytest.raises(smtplib.SMTPAuthenticationError):
+            bad.send(raw, ["a@example.com"])
+        clear = SmtpSender(LOOPBACK, port, JUDGE)  # no STARTTLS: the server insists
+        with pytest.raises(smtplib.SMTPException):
+            clear.send(raw, ["a@example.com"])
+    finally:
+        controller.stop()
