@@ -23,6 +23,7 @@ BENCHMARKS: dict[str, str] = {
     "adjudicate": "mailjudge.benchmarks.adjudicate",
     "smtp": "mailjudge.benchmarks.smtp_spool",
     "voting": "mailjudge.benchmarks.voting",
+    "mail": "mailjudge.benchmarks.mail_e2e",
 }
 
 
@@ -73,7 +74,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    Judge(_settings(args)).serve_forever()
+    Judge(_settings(args), workers=args.workers).serve_forever()
     return 0
 
 
@@ -131,6 +132,14 @@ def build_parser() -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         cmd.add_argument("--config", metavar="FILE", help="a TOML settings file")
+        if name == "serve":
+            cmd.add_argument(
+                "--workers",
+                type=int,
+                default=1,
+                help="processes answering mail (default 1), besides one sending; "
+                "0 runs everything as threads of one process",
+            )
     return ap
 
 

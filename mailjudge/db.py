@@ -8,11 +8,20 @@ PostgreSQL, the query options going to psycopg2 as they are (for example
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from peewee import Database, DatabaseProxy, PostgresqlDatabase, Select, SqliteDatabase
+from peewee import (
+    Database,
+    DatabaseProxy,
+    Model,
+    ModelRaw,
+    PostgresqlDatabase,
+    Select,
+    SqliteDatabase,
+)
 
 database_proxy = DatabaseProxy()
 
@@ -112,3 +121,45 @@ def _postgres(url: str) -> PostgresqlDatabase:
     if port:
         options["port"] = port
     return PostgresqlDatabase(dbname, **options)
+
+
+# -- queries built once ------------------------------------------------------------------
+# Building SQL from peewee's expression tree costs far more than running a small query, and
+# a mail runs the same few queries every time. These helpers build each once per kind of
+# database and reuse the text; the caller gives the parameters in peewee's order, already in
+# database form, and the first build checks that they match, so a mistake fails loudly.
+
+_COMPILED: dict[tuple[str, str], str] = {}
+_Model = TypeVar("_Model", bound=Model)
+
+
+def compiled_sql(key: str, build: Callable[[], Any], params: Sequence[Any]) -> str:
+    cache_key = (type(database_proxy.obj).__name__, key)
+    sql = _COMPILED.get(cache_key)
+    if sql is None:
+        sql, built = build().sql()
+        if len(built) != len(params) or not all(map(_same, built, params)):
+            raise RuntimeError(f"query {key!r}: parameters {list(params)!r} are not {built!r}")
+        _COMPILED[cache_key] = sql
+    return sql
+
+
+def _same(built: Any, given: Any) -> bool:
+    # psycopg2 wraps bytes in Binary objects, which compare by identity: compare the bytes.
+    return bool(built == given) or (
+        type(built) is type(given)
+        and getattr(built, "adapted", built) == getattr(given, "adapted", given)
+    )
+
+
+def execute_compiled(key: str, build: Callable[[], Any], params: Sequence[Any]) -> Any:
+    """Run a built-once INSERT, UPDATE or DELETE; returns the cursor."""
+    return database_proxy.execute_sql(compiled_sql(key, build, params), list(params))
+
+
+def select_compiled(
+    model: type[_Model], key: str, build: Callable[[], Any], params: Sequence[Any]
+) -> list[_Model]:
+    """Run a built-once SELECT of ``model`` rows (values converted as peewee would)."""
+    # ModelRaw, not model.raw(): a model may have a field called "raw" (InboundMessage does).
+    return list(ModelRaw(model, compiled_sql(key, build, params), list(params)))

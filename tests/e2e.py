@@ -71,7 +71,7 @@ class Harness:
     def replies_to(self, message_id: str) -> list[Received]:
         return [m for m in self.sink.mails if m.message["In-Reply-To"] == message_id]
 
-    def reply(self, message_id: str, timeout: float = 20.0) -> EmailMessage:
+    def reply(self, message_id: str, timeout: float = 60.0) -> EmailMessage:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             found = self.replies_to(message_id)
@@ -85,7 +85,7 @@ class Harness:
         assert isinstance(body, str)
         return body
 
-    def wait_until(self, check: Callable[[], bool], timeout: float = 20.0) -> None:
+    def wait_until(self, check: Callable[[], bool], timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if check():

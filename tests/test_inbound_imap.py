@@ -66,7 +66,7 @@ def stored_ids() -> list[str]:
     return sorted(m.message_id or "" for m in InboundMessage.select())
 
 
-def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+def wait_until(condition: Callable[[], bool], timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "timed out"

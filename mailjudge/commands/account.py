@@ -17,24 +17,23 @@ def split_at(word: str) -> tuple[str, str]:
     return name.lower(), game.lower()
 
 
-def resolve_signon(ctx: Context, who: str) -> tuple[Game, str]:
-    """``france@game``, ``alice@game``, ``Fgame`` / ``Mgame`` (DPjudge initials), or a bare
-    name when the mail went to judge+GAME@."""
+def resolve_signon(ctx: Context, who: str) -> tuple[str, str]:
+    """(game name, seat name) from ``france@game``, ``alice@game``, ``Fgame`` / ``Mgame``
+    (DPjudge initials), or a bare name when the mail went to judge+GAME@."""
     if "@" in who:
         name, game_name = split_at(who)
-        return games.get_game(game_name), name
+        return game_name, name
     if ctx.default_game:
-        game = games.get_game(ctx.default_game)
-        return game, who.lower()
+        return ctx.default_game, who.lower()
     initial, game_name = who[:1].upper(), who[1:].lower()
     if not game_name:
         raise CommandError("write SIGNON power@game password (or Fgame / Mgame)")
-    game = games.get_game(game_name)
     if initial == "M":
-        return game, "master"
+        return game_name, "master"
+    game = games.get_game(game_name)
     for power in games.game_map(game).powers.values():
         if power.initial.upper() == initial:
-            return game, power.name.lower()
+            return game_name, power.name.lower()
     raise CommandError(f"{initial} is not a power's initial in {game.name}")
 
 
@@ -72,12 +71,13 @@ class Signon(Command):
         if len(args) != 2:
             ctx.stopped = True
             raise CommandError("write SIGNON power@game password")
-        game, name = resolve_signon(ctx, args[0])
+        game_name, name = resolve_signon(ctx, args[0])
         try:
-            seat = seats.seat_named(game, name)
+            seat = seats.seat_in(game_name, name)
         except NotFound:
             ctx.stopped = True
             raise
+        game = seat.game
         try:
             seats.authenticate(seat, args[1])
         except BadSecret:

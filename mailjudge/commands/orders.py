@@ -29,7 +29,8 @@ def submit(ctx: Context, power: str, texts: list[str], adding: bool = False) -> 
     earlier = ctx.filed.get(key, []) if adding else []
     report = service_orders.submit_orders(game, seat, power, earlier + texts)
     ctx.filed[key] = report.accepted
-    ctx.touched.add(game.id)
+    if not report.missing:
+        ctx.touched.add(game.id)  # only a complete order set can make the game ready
     if report.errors:
         ctx.order_errors += len(report.errors)
     return describe(report, game.phase)

@@ -10,15 +10,17 @@ and another took the mail up) cannot mark the mail done, so its work rolls back.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import traceback
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import Any
 
 from peewee import Field, IntegrityError
 
-from mailjudge.db import database_proxy, skip_locked
+from mailjudge.db import database_proxy, execute_compiled, select_compiled, skip_locked
 from mailjudge.inbound.parse import (
     ParsedMail,
     header_text,
@@ -122,16 +124,22 @@ def claim_next(
     mail itself that kills them.
     """
     now = now or utcnow()
-    stale = (InboundMessage.state == "processing") & (InboundMessage.claimed_at < now - stale_after)
+    cutoff = now - stale_after
+    stale = (InboundMessage.state == "processing") & (InboundMessage.claimed_at < cutoff)
     with database_proxy.atomic():
         while True:
-            query = (
-                InboundMessage.select()
-                .where((InboundMessage.state == "queued") | stale)
-                .order_by(InboundMessage.received_at, _id_field)
-                .limit(1)
+            found = select_compiled(
+                InboundMessage,
+                "claim-next-inbound",
+                lambda: skip_locked(
+                    InboundMessage.select()
+                    .where((InboundMessage.state == "queued") | stale)
+                    .order_by(InboundMessage.received_at, _id_field)
+                    .limit(1)
+                ),
+                ["queued", "processing", InboundMessage.claimed_at.db_value(cutoff), 1],
             )
-            row: InboundMessage | None = skip_locked(query).first()
+            row: InboundMessage | None = found[0] if found else None
             if row is None:
                 return None
             if row.state == "processing" and row.attempts >= max_attempts:
@@ -140,23 +148,39 @@ def claim_next(
             row.state = "processing"
             row.claimed_at = now
             row.attempts += 1
-            row.save(
-                only=[InboundMessage.state, InboundMessage.claimed_at, InboundMessage.attempts]
+            execute_compiled(
+                "claim-inbound",
+                functools.partial(_claim_update, row, now),
+                ["processing", row.attempts, InboundMessage.claimed_at.db_value(now), _pk(row)],
             )
             return row
 
 
+def _claim_update(row: InboundMessage, now: datetime) -> Any:
+    return InboundMessage.update(state=row.state, claimed_at=now, attempts=row.attempts).where(
+        _id_field == _pk(row)
+    )
+
+
 def _mark(row: InboundMessage, state: str, error: str = "") -> None:
     """Finish a claimed mail, unless someone else has claimed it since (LostClaim)."""
-    updated = (
-        InboundMessage.update(state=state, error=error, processed_at=utcnow())
-        .where(
+    done_at = utcnow()
+    updated = execute_compiled(
+        "finish-inbound",
+        lambda: InboundMessage.update(state=state, error=error, processed_at=done_at).where(
             (_pk(row) == _id_field)
             & (InboundMessage.state == "processing")
             & (InboundMessage.attempts == row.attempts)
-        )
-        .execute()
-    )
+        ),
+        [
+            state,
+            InboundMessage.processed_at.db_value(done_at),
+            error,
+            _pk(row),
+            "processing",
+            row.attempts,
+        ],
+    ).rowcount
     if updated != 1:
         raise LostClaim(f"inbound message {_pk(row)} was claimed by another worker")
 

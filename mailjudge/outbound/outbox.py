@@ -17,10 +17,11 @@ from datetime import datetime, timedelta
 from email import policy
 from email.message import EmailMessage
 from email.utils import getaddresses
+from typing import Any
 
 from peewee import Field, IntegrityError
 
-from mailjudge.db import database_proxy, skip_locked
+from mailjudge.db import database_proxy, execute_compiled, is_postgres, skip_locked
 from mailjudge.models import Game, InboundMessage, Outbox, utcnow
 from mailjudge.outbound.send import Sender, is_permanent
 from mailjudge.settings import OutboundSettings
@@ -95,12 +96,11 @@ def enqueue(
     if "Bcc" in message:
         message = copy.deepcopy(message)
         del message["Bcc"]
-    existing = Outbox.get_or_none(Outbox.message_id == str(message_id))
-    if existing is not None:
-        return existing
+    # Insert first and look only when the unique index says it is there already:
+    # queuing is on every mail's path, and the look-up would almost never find anything.
     try:
         with database_proxy.atomic():
-            return Outbox.create(
+            return _insert(
                 to_addrs=" ".join(recipients),
                 subject=str(message.get("Subject", "")),
                 raw=message.as_bytes(policy=policy.SMTP),
@@ -113,6 +113,33 @@ def enqueue(
         if existing is None:
             raise
         return existing
+
+
+def _insert(
+    to_addrs: str,
+    subject: str,
+    raw: bytes,
+    message_id: str,
+    game: Game | None,
+    inbound: InboundMessage | None,
+) -> Outbox:
+    """One new outbox row, with a built-once INSERT (every answered mail makes one)."""
+    now = utcnow()
+    values: dict[str, Any] = {
+        "to_addrs": to_addrs, "subject": subject, "raw": raw, "state": "queued", "attempts": 0,
+        "next_attempt_at": now, "last_error": "", "message_id": message_id,
+        "game": game.__data__["id"] if game is not None else None,
+        "inbound": inbound.__data__["id"] if inbound is not None else None,
+        "created_at": now,
+    }  # fmt: skip
+    params = [
+        to_addrs, subject, Outbox.raw.db_value(raw), "queued", 0,  # type: ignore[no-untyped-call]
+        Outbox.next_attempt_at.db_value(now), "", message_id, values["game"], values["inbound"],
+        Outbox.created_at.db_value(now),
+    ]  # fmt: skip
+    cursor = execute_compiled("insert-outbox", lambda: Outbox.insert(**values), params)
+    new_id = cursor.fetchone()[0] if is_postgres() else cursor.lastrowid
+    return Outbox(id=new_id, **values)
 
 
 def claim_due(now: datetime, limit: int, lease: timedelta) -> list[Outbox]:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from mailjudge.db import database_proxy
+from mailjudge.db import database_proxy, execute_compiled
 from mailjudge.engine.adjustments import adjustment_due, build_sites
 from mailjudge.engine.checker import check_order
 from mailjudge.engine.interchange import position_from_dict
@@ -26,8 +27,20 @@ class Submission:
     missing: list[str] = field(default_factory=list)
 
 
+_POSITIONS: dict[int, tuple[Any, Position]] = {}
+
+
 def current_position(game: Game) -> Position:
-    return position_from_dict(game.position, game_map(game))
+    """The game's board, read from its stored JSON once per change (every order mail and
+    every readiness check asks for it)."""
+    cached = _POSITIONS.get(game.id)
+    if cached is not None and cached[0] == game.position:
+        return cached[1]
+    pos = position_from_dict(game.position, game_map(game))
+    if len(_POSITIONS) > 1000:
+        _POSITIONS.clear()
+    _POSITIONS[game.id] = (game.position, pos)
+    return pos
 
 
 def may_order_for(seat: Seat, power: str) -> bool:
@@ -72,19 +85,34 @@ def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submi
     with database_proxy.atomic():
         _delete_orders(game, power)
         now = utcnow()
-        for n, text in enumerate(kept):
-            OrderLine.create(
-                game=game, phase=game.phase, power=power, line=n, text=text,
-                submitted_by=seat, submitted_at=now,
-            )  # fmt: skip
+        if kept:
+            rows = [
+                {"game": game.id, "phase": game.phase, "power": power, "line": n, "text": text,
+                 "submitted_by": seat.id, "submitted_at": now}
+                for n, text in enumerate(kept)
+            ]  # fmt: skip
+            stamp = OrderLine.submitted_at.db_value(now)
+            params = [
+                v for n, text in enumerate(kept)
+                for v in (game.id, game.phase, power, n, text, seat.id, stamp)
+            ]  # fmt: skip
+            execute_compiled(
+                f"insert-orders-{len(kept)}", lambda: OrderLine.insert_many(rows), params
+            )
     report.missing = missing_orders(game, pos, power, kept)
     return report
 
 
 def _delete_orders(game: Game, power: str) -> None:
-    OrderLine.delete().where(
-        (OrderLine.game == game) & (OrderLine.phase == game.phase) & (OrderLine.power == power)
-    ).execute()
+    execute_compiled(
+        "delete-orders",
+        lambda: OrderLine.delete().where(
+            (OrderLine.game == game.id)
+            & (OrderLine.phase == game.phase)
+            & (OrderLine.power == power)
+        ),
+        [game.id, game.phase, power],
+    )
 
 
 def clear_orders(game: Game, seat: Seat, power: str) -> None:

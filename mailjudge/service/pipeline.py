@@ -87,7 +87,7 @@ def _queue_reply(
         role=f"{seat.role} {seat.powers}".strip() if seat is not None else None,
         date=now,
     )
-    enqueue(message, game=_game_row(game.name if game else None), inbound=row)
+    enqueue(message, game=game, inbound=row)
 
 
 def queue_outgoing(item: Outgoing, settings: Settings, now: datetime) -> None:

@@ -42,29 +42,37 @@ class Processed:
     outcome: PhaseOutcome
 
 
-def _exempt(game: Game) -> set[str]:
+def _exempt(game: Game, seats: list[Seat]) -> set[str]:
     """Powers the judge orders for itself: dummies and vacant powers under CD_DUMMIES."""
     if not has_rule(game, "CD_DUMMIES"):
         return set()
-    return {p for s in players(game) if s.dummy or s.person_id is None for p in s.powers.split()}
+    return {p for s in seats if s.dummy or s.person_id is None for p in s.powers.split()}
 
 
-def readiness(game: Game, now: datetime | None = None) -> Readiness:
-    """Should the judge process now, without the master's word?"""
+def readiness(game: Game, now: datetime | None = None, need_late: bool = True) -> Readiness:
+    """Should the judge process now, without the master's word? With ``need_late`` False
+    the answer may come without the list of late powers (it skips reading the orders when
+    a WAIT or ALWAYS_WAIT settles it)."""
     if game.state != "active":
         return Readiness(False, f"the game is {game.state}")
     now = now or utcnow()
+    seats = players(game)
+    deadline = None if has_rule(game, "NO_DEADLINE") else game.deadline
+    deadline_passed = deadline is not None and now >= deadline
+    grace_over = deadline is not None and now >= deadline + _grace(game)
+    waiting = [] if has_rule(game, "REAL_TIME") else [s.name for s in seats if s.wait]
+    if not need_late and not deadline_passed:
+        if has_rule(game, "ALWAYS_WAIT"):
+            return Readiness(False, "ALWAYS_WAIT: not before the deadline")
+        if waiting:
+            return Readiness(False, f"{', '.join(waiting)} asked to WAIT for the deadline")
     pos = current_position(game)
     on_file = orders_on_file(game)
-    exempt = _exempt(game)
+    exempt = _exempt(game, seats)
     late = [
         p for p in powers_to_order(game, pos)
         if p not in exempt and not power_is_done(game, pos, p, on_file.get(p, []))
     ]  # fmt: skip
-    deadline = None if has_rule(game, "NO_DEADLINE") else game.deadline
-    deadline_passed = deadline is not None and now >= deadline
-    grace_over = deadline is not None and now >= deadline + _grace(game)
-    waiting = [] if has_rule(game, "REAL_TIME") else [s.name for s in players(game) if s.wait]
     if has_rule(game, "ALWAYS_WAIT") and not deadline_passed:
         return Readiness(False, "ALWAYS_WAIT: not before the deadline", late)
     if not late and (not waiting or deadline_passed):
@@ -329,7 +337,7 @@ def rollforward(game: Game, to_phase: str | None = None) -> list[Processed]:
 
 def process_if_ready(game: Game, now: datetime | None = None) -> Processed | None:
     """What the scheduler and order submission call: process when the game is ready."""
-    state = readiness(game, now)
+    state = readiness(game, now, need_late=False)
     if not state.ready:
         return None
     return process(game, force=True, expected_sequence=game.sequence, now=now)

@@ -9,6 +9,7 @@ reminders, and retries of mail the relay refused.
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import threading
 from collections.abc import Callable
 from datetime import datetime
@@ -31,14 +32,60 @@ log = logging.getLogger(__name__)
 Clock = Callable[[], datetime]
 
 
-class Judge:
-    """A running judge. ``clock`` is injectable so tests can run game time fast."""
+def _worker_process(settings: Settings, wake: Any, send: Any, stop: Any) -> None:
+    """A worker in its own process: answer stored mail as it comes."""
+    db.connect(settings.database.url)
 
-    def __init__(self, settings: Settings, clock: Clock = utcnow, free_ports: bool = False) -> None:
+    def handle(row: InboundMessage) -> None:
+        pipeline.handle(row, settings)
+
+    while not stop.is_set():
+        try:
+            if spool.process_pending(handle):
+                send.set()
+        except Exception:
+            log.exception("worker round failed; trying again")
+        wake.wait(timeout=1.0)
+        wake.clear()
+
+
+def _sender_process(settings: Settings, send: Any, stop: Any) -> None:
+    """The outbound sender in its own process: one SMTP connection, kept open."""
+    db.connect(settings.database.url)
+    sender = SmtpSender.from_settings(settings.outbound, settings.judge.address)
+    retry = RetryPolicy.from_settings(settings.outbound)
+    while not stop.is_set():
+        try:
+            flush(sender, retry=retry)
+        except Exception:
+            log.exception("sending round failed; trying again")
+        send.wait(timeout=1.0)
+        send.clear()
+
+
+class Judge:
+    """A running judge. ``clock`` is injectable so tests can run game time fast.
+
+    With ``workers`` > 0 the answering of mail and the sending run in processes of their
+    own (``workers`` answering, one sending), so that listening, answering and sending each
+    have a core; with 0 they are threads of this process (quick to start, for tests).
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        clock: Clock = utcnow,
+        free_ports: bool = False,
+        workers: int = 0,
+    ) -> None:
         self.settings = settings
         self.clock = clock
-        self.stop_event = threading.Event()
-        self.wake = threading.Event()
+        self.workers = workers
+        self._mp = multiprocessing.get_context("spawn")
+        self.stop_event: Any = self._mp.Event() if workers else threading.Event()
+        self.wake: Any = self._mp.Event() if workers else threading.Event()
+        self.send: Any = self._mp.Event() if workers else threading.Event()
+        self._processes: list[Any] = []
         self.listener = Listener(
             settings,
             judge_recipients(settings.judge.address),
@@ -49,7 +96,8 @@ class Judge:
         self.sender = SmtpSender.from_settings(settings.outbound, settings.judge.address)
         self.retry = RetryPolicy.from_settings(settings.outbound)
         self.scheduler = schedule.Scheduler()
-        self.scheduler.every(5).seconds.do(self._flush_outbox)
+        if not workers:
+            self.scheduler.every(5).seconds.do(self._flush_outbox)
         self.scheduler.every(10).seconds.do(self.clock_tick)
         self._threads: list[threading.Thread] = []
 
@@ -62,7 +110,13 @@ class Judge:
         db.connect(self.settings.database.url)
         db.create_tables()
         self.listener.start()
-        self._spawn("worker", self._work)
+        if self.workers:
+            for n in range(self.workers):
+                self._start_process(f"worker-{n}", _worker_process, self.wake, self.send)
+            self._start_process("sender", _sender_process, self.send)
+            self._spawn("clock", self._clock_loop)
+        else:
+            self._spawn("worker", self._work)
         if self.poller is not None:
             self._spawn("imap", lambda: self.poller.run(self.stop_event))  # type: ignore[union-attr]
         log.info(
@@ -78,12 +132,35 @@ class Judge:
         thread.start()
         self._threads.append(thread)
 
+    def _start_process(self, name: str, target: Callable[..., None], *events: Any) -> None:
+        process = self._mp.Process(
+            target=target,
+            args=(self.settings, *events, self.stop_event),
+            name=f"mailjudge-{name}",
+            daemon=True,
+        )
+        process.start()
+        self._processes.append(process)
+
+    def _clock_loop(self) -> None:
+        while not self.stop_event.is_set():
+            try:
+                self.scheduler.run_pending()
+            except Exception:
+                log.exception("clock round failed; trying again")
+            self.stop_event.wait(timeout=1.0)
+
     def stop(self) -> None:
         self.stop_event.set()
         self.wake.set()
+        self.send.set()
         self.listener.stop()
         for thread in self._threads:
             thread.join(timeout=10)
+        for process in self._processes:
+            process.join(timeout=10)
+            if process.is_alive():
+                process.terminate()
         db.close()
 
     def handle(self, row: InboundMessage) -> None:
@@ -102,8 +179,10 @@ class Judge:
         """What the clock decides: deadlines, reminders, grace (see service.deadlines)."""
         from mailjudge.service import deadlines
 
-        for item in deadlines.tick(self.clock()):
-            pipeline.queue_outgoing(item, self.settings, self.clock())
+        with db.database_proxy.atomic():
+            for item in deadlines.tick(self.clock()):
+                pipeline.queue_outgoing(item, self.settings, self.clock())
+        self.send.set()
 
     def _work(self) -> None:
         while not self.stop_event.is_set():

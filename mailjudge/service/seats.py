@@ -6,7 +6,7 @@ import random
 import re
 from datetime import timedelta
 
-from mailjudge.db import database_proxy
+from mailjudge.db import database_proxy, select_compiled
 from mailjudge.models import Game, Person, Seat, utcnow
 from mailjudge.passwords import hash_password, verify_password_remembered
 from mailjudge.service.errors import BadSecret, NotAllowed, NotFound, ServiceError
@@ -17,10 +17,14 @@ LOCKOUT_FOR = timedelta(minutes=15)
 
 
 def _seats(game: Game, role: str | None = None) -> list[Seat]:
-    query = Seat.select().where(Seat.game == game)
-    if role is not None:
-        query = query.where(Seat.role == role)
-    return list(query.order_by(Seat.id))
+    if role is None:
+        return list(Seat.select().where(Seat.game == game).order_by(Seat.id))
+    return select_compiled(
+        Seat,
+        "seats-of-role",
+        lambda: Seat.select().where((Seat.game == game.id) & (Seat.role == role)).order_by(Seat.id),
+        [game.id, role],
+    )
 
 
 def players(game: Game) -> list[Seat]:
@@ -33,6 +37,30 @@ def seat_for_power(game: Game, power: str) -> Seat:
         if power in seat.powers.split():
             return seat
     raise NotFound(f"{power} is not a power in game {game.name}")
+
+
+def seat_in(game_name: str, name: str) -> Seat:
+    """The seat ``name`` in game ``game_name``, game and seat in one query."""
+    game_name, name = game_name.lower(), name.lower()
+    found = select_compiled(
+        Seat,
+        "seat-by-names",
+        lambda: Seat.select().where(
+            (Seat.game == Game.select(Game.id).where(Game.name == game_name)) & (Seat.name == name)
+        ),
+        [game_name, name],
+    )
+    seat = found[0] if found else None
+    if seat is not None:
+        (seat.game,) = select_compiled(
+            Game, "game-by-id", lambda: Game.select().where(Game.id == seat.game_id), [seat.game_id]
+        )
+    if seat is None:
+        game = Game.get_or_none(Game.name == game_name.lower())
+        if game is None:
+            raise NotFound(f"there is no game called {game_name!r}; LIST shows the games")
+        raise NotFound(f"nobody called {name!r} sits in game {game.name}")
+    return seat
 
 
 def seat_named(game: Game, name: str) -> Seat:
