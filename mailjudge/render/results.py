@@ -84,6 +84,21 @@ def results_lines(results: list[dict[str, Any]], outcome: PhaseOutcome) -> list[
     return text.rstrip("\n").split("\n")
 
 
+def _deadline_lines(game: Game, seat: Seat) -> list[str]:
+    """The next deadline in the game's zone, and in the reader's own when they set one."""
+    from mailjudge.service.deadlines import timing_of
+    from mailjudge.timing import show
+
+    if game.deadline is None or game.state != "active":
+        return []
+    zone = timing_of(game).zone
+    lines = [f"Deadline: {show(game.deadline, zone)}"]
+    own = seat.person.timezone if seat.person is not None else None
+    if own and own != zone:
+        lines.append(f"In your zone: {show(game.deadline, own)}")
+    return lines
+
+
 def results_mails(game: Game, done: Any) -> list[Outgoing]:
     """The results of a processed phase, to every player, the master and every observer."""
     report = _report(done.results, done.outcome, "BUILD_ANY" in game.rules.split())
@@ -91,7 +106,14 @@ def results_mails(game: Game, done: Any) -> list[Outgoing]:
     for seat in Seat.select().where(Seat.game == game):
         if seat.person is None:
             continue
-        body = render("results.txt.j2", game=game, phase=done.phase, r=report, seat=seat)
+        body = render(
+            "results.txt.j2",
+            game=game,
+            phase=done.phase,
+            r=report,
+            seat=seat,
+            deadline=_deadline_lines(game, seat),
+        )
         mails.append(
             Outgoing(
                 to=[seat.person.email],

@@ -200,7 +200,8 @@ def _to_late_players(game: Game, late: list[str], kind: str) -> list[Outgoing]:
         mine = [p for p in seat.powers.split() if p in late]
         if not mine or game.deadline is None:
             continue
-        own_zone = seat.person.timezone or game.timezone
+        zone = timing.zone  # the game's zone, as its TIMING gives it
+        own_zone = seat.person.timezone or zone
         what = "reminder: orders due" if kind == "remind" else "your orders are late"
         grace_end = game.deadline + timing.grace
         body = render(
@@ -208,9 +209,9 @@ def _to_late_players(game: Game, late: list[str], kind: str) -> list[Outgoing]:
             game=game,
             powers=mine,
             kind=kind,
-            deadline=show(game.deadline, game.timezone),
-            own=show(game.deadline, own_zone) if own_zone != game.timezone else None,
-            grace_end=show(grace_end, game.timezone) if timing.grace else None,
+            deadline=show(game.deadline, zone),
+            own=show(game.deadline, own_zone) if own_zone != zone else None,
+            grace_end=show(grace_end, zone) if timing.grace else None,
         )
         mails.append(
             Outgoing(

@@ -116,7 +116,7 @@ def set_rules(game: Game, change: str) -> RuleSet:
     return new
 
 
-def start_game(game: Game, rng: random.Random | None = None) -> None:
+def start_game(game: Game, rng: random.Random | None = None, now: datetime | None = None) -> None:
     """Deal the powers and begin. Powers nobody holds become dummies (civil disorder)."""
     if game.state != "forming":
         raise NotAllowed(
@@ -140,15 +140,15 @@ def start_game(game: Game, rng: random.Random | None = None) -> None:
                 seat.save()
         for power in free:
             Seat.create(game=game, role="player", name=power.lower(), powers=power, dummy=True)
-        _begin(game, gmap)
+        _begin(game, gmap, now)
 
 
-def _begin(game: Game, gmap: GameMap) -> None:
+def _begin(game: Game, gmap: GameMap, now: datetime | None = None) -> None:
     pos = initial_position(gmap)
     game.state = "active"
     game.phase = str(pos.phase)
     game.position = position_to_dict(pos)
-    game.started_at = utcnow()
+    game.started_at = now or utcnow()
     game.save()
     from mailjudge.service.deadlines import schedule_phase  # deadlines need a started game
 

@@ -195,7 +195,7 @@ def _run(
         ).execute()
     PhaseRecord.create(
         game=game, phase=game.phase, sequence=seq, position=game.position,
-        orders=kept, results=record_data, processed_at=utcnow(),
+        orders=kept, results=record_data, processed_at=now or utcnow(),
     )  # fmt: skip
     OrderLine.delete().where((OrderLine.game == game) & (OrderLine.phase == game.phase)).execute()
     moved = (

@@ -1,0 +1,156 @@
+"""A week of game time on a fake clock: deadlines at the same wall-clock time across a
+daylight-saving change, reminders when TIMING says, grace, civil disorder, absences, the
+master told of the late, and two judge processes handling the clock on one database."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from mailjudge.commands.base import Outgoing
+from mailjudge.models import Game, PhaseRecord
+from mailjudge.service import deadlines, processing
+from mailjudge.service.games import create_game, get_game, start_game
+from mailjudge.service.orders import current_position, submit_orders
+from mailjudge.service.seats import join, seat_for_power
+
+LONDON = ZoneInfo("Europe/London")
+TIMING = "MOVE 20H RETREAT 12H ADJUST 12H AT 18:00 Europe/London WARN 6H,1H GRACE 2H"
+START = datetime(2026, 10, 21, 9, 0, tzinfo=LONDON)  # the clocks go back on Sunday the 25th
+STEP = timedelta(minutes=5)
+
+
+def new_game(name: str, rules: str, players: int = 7) -> Game:
+    game = create_game(name, "gm@example.org", "pw", rules=f"START_MASTER {rules}")
+    game.timing = TIMING
+    game.save()
+    for i in range(players):
+        join(game, f"p{i}@example.org", f"pw{i}", rng=random.Random(i))
+    start_game(get_game(name), random.Random(1), now=START)
+    return get_game(name)
+
+
+def run_clock(until: datetime, now: datetime = START) -> list[tuple[datetime, Outgoing]]:
+    sent: list[tuple[datetime, Outgoing]] = []
+    while now <= until:
+        sent += [(now, mail) for mail in deadlines.tick(now)]
+        now += STEP
+    return sent
+
+
+@pytest.mark.usefixtures("sqlite_db")
+def test_a_week_of_deadlines_with_civil_disorder() -> None:
+    game = new_game("week", "CIVIL_DISORDER")
+    first = game.deadline
+    assert first is not None and first.astimezone(LONDON) == datetime(
+        2026, 10, 22, 18, 0, tzinfo=LONDON
+    )
+    # Nobody orders: every phase ends at the end of its grace period, in civil disorder.
+    sent = run_clock(START + timedelta(days=7))
+    records = list(
+        PhaseRecord.select().where(PhaseRecord.game == game).order_by(PhaseRecord.sequence)
+    )
+    assert len(records) == 6  # one phase a day, 22 to 27 October
+    processed_at = [r.processed_at.astimezone(LONDON) for r in records]
+    # Each phase ends when the grace period after its deadline ends: 20:00 London time,
+    # before and after the clocks go back on the 25th.
+    assert all((t.hour, t.minute) == (20, 0) for t in processed_at), processed_at
+    assert {t.utcoffset() for t in processed_at} == {timedelta(hours=1), timedelta(0)}
+    results = [r for r in records if r.results["results"]]
+    assert all(any(x["default"] for x in r.results["results"]) for r in results)
+    # Reminders at 6 and 1 hours before each deadline (wall clock), then late notices at it.
+    reminders = [(t, m) for t, m in sent if "reminder" in m.subject]
+    late = [(t, m) for t, m in sent if "late" in m.subject and "[week] late:" not in m.subject]
+    first_day = [t.astimezone(LONDON) for t, m in reminders if t < first + timedelta(hours=1)]
+    assert sorted({(t.hour, t.minute) for t in first_day}) == [(12, 0), (17, 0)]
+    assert all(t.astimezone(LONDON).hour == 18 for t, _ in late)
+    assert {m.to[0] for _, m in reminders} == {f"p{i}@example.org" for i in range(7)}
+    assert all("Deadline: " in m.body and "Europe/London" in m.body for _, m in reminders)
+    # Results went to everyone after each phase.
+    assert sum(1 for _, m in sent if m.kind == "results") == 8 * len(records)
+
+
+@pytest.mark.usefixtures("sqlite_db")
+def test_without_civil_disorder_the_master_is_told_and_the_game_waits() -> None:
+    new_game("waits", "")
+    sent = run_clock(START + timedelta(days=2))
+    assert get_game("waits").phase == "S1901M"  # nothing processed without orders
+    master = [m for _, m in sent if m.to == ["gm@example.org"]]
+    assert len(master) == 1 and "late: AUSTRIA" in master[0].subject
+    assert "PROCESS!" in master[0].body
+
+
+@pytest.mark.usefixtures("sqlite_db")
+def test_all_orders_in_processes_before_the_deadline() -> None:
+    game = new_game("early", "")
+    for power in ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"):
+        pos = current_position(game)
+        submit_orders(
+            game, seat_for_power(game, power), power, [f"{u} H" for u in pos.units_of(power)]
+        )
+    run_clock(START + timedelta(minutes=10))
+    assert get_game("early").phase == "F1901M"
+
+
+@pytest.mark.usefixtures("sqlite_db")
+def test_an_absence_moves_the_deadline() -> None:
+    game = new_game("away", "CIVIL_DISORDER")
+    assert game.deadline is not None
+    france = seat_for_power(game, "FRANCE")
+    deadlines.set_absence(france, "2026-10-22", "2026-10-24", now=START)
+    moved = get_game("away").deadline
+    assert moved is not None and moved.astimezone(LONDON) == datetime(
+        2026, 10, 24, 18, 0, tzinfo=LONDON
+    )
+    with pytest.raises(Exception, match="at most 14 days"):
+        deadlines.set_absence(france, "2026-11-01", "2026-11-30", now=START)
+
+
+@pytest.mark.usefixtures("sqlite_db")
+def test_no_deadline_means_the_master_decides() -> None:
+    game = new_game("nodl", "NO_DEADLINE CIVIL_DISORDER")
+    assert game.deadline is None
+    run_clock(START + timedelta(days=3))
+    assert get_game("nodl").phase == "S1901M"
+    assert processing.process(get_game("nodl"), force=True) is not None
+
+
+WORKER = Path(__file__).parent / "workers" / "tick_worker.py"
+
+
+def test_two_processes_run_the_clock_once(postgres_url: str, cheap_scrypt: None) -> None:
+    from mailjudge import db
+
+    db.connect(postgres_url)
+    db.create_tables()
+    game = new_game("twice", "CIVIL_DISORDER")
+    assert game.deadline is not None
+    after_grace = game.deadline + timedelta(hours=2, minutes=1)
+    db.close()
+    start_at = time.time() + 1.5
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(WORKER), postgres_url, after_grace.isoformat(), str(start_at)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    outs = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        outs.append(int(out.strip()))
+    db.connect(postgres_url)
+    assert PhaseRecord.select().count() == 1
+    assert get_game("twice").phase == "F1901M"
+    assert sorted(outs)[0] == 0 and sorted(outs)[1] > 0  # one sent the results, one nothing
+    db.close()
