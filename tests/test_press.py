@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from test_service_rules import game_with
 
 import mailjudge.commands  # noqa: F401
 from mailjudge.commands.run import execute
@@ -14,7 +15,6 @@ from mailjudge.service.errors import NotAllowed
 from mailjudge.service.games import get_game
 from mailjudge.service.press import resolve_recipients, send_press
 from mailjudge.service.seats import observe, seat_for_power, seat_named
-from test_service_rules import game_with
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 NOW = datetime(2026, 11, 21, tzinfo=UTC)
@@ -79,9 +79,7 @@ def test_all_but_reaches_exactly_the_others_and_the_master() -> None:
         f"SIGNON france@allbut pw{email[1]}\nPRESS TO ALL BUT ENGLAND TURKEY\nhi\nENDPRESS", email
     )
     reached = sorted(to[0] for to, _ in mails)
-    expected = sorted(
-        seat_for_power(france, p).person.email for p in ("AUSTRIA", "GERMANY", "ITALY", "RUSSIA")
-    ) + ["gm@example.org"]
+    expected = [*sorted(seat_for_power(france, p).person.email for p in ("AUSTRIA", "GERMANY", "ITALY", "RUSSIA")), "gm@example.org"]
     assert reached == sorted(expected)
 
 
