@@ -94,6 +94,13 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_docs(args: argparse.Namespace) -> int:
+    from mailjudge.docs import reference
+
+    print(reference(), end="")
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace, rest: list[str]) -> int:
     import importlib
 
@@ -124,6 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("serve", "run the judge: SMTP/LMTP listener, IMAP poller, worker, clock", None),
         ("init", "create the database tables", None),
         ("check-config", "show the settings in force (secrets masked)", settings_docs()),
+        ("docs", "print the README's reference of commands and settings", None),
     ):
         cmd = sub.add_parser(
             name,
@@ -155,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         "serve": cmd_serve,
         "init": cmd_init,
         "check-config": cmd_check_config,
+        "docs": cmd_docs,
     }
     try:
         return commands[args.command](args)
