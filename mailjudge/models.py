@@ -334,7 +334,10 @@ class Outbox(BaseModel):
 
     to_addrs = TextField()  # envelope recipients, space-separated
     subject = TextField(default="")
-    raw = BytesField()
+    raw = BytesField()  # empty until a draft is rendered, just before it is sent
+    # What build_message needs, for mail queued as a draft: rendering MIME is slow, and
+    # this way it happens in the sender, outside the transaction that queued it.
+    draft = JSONField(null=True)
     state = CharField(max_length=16, default="queued")
     attempts = IntegerField(default=0)
     next_attempt_at = UTCDateTimeField(default=utcnow)

@@ -215,17 +215,37 @@ def process_pending(
     *,
     stale_after: timedelta = DEFAULT_STALE_AFTER,
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    prepare: Callable[[InboundMessage], Any] | None = None,
 ) -> int:
     """Handle queued mails one by one until none is left (or `limit` were taken);
-    returns how many were taken, done or shunted."""
+    returns how many were taken, done or shunted. `prepare`, when given, does a mail's pure
+    work (parsing) before its transaction; the handler is then called with its result."""
     taken = 0
     while limit is None or taken < limit:
         row = claim_next(stale_after, max_attempts)
         if row is None:
             break
-        process_one(row, handler)
+        if prepare is None:
+            process_one(row, handler)
+        else:
+            process_one(row, _with_prepared(handler, prepare, row))
         taken += 1
     return taken
+
+
+def _with_prepared(
+    handler: Handler, prepare: Callable[[InboundMessage], Any], row: InboundMessage
+) -> Handler:
+    try:
+        prepared = prepare(row)
+    except Exception as exc:  # shunted by process_one, like any failure of the handler
+        failure = exc
+
+        def fail(_: InboundMessage) -> object:
+            raise failure
+
+        return fail
+    return functools.partial(handler, prepared=prepared)  # type: ignore[call-arg]
 
 
 def parse_stored(row: InboundMessage, settings: InboundSettings) -> ParsedMail:

@@ -51,6 +51,7 @@ def build_message(
     role: str | None = None,
     date: datetime | None = None,
     domain: str | None = None,
+    message_id: str | None = None,
 ) -> EmailMessage:
     """A complete mail from the judge.
 
@@ -72,7 +73,7 @@ def build_message(
         message["Reply-To"] = reply_to
     message["Subject"] = _one_line(subject)
     message["Date"] = format_datetime((date or datetime.now(UTC)).astimezone(UTC))
-    message["Message-ID"] = make_msgid(domain=domain or sender.rpartition("@")[2])
+    message["Message-ID"] = message_id or make_msgid(domain=domain or sender.rpartition("@")[2])
     if in_reply_to:
         message["In-Reply-To"] = in_reply_to
         chain = [r for r in references if r != in_reply_to]

@@ -16,13 +16,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email import policy
 from email.message import EmailMessage
-from email.utils import getaddresses
+from email.utils import getaddresses, make_msgid
 from typing import Any
 
 from peewee import Field, IntegrityError
 
 from mailjudge.db import database_proxy, execute_compiled, is_postgres, skip_locked
 from mailjudge.models import Game, InboundMessage, Outbox, utcnow
+from mailjudge.outbound.message import build_message
 from mailjudge.outbound.send import Sender, is_permanent
 from mailjudge.settings import OutboundSettings
 
@@ -115,6 +116,37 @@ def enqueue(
         return existing
 
 
+def enqueue_draft(
+    draft: dict[str, Any],
+    game: Game | None = None,
+    inbound: InboundMessage | None = None,
+) -> Outbox:
+    """Queue a mail as the arguments of build_message (JSON-able: ``date`` as ISO text,
+    attachments left out); the sender renders it. It gets its Message-ID now."""
+    sender = str(draft["sender"])
+    message_id = draft.get("message_id") or make_msgid(domain=sender.rpartition("@")[2])
+    draft = {**draft, "message_id": message_id}
+    recipients = [a.lower() for a in [*draft["to"], *draft.get("cc", ())]]
+    with database_proxy.atomic():
+        return _insert(
+            to_addrs=" ".join(recipients),
+            subject=str(draft.get("subject", "")),
+            raw=b"",
+            message_id=message_id,
+            game=game,
+            inbound=inbound,
+            draft=draft,
+        )
+
+
+def render_draft(draft: dict[str, Any]) -> bytes:
+    """The mail a draft stands for, as it goes on the wire."""
+    args = dict(draft)
+    if args.get("date"):
+        args["date"] = datetime.fromisoformat(args["date"])
+    return build_message(**args).as_bytes(policy=policy.SMTP)
+
+
 def _insert(
     to_addrs: str,
     subject: str,
@@ -122,18 +154,20 @@ def _insert(
     message_id: str,
     game: Game | None,
     inbound: InboundMessage | None,
+    draft: dict[str, Any] | None = None,
 ) -> Outbox:
     """One new outbox row, with a built-once INSERT (every answered mail makes one)."""
     now = utcnow()
     values: dict[str, Any] = {
-        "to_addrs": to_addrs, "subject": subject, "raw": raw, "state": "queued", "attempts": 0,
-        "next_attempt_at": now, "last_error": "", "message_id": message_id,
+        "to_addrs": to_addrs, "subject": subject, "raw": raw, "draft": draft, "state": "queued",
+        "attempts": 0, "next_attempt_at": now, "last_error": "", "message_id": message_id,
         "game": game.__data__["id"] if game is not None else None,
         "inbound": inbound.__data__["id"] if inbound is not None else None,
         "created_at": now,
     }  # fmt: skip
     params = [
-        to_addrs, subject, Outbox.raw.db_value(raw), "queued", 0,  # type: ignore[no-untyped-call]
+        to_addrs, subject, Outbox.raw.db_value(raw),  # type: ignore[no-untyped-call]
+        Outbox.draft.db_value(draft), "queued", 0,
         Outbox.next_attempt_at.db_value(now), "", message_id, values["game"], values["inbound"],
         Outbox.created_at.db_value(now),
     ]  # fmt: skip
@@ -168,8 +202,12 @@ def _finish(row: Outbox, **changes: object) -> None:
 def _send_one(sender: Sender, row: Outbox, now: datetime, retry: RetryPolicy) -> str:
     """Send one claimed mail and record the outcome: sent, retried or failed."""
     attempts = row.attempts + 1
+    rendered = None
     try:
-        refused = sender.send(row.raw, row.to_addrs.split())
+        raw = row.raw
+        if not raw and row.draft is not None:
+            raw = rendered = render_draft(row.draft)
+        refused = sender.send(raw, row.to_addrs.split())
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
         if is_permanent(exc) or attempts >= retry.max_attempts:
@@ -186,7 +224,12 @@ def _send_one(sender: Sender, row: Outbox, now: datetime, retry: RetryPolicy) ->
         )
         return "retried"
     note = "refused: " + ", ".join(sorted(refused)) if refused else ""
-    _finish(row, state="sent", attempts=attempts, last_error=note, sent_at=utcnow())
+    if rendered is not None:
+        _finish(
+            row, state="sent", attempts=attempts, last_error=note, sent_at=utcnow(), raw=rendered
+        )
+    else:
+        _finish(row, state="sent", attempts=attempts, last_error=note, sent_at=utcnow())
     return "sent"
 
 

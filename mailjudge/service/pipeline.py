@@ -18,18 +18,34 @@ from mailjudge.inbound.parse import MailLimitError, ParsedMail, silence_reason
 from mailjudge.inbound.spool import parse_stored
 from mailjudge.models import Game, InboundMessage, utcnow
 from mailjudge.outbound.message import Attachment, build_message
-from mailjudge.outbound.outbox import enqueue, may_reply
+from mailjudge.outbound.outbox import enqueue, enqueue_draft, may_reply
 from mailjudge.render import render
 from mailjudge.settings import Settings
 
 log = logging.getLogger(__name__)
 
 
-def handle(row: InboundMessage, settings: Settings, now: datetime | None = None) -> None:
+def prepare(row: InboundMessage, settings: Settings) -> ParsedMail | MailLimitError:
+    """Parse a stored mail: pure work, done before the transaction that handles it."""
+    try:
+        return parse_stored(row, settings.inbound)
+    except MailLimitError as err:
+        return err
+
+
+def handle(
+    row: InboundMessage,
+    settings: Settings,
+    now: datetime | None = None,
+    prepared: ParsedMail | MailLimitError | None = None,
+) -> None:
     now = now or utcnow()
     judge = settings.judge.address
     try:
-        mail = parse_stored(row, settings.inbound)
+        parsed = prepared if prepared is not None else prepare(row, settings)
+        if isinstance(parsed, MailLimitError):
+            raise parsed
+        mail = parsed
     except MailLimitError as err:
         if silence_reason(err.mail, judge) is None and may_reply(
             err.mail.reply_to, settings.outbound, now
@@ -74,23 +90,38 @@ def _queue_reply(
     )
     game = ctx.game if ctx is not None else None
     seat = ctx.seat if ctx is not None else None
-    message = build_message(
-        sender=settings.judge.address,
-        to=[mail.reply_to],
-        subject=subject if subject != "Re:" else "Re: your commands",
-        text=body,
-        in_reply_to=mail.message_id,
-        references=mail.references,
-        auto_submitted="auto-replied",
-        game=game.name if game is not None else None,
-        phase=game.phase if game is not None else None,
-        role=f"{seat.role} {seat.powers}".strip() if seat is not None else None,
-        date=now,
-    )
-    enqueue(message, game=game, inbound=row)
+    draft = {
+        "sender": settings.judge.address,
+        "to": [mail.reply_to],
+        "subject": subject if subject != "Re:" else "Re: your commands",
+        "text": body,
+        "in_reply_to": mail.message_id,
+        "references": list(mail.references),
+        "auto_submitted": "auto-replied",
+        "game": game.name if game is not None else None,
+        "phase": game.phase if game is not None else None,
+        "role": f"{seat.role} {seat.powers}".strip() if seat is not None else None,
+        "date": now.isoformat(),
+    }
+    enqueue_draft(draft, game=game, inbound=row)
 
 
 def queue_outgoing(item: Outgoing, settings: Settings, now: datetime) -> None:
+    if not item.attachments:
+        draft = {
+            "sender": settings.judge.address,
+            "to": item.to,
+            "subject": item.subject,
+            "text": item.body,
+            "auto_submitted": "auto-generated",
+            "html": item.html,
+            "game": item.game,
+            "phase": item.phase,
+            "role": item.role,
+            "date": now.isoformat(),
+        }
+        enqueue_draft(draft, game=_game_row(item.game))
+        return
     message = build_message(
         sender=settings.judge.address,
         to=item.to,

@@ -36,12 +36,15 @@ def _worker_process(settings: Settings, wake: Any, send: Any, stop: Any) -> None
     """A worker in its own process: answer stored mail as it comes."""
     db.connect(settings.database.url)
 
-    def handle(row: InboundMessage) -> None:
-        pipeline.handle(row, settings)
+    def handle(row: InboundMessage, prepared: Any = None) -> None:
+        pipeline.handle(row, settings, prepared=prepared)
+
+    def prepare(row: InboundMessage) -> Any:
+        return pipeline.prepare(row, settings)
 
     while not stop.is_set():
         try:
-            if spool.process_pending(handle):
+            if spool.process_pending(handle, prepare=prepare):
                 send.set()
         except Exception:
             log.exception("worker round failed; trying again")
@@ -163,12 +166,15 @@ class Judge:
                 process.terminate()
         db.close()
 
-    def handle(self, row: InboundMessage) -> None:
-        pipeline.handle(row, self.settings, self.clock())
+    def handle(self, row: InboundMessage, prepared: Any = None) -> None:
+        pipeline.handle(row, self.settings, self.clock(), prepared=prepared)
+
+    def prepare(self, row: InboundMessage) -> Any:
+        return pipeline.prepare(row, self.settings)
 
     def work_once(self) -> int:
         """Answer every stored mail and send what is queued; returns mails answered."""
-        done = spool.process_pending(self.handle)
+        done = spool.process_pending(self.handle, prepare=self.prepare)
         self._flush_outbox()
         return done
 
