@@ -163,3 +163,14 @@ def select_compiled(
     """Run a built-once SELECT of ``model`` rows (values converted as peewee would)."""
     # ModelRaw, not model.raw(): a model may have a field called "raw" (InboundMessage does).
     return list(ModelRaw(model, compiled_sql(key, build, params), list(params)))
+
+
+def update_by_id_compiled(model: type[Model], row_id: int, changes: dict[str, Any]) -> int:
+    """``UPDATE model SET changes WHERE id = row_id``, built once per set of columns;
+    returns the number of rows changed."""
+    fields = [f for f in model._meta.sorted_fields if f.name in changes]
+    params = [f.db_value(changes[f.name]) for f in fields] + [row_id]
+    pk = model._meta.primary_key
+    key = f"update-{model._meta.table_name}-{','.join(f.name for f in fields)}"
+    cursor = execute_compiled(key, lambda: model.update(**changes).where(pk == row_id), params)
+    return int(cursor.rowcount)

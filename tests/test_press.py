@@ -79,7 +79,13 @@ def test_all_but_reaches_exactly_the_others_and_the_master() -> None:
         f"SIGNON france@allbut pw{email[1]}\nPRESS TO ALL BUT ENGLAND TURKEY\nhi\nENDPRESS", email
     )
     reached = sorted(to[0] for to, _ in mails)
-    expected = [*sorted(seat_for_power(france, p).person.email for p in ("AUSTRIA", "GERMANY", "ITALY", "RUSSIA")), "gm@example.org"]
+    expected = [
+        *sorted(
+            seat_for_power(france, p).person.email
+            for p in ("AUSTRIA", "GERMANY", "ITALY", "RUSSIA")
+        ),
+        "gm@example.org",
+    ]
     assert reached == sorted(expected)
 
 

@@ -20,7 +20,13 @@ from typing import Any
 
 from peewee import Field, IntegrityError
 
-from mailjudge.db import database_proxy, execute_compiled, select_compiled, skip_locked
+from mailjudge.db import (
+    database_proxy,
+    execute_compiled,
+    is_postgres,
+    select_compiled,
+    skip_locked,
+)
 from mailjudge.inbound.parse import (
     ParsedMail,
     header_text,
@@ -94,17 +100,28 @@ def store(
     message_id, body_hash = _identity(raw)
     # Insert first and let the unique index find duplicates: they are rare, and a
     # look-up before every insert would cost more than the odd failed insert.
+    now = utcnow()
+    values: dict[str, Any] = {
+        "message_id": message_id,
+        "body_hash": body_hash,
+        "raw": raw,
+        "envelope_from": envelope_from,
+        "envelope_to": " ".join(envelope_to),
+        "source": source,
+        "received_at": now,
+        "state": "queued",
+        "attempts": 0,
+        "error": "",
+    }
+    fields = [f for f in InboundMessage._meta.sorted_fields if f.name in values]
+    params = [f.db_value(values[f.name]) for f in fields]
     try:
         with database_proxy.atomic():
-            row = InboundMessage.create(
-                message_id=message_id,
-                body_hash=body_hash,
-                raw=raw,
-                envelope_from=envelope_from,
-                envelope_to=" ".join(envelope_to),
-                source=source,
+            cursor = execute_compiled(
+                "store-inbound", lambda: InboundMessage.insert(**values), params
             )
-        return row, True
+            new_id = cursor.fetchone()[0] if is_postgres() else cursor.lastrowid
+        return InboundMessage(id=new_id, **values), True
     except IntegrityError:
         found = _existing(message_id, body_hash)
         if found is None:  # not a duplicate after all: some other constraint failed

@@ -9,19 +9,27 @@ holding mail only delays it until the lease runs out.
 
 from __future__ import annotations
 
+import binascii
 import copy
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from email import policy
+from email.header import Header
 from email.message import EmailMessage
-from email.utils import getaddresses, make_msgid
+from email.utils import format_datetime, getaddresses, make_msgid
 from typing import Any
 
 from peewee import Field, IntegrityError
 
-from mailjudge.db import database_proxy, execute_compiled, is_postgres, skip_locked
+from mailjudge.db import (
+    database_proxy,
+    execute_compiled,
+    is_postgres,
+    skip_locked,
+    update_by_id_compiled,
+)
 from mailjudge.models import Game, InboundMessage, Outbox, utcnow
 from mailjudge.outbound.message import build_message
 from mailjudge.outbound.send import Sender, is_permanent
@@ -144,7 +152,88 @@ def render_draft(draft: dict[str, Any]) -> bytes:
     args = dict(draft)
     if args.get("date"):
         args["date"] = datetime.fromisoformat(args["date"])
+    if set(args) <= _PLAIN_KEYS and not args.get("html"):
+        return plain_text_mail(**args)
     return build_message(**args).as_bytes(policy=policy.SMTP)
+
+
+_PLAIN_KEYS = {
+    "sender", "to", "subject", "text", "in_reply_to", "references", "auto_submitted",
+    "game", "phase", "role", "date", "message_id", "html",
+}  # fmt: skip
+
+
+def plain_text_mail(
+    sender: str,
+    to: Sequence[str],
+    subject: str,
+    text: str,
+    message_id: str,
+    date: datetime | None = None,
+    in_reply_to: str | None = None,
+    references: Sequence[str] = (),
+    auto_submitted: str | None = None,
+    game: str | None = None,
+    phase: str | None = None,
+    role: str | None = None,
+    html: str | None = None,
+) -> bytes:
+    """The same mail build_message makes for a plain-text draft, written out directly:
+    the email package's header objects cost more than everything else a reply needs.
+    The tests hold both ways to the same headers and body."""
+    headers = [
+        ("From", sender),
+        ("To", ", ".join(to)),
+        ("Subject", _header_text(subject)),
+        ("Date", format_datetime((date or utcnow()).astimezone(UTC))),
+        ("Message-ID", message_id),
+    ]
+    if in_reply_to:
+        chain = [r for r in references if r != in_reply_to]
+        headers += [("In-Reply-To", in_reply_to), ("References", " ".join([*chain, in_reply_to]))]
+    headers.append(
+        ("Auto-Submitted", auto_submitted or ("auto-replied" if in_reply_to else "auto-generated"))
+    )
+    for name, value in (
+        ("X-Mailjudge-Game", game),
+        ("X-Mailjudge-Phase", phase),
+        ("X-Mailjudge-Role", role),
+    ):
+        if value:
+            headers.append((name, _header_text(value)))
+    headers += [("MIME-Version", "1.0"), ("Content-Type", 'text/plain; charset="utf-8"')]
+    body = text if text.endswith("\n") else text + "\n"
+    if body.isascii() and all(len(line) <= 78 for line in body.split("\n")):
+        headers.append(("Content-Transfer-Encoding", "7bit"))
+        payload = body.replace("\n", "\r\n").encode("ascii")
+    else:
+        headers.append(("Content-Transfer-Encoding", "quoted-printable"))
+        payload = binascii.b2a_qp(body.encode("utf-8"), istext=True).replace(b"\n", b"\r\n")
+    head = "".join(f"{name}: {_fold(value)}\r\n" for name, value in headers)
+    return head.encode("ascii") + b"\r\n" + payload
+
+
+def _header_text(value: str) -> str:
+    """One line; non-ASCII text as an RFC 2047 encoded word."""
+    value = " ".join(value.split())
+    if value.isascii():
+        return value
+    return " ".join(Header(value, "utf-8").encode(maxlinelen=76).split())
+
+
+def _fold(value: str) -> str:
+    """Fold a long header at spaces so that no line passes 78 characters."""
+    if len(value) <= 70:
+        return value
+    lines, current = [], ""
+    for word in value.split(" "):
+        if current and len(current) + 1 + len(word) > 70:
+            lines.append(current)
+            current = word
+        else:
+            current = f"{current} {word}" if current else word
+    lines.append(current)
+    return "\r\n ".join(lines)
 
 
 def _insert(
@@ -196,11 +285,13 @@ def claim_due(now: datetime, limit: int, lease: timedelta) -> list[Outbox]:
 
 
 def _finish(row: Outbox, **changes: object) -> None:
-    Outbox.update(**changes).where(_id_field == _pk(row)).execute()
+    update_by_id_compiled(Outbox, _pk(row), changes)
 
 
-def _send_one(sender: Sender, row: Outbox, now: datetime, retry: RetryPolicy) -> str:
-    """Send one claimed mail and record the outcome: sent, retried or failed."""
+def _send_one(
+    sender: Sender, row: Outbox, now: datetime, retry: RetryPolicy
+) -> tuple[str, dict[str, object]]:
+    """Send one claimed mail; the outcome (sent, retried or failed) and what to record."""
     attempts = row.attempts + 1
     rendered = None
     try:
@@ -212,25 +303,24 @@ def _send_one(sender: Sender, row: Outbox, now: datetime, retry: RetryPolicy) ->
         error = f"{type(exc).__name__}: {exc}"
         if is_permanent(exc) or attempts >= retry.max_attempts:
             log.error("outbox %s failed after %s attempt(s): %s", _pk(row), attempts, error)
-            _finish(row, state="failed", attempts=attempts, last_error=error)
-            return "failed"
+            return "failed", {"state": "failed", "attempts": attempts, "last_error": error}
         log.warning("outbox %s: attempt %s failed: %s", _pk(row), attempts, error)
-        _finish(
-            row,
-            state="queued",
-            attempts=attempts,
-            last_error=error,
-            next_attempt_at=now + retry.delay(attempts),
-        )
-        return "retried"
+        return "retried", {
+            "state": "queued",
+            "attempts": attempts,
+            "last_error": error,
+            "next_attempt_at": now + retry.delay(attempts),
+        }
     note = "refused: " + ", ".join(sorted(refused)) if refused else ""
+    changes: dict[str, object] = {
+        "state": "sent",
+        "attempts": attempts,
+        "last_error": note,
+        "sent_at": utcnow(),
+    }
     if rendered is not None:
-        _finish(
-            row, state="sent", attempts=attempts, last_error=note, sent_at=utcnow(), raw=rendered
-        )
-    else:
-        _finish(row, state="sent", attempts=attempts, last_error=note, sent_at=utcnow())
-    return "sent"
+        changes["raw"] = rendered  # keep what went out
+    return "sent", changes
 
 
 def flush(
@@ -239,7 +329,9 @@ def flush(
     limit: int | None = None,
     retry: RetryPolicy | None = None,
 ) -> FlushResult:
-    """Send every mail that is due (at most `limit`), recording each outcome."""
+    """Send every mail that is due (at most `limit`), recording each outcome. The outcomes
+    of a claimed batch are recorded together, in one transaction: on SQLite each write
+    transaction waits its turn behind the others, and one turn per batch is enough."""
     now = now or utcnow()
     retry = retry or RetryPolicy()
     result = FlushResult()
@@ -249,9 +341,16 @@ def flush(
         rows = claim_due(now, batch, retry.lease)
         if not rows:
             break
-        for row in rows:
-            outcome = _send_one(sender, row, now, retry)
-            setattr(result, outcome, getattr(result, outcome) + 1)
+        outcomes: list[tuple[Outbox, dict[str, object]]] = []
+        try:
+            for row in rows:
+                outcome, changes = _send_one(sender, row, now, retry)
+                outcomes.append((row, changes))
+                setattr(result, outcome, getattr(result, outcome) + 1)
+        finally:
+            with database_proxy.atomic():
+                for row, changes in outcomes:
+                    _finish(row, **changes)
     return result
 
 
