@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from email.message import EmailMessage
 from email.utils import make_msgid
+from pathlib import Path
 
 from mailstack import Received, SmtpSink
 
@@ -19,6 +20,7 @@ from mailjudge.engine.randomplay import random_orders
 from mailjudge.service.games import get_game
 from mailjudge.service.orders import current_position
 from mailjudge.service.runner import Judge
+from mailjudge.settings import Settings, load_settings
 
 JUDGE = "judge@example.test"
 POWERS = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
@@ -31,6 +33,18 @@ def player(power: str) -> str:
 
 def secret(power: str) -> str:
     return f"pw-{power.lower()}-7"
+
+
+def judge_settings(database: Path, relay_port: int, **extra: str) -> Settings:
+    """A judge on loopback for the tests: SQLite in `database`, mail out to the sink."""
+    environ = {
+        "MAILJUDGE_JUDGE_ADDRESS": JUDGE,
+        "MAILJUDGE_DATABASE_URL": f"sqlite:///{database}",
+        "MAILJUDGE_OUTBOUND_PORT": str(relay_port),
+        "MAILJUDGE_OUTBOUND_REPLY_LIMIT": "0",
+    }
+    environ.update({f"MAILJUDGE_{k.upper()}": v for k, v in extra.items()})
+    return load_settings(None, environ)
 
 
 def wire(msg: EmailMessage) -> bytes:

@@ -7,11 +7,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from e2e import JUDGE, MASTER, Harness, play_years, player, set_up_game
+from e2e import MASTER, Harness, judge_settings, play_years, player, set_up_game
 from mailstack import Dovecot, SmtpSink
 
 from mailjudge.service.runner import Judge
-from mailjudge.settings import load_settings
 
 
 @pytest.fixture
@@ -22,21 +21,17 @@ def imap_harness(
     client = dovecot.connect()
     client.create_folder(folder)
     client.logout()
-    settings = load_settings(
-        None,
-        {
-            "MAILJUDGE_JUDGE_ADDRESS": JUDGE,
-            "MAILJUDGE_DATABASE_URL": f"sqlite:///{tmp_path / 'judge.db'}",
-            "MAILJUDGE_OUTBOUND_PORT": str(smtp_sink.port),
-            "MAILJUDGE_OUTBOUND_REPLY_LIMIT": "0",
-            "MAILJUDGE_SMTP_PORT": "0",
-            "MAILJUDGE_IMAP_HOST": "127.0.0.1",
-            "MAILJUDGE_IMAP_PORT": str(dovecot.imap_port),
-            "MAILJUDGE_IMAP_USER": "judge@example.test",
-            "MAILJUDGE_IMAP_PASSWORD": "judge-pass",
-            "MAILJUDGE_IMAP_SSL": "false",
-            "MAILJUDGE_IMAP_MAILBOX": folder,
-        },
+    settings = judge_settings(
+        tmp_path / "judge.db",
+        smtp_sink.port,
+        smtp_port="0",
+        imap_host="127.0.0.1",
+        imap_port=str(dovecot.imap_port),
+        imap_user="judge@example.test",
+        imap_password="judge-pass",
+        imap_ssl="false",
+        imap_mailbox=folder,
+        imap_idle_seconds="5",
     )
     judge = Judge(settings, free_ports=True)
     judge.start()

@@ -7,27 +7,28 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from e2e import JUDGE, MASTER, POWERS, Harness, play_years, player, secret, set_up_game, wire
+from e2e import (
+    MASTER,
+    POWERS,
+    Harness,
+    judge_settings,
+    play_years,
+    player,
+    secret,
+    set_up_game,
+    wire,
+)
 from mailstack import SmtpSink
 
 from mailjudge.models import InboundMessage
 from mailjudge.service.games import get_game
 from mailjudge.service.orders import orders_on_file
 from mailjudge.service.runner import Judge
-from mailjudge.settings import load_settings
 
 
 @pytest.fixture
 def harness(tmp_path: Path, smtp_sink: SmtpSink, cheap_scrypt: None) -> Iterator[Harness]:
-    settings = load_settings(
-        None,
-        {
-            "MAILJUDGE_JUDGE_ADDRESS": JUDGE,
-            "MAILJUDGE_DATABASE_URL": f"sqlite:///{tmp_path / 'judge.db'}",
-            "MAILJUDGE_OUTBOUND_PORT": str(smtp_sink.port),
-            "MAILJUDGE_OUTBOUND_REPLY_LIMIT": "0",
-        },
-    )
+    settings = judge_settings(tmp_path / "judge.db", smtp_sink.port)
     judge = Judge(settings, free_ports=True)
     judge.start()
     try:

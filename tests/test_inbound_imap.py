@@ -47,6 +47,9 @@ def imap_settings(dovecot: Dovecot, folder: str, **changes: object) -> ImapSetti
         "ssl": False,
         "timeout_seconds": 5,
         "poll_seconds": 1,
+        # A short IDLE: should a wake-up be missed in a race with a restart, the next
+        # renewal polls, as it does (after longer) in service.
+        "idle_seconds": 5,
     }
     values.update(changes)
     return ImapSettings(**values)  # type: ignore[arg-type]

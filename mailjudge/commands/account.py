@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from mailjudge.commands.base import Block, Command, CommandError, Context, Outgoing
+from mailjudge.commands.base import Block, Command, CommandError, Context, mail_to_seat
 from mailjudge.commands.registry import register
-from mailjudge.models import Game, Person, Seat
+from mailjudge.models import Game, Seat
 from mailjudge.render import render
 from mailjudge.service import games, seats
 from mailjudge.service.errors import BadSecret, NotFound
@@ -41,23 +41,8 @@ def _notify_owner(ctx: Context, seat: Seat) -> None:
     """Tell the registered owner of a seat that someone tried a wrong password."""
     if seat.person is None:
         return
-    ctx.outgoing.append(
-        Outgoing(
-            to=[seat.person.email],
-            subject=f"[{seat.game.name}] a sign-on with a wrong password",
-            body=render(
-                "bad_signon.txt.j2", seat=seat, game=seat.game, sender=ctx.sender, now=ctx.now
-            ),
-            kind="notice",
-            game=seat.game.name,
-            phase=seat.game.phase,
-            role=role_header(seat),
-        )
-    )
-
-
-def role_header(seat: Seat) -> str:
-    return f"{seat.role} {seat.powers}".strip()
+    body = render("bad_signon.txt.j2", seat=seat, game=seat.game, sender=ctx.sender, now=ctx.now)
+    ctx.outgoing.append(mail_to_seat(seat, "a sign-on with a wrong password", body, "notice"))
 
 
 @register
@@ -173,20 +158,9 @@ class Join(Command):
 
 def announce_start(ctx: Context, game: Game) -> None:
     for seat in Seat.select().where(Seat.game == game):
-        person: Person | None = seat.person
-        if person is None:
-            continue
-        ctx.outgoing.append(
-            Outgoing(
-                to=[person.email],
-                subject=f"[{game.name}] the game has started",
-                body=render("game_started.txt.j2", game=game, seat=seat),
-                kind="notice",
-                game=game.name,
-                phase=game.phase,
-                role=role_header(seat),
-            )
-        )
+        if seat.person is not None:
+            body = render("game_started.txt.j2", game=game, seat=seat)
+            ctx.outgoing.append(mail_to_seat(seat, "the game has started", body, "notice"))
 
 
 @register

@@ -30,6 +30,22 @@ class Outgoing:
     attachments: list[tuple[str, str, bytes]] = field(default_factory=list)  # (name, type, data)
 
 
+def mail_to_seat(
+    seat: Seat, subject: str, body: str, kind: str, phase: str | None = None
+) -> Outgoing:
+    """A mail to the person in a seat, with the game's headers and their role."""
+    game = seat.game
+    return Outgoing(
+        to=[seat.person.email],
+        subject=f"[{game.name}] {subject}",
+        body=body,
+        kind=kind,
+        game=game.name,
+        phase=phase or game.phase,
+        role=f"{seat.role} {seat.powers}".strip(),
+    )
+
+
 @dataclass
 class Answer:
     """One line of the reply: the command as written (passwords masked), then the verdict."""

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from mailjudge.commands.account import role_header
-from mailjudge.commands.base import Block, Command, CommandError, Context, Outgoing
+from mailjudge.commands.base import Block, Command, CommandError, Context, mail_to_seat
 from mailjudge.commands.registry import register
 from mailjudge.models import Game, Seat
 from mailjudge.render import render
@@ -49,18 +48,9 @@ def deliver(
         shown = " ".join(sender.powers.split()) or sender.name
     broadcast = {p for s in seats for p in s.powers.split()} <= set(recipients)
     to_line = "everyone" if broadcast else ", ".join(recipients)
+    text = render("press.txt.j2", game=game, sender=shown, to_line=to_line, body=body)
     for seat in targets:
-        ctx.outgoing.append(
-            Outgoing(
-                to=[seat.person.email],
-                subject=f"[{game.name}] press from {shown}",
-                body=render("press.txt.j2", game=game, sender=shown, to_line=to_line, body=body),
-                kind="press",
-                game=game.name,
-                phase=game.phase,
-                role=role_header(seat),
-            )
-        )
+        ctx.outgoing.append(mail_to_seat(seat, f"press from {shown}", text, "press"))
 
 
 @register

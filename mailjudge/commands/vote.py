@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mailjudge.commands.base import Block, Command, CommandError, Context, Outgoing
+from mailjudge.commands.base import Block, Command, CommandError, Context, mail_to_seat
 from mailjudge.commands.registry import register
 from mailjudge.models import Game, Seat
 from mailjudge.render import render
@@ -11,19 +11,11 @@ from mailjudge.service.games import has_rule
 
 
 def announce_end(ctx: Context, game: Game, outcome: str) -> None:
+    body = render("game_over.txt.j2", game=game, outcome=outcome)
     for seat in Seat.select().where(Seat.game == game):
         if seat.person is not None:
-            ctx.outgoing.append(
-                Outgoing(
-                    to=[seat.person.email],
-                    subject=f"[{game.name}] the game is over: {outcome.lower()}",
-                    body=render("game_over.txt.j2", game=game, outcome=outcome),
-                    kind="notice",
-                    game=game.name,
-                    phase=game.phase,
-                    role=f"{seat.role} {seat.powers}".strip(),
-                )
-            )
+            subject = f"the game is over: {outcome.lower()}"
+            ctx.outgoing.append(mail_to_seat(seat, subject, body, "notice"))
 
 
 @register
@@ -62,17 +54,9 @@ class Propose(Command):
         game, seat = ctx.signed_on()
         ctx.require("vote")
         proposal = draws.propose(game, seat, " ".join(args))
+        body = render("proposal.txt.j2", game=game, proposal=proposal)
         for other in Seat.select().where((Seat.game == game) & (Seat.role == "player")):
             if other.person is not None and other.id != seat.id:
-                ctx.outgoing.append(
-                    Outgoing(
-                        to=[other.person.email],
-                        subject=f"[{game.name}] proposal: {proposal.text.lower()}",
-                        body=render("proposal.txt.j2", game=game, proposal=proposal),
-                        kind="notice",
-                        game=game.name,
-                        phase=game.phase,
-                        role=f"player {other.powers}",
-                    )
-                )
+                subject = f"proposal: {proposal.text.lower()}"
+                ctx.outgoing.append(mail_to_seat(other, subject, body, "notice"))
         return [f"proposal {proposal.number} ({proposal.text}) sent; everyone votes YES or NO"]

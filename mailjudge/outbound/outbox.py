@@ -9,7 +9,7 @@ holding mail only delays it until the lease runs out.
 
 from __future__ import annotations
 
-import binascii
+import base64
 import copy
 import logging
 from collections.abc import Sequence
@@ -207,8 +207,9 @@ def plain_text_mail(
         headers.append(("Content-Transfer-Encoding", "7bit"))
         payload = body.replace("\n", "\r\n").encode("ascii")
     else:
-        headers.append(("Content-Transfer-Encoding", "quoted-printable"))
-        payload = binascii.b2a_qp(body.encode("utf-8"), istext=True).replace(b"\n", b"\r\n")
+        headers.append(("Content-Transfer-Encoding", "base64"))
+        encoded = base64.b64encode(body.encode("utf-8"))
+        payload = b"".join(encoded[i : i + 76] + b"\r\n" for i in range(0, len(encoded), 76))
     head = "".join(f"{name}: {_fold(value)}\r\n" for name, value in headers)
     return head.encode("ascii") + b"\r\n" + payload
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mailjudge.commands.base import Outgoing
+from mailjudge.commands.base import Outgoing, mail_to_seat
 from mailjudge.engine.adjustments import adjustment_due, build_sites
 from mailjudge.engine.maps import load_map
 from mailjudge.engine.phases import PhaseOutcome
@@ -114,15 +114,5 @@ def results_mails(game: Game, done: Any) -> list[Outgoing]:
             seat=seat,
             deadline=_deadline_lines(game, seat),
         )
-        mails.append(
-            Outgoing(
-                to=[seat.person.email],
-                subject=f"[{game.name}] results {done.phase}",
-                body=body,
-                kind="results",
-                game=game.name,
-                phase=done.phase,
-                role=f"{seat.role} {seat.powers}".strip(),
-            )
-        )
+        mails.append(mail_to_seat(seat, f"results {done.phase}", body, "results", done.phase))
     return mails

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from mailjudge.commands.base import Outgoing
+from mailjudge.commands.base import Outgoing, mail_to_seat
 from mailjudge.db import database_proxy
 from mailjudge.models import Game, Seat, utcnow
 from mailjudge.render import render
@@ -213,17 +213,7 @@ def _to_late_players(game: Game, late: list[str], kind: str) -> list[Outgoing]:
             own=show(game.deadline, own_zone) if own_zone != zone else None,
             grace_end=show(grace_end, zone) if timing.grace else None,
         )
-        mails.append(
-            Outgoing(
-                to=[seat.person.email],
-                subject=f"[{game.name}] {what} ({game.phase})",
-                body=body,
-                kind="notice",
-                game=game.name,
-                phase=game.phase,
-                role=f"player {seat.powers}",
-            )
-        )
+        mails.append(mail_to_seat(seat, f"{what} ({game.phase})", body, "notice"))
     return mails
 
 
@@ -231,14 +221,5 @@ def _to_master(game: Game, late: list[str]) -> list[Outgoing]:
     master = Seat.get_or_none((Seat.game == game) & (Seat.role == "master"))
     if master is None or master.person is None:
         return []
-    return [
-        Outgoing(
-            to=[master.person.email],
-            subject=f"[{game.name}] late: {', '.join(late)} ({game.phase})",
-            body=render("late_master.txt.j2", game=game, late=late),
-            kind="notice",
-            game=game.name,
-            phase=game.phase,
-            role="master",
-        )
-    ]
+    body = render("late_master.txt.j2", game=game, late=late)
+    return [mail_to_seat(master, f"late: {', '.join(late)} ({game.phase})", body, "notice")]

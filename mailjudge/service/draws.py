@@ -100,11 +100,18 @@ def vote(game: Game, seat: Seat, choice: str) -> str | None:
         return _settle_default(game)
 
 
-def _settle_default(game: Game) -> str | None:
-    voters = electorate(game)
-    ballots = _ballots(game, "draw")
-    votes = {power: ballots.get(seat.id) for power, seat in voters.items()}
+def _all_votes(game: Game, kind: str) -> dict[str, Any] | None:
+    """Each voting power's standing ballot of ``kind``; None until every one has voted."""
+    ballots = _ballots(game, kind)
+    votes = {power: ballots.get(seat.id) for power, seat in electorate(game).items()}
     if not votes or any(v is None for v in votes.values()):
+        return None
+    return votes
+
+
+def _settle_default(game: Game) -> str | None:
+    votes = _all_votes(game, "draw")
+    if votes is None:
         return None
     choices = set(votes.values())
     if len(choices) == 1 and next(iter(choices)).startswith("CONCEDE"):
@@ -199,10 +206,8 @@ def vote_no_dias(game: Game, seat: Seat, choice: str) -> str | None:
 
 
 def _settle_no_dias(game: Game) -> str | None:
-    voters = electorate(game)
-    ballots = _ballots(game, "nodias")
-    votes = {power: ballots.get(seat.id) for power, seat in voters.items()}
-    if not votes or any(v is None for v in votes.values()):
+    votes = _all_votes(game, "nodias")
+    if votes is None:
         return None
     counts: dict[str, int] = {}
     for owner in current_position(game).sc_owners.values():
