@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from mailjudge.commands.base import Block, Command, CommandError, Context, mail_to_seat
+from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.models import Game, Seat
 from mailjudge.render import render
+from mailjudge.render.outgoing import mail_to_seat
 from mailjudge.service import games, seats
 from mailjudge.service.errors import BadSecret, NotFound
 

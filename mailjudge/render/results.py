@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from mailjudge.commands.base import Outgoing, mail_to_seat
 from mailjudge.engine.adjustments import adjustment_due, build_sites
 from mailjudge.engine.maps import load_map
 from mailjudge.engine.phases import PhaseOutcome
 from mailjudge.engine.state import ADJUSTMENT, Position
 from mailjudge.models import Game, Seat
 from mailjudge.render import render
+from mailjudge.render.outgoing import Outgoing, mail_to_seat
 
 # How each outcome shows after an order, in the judges' customary way.
 MARKS = {

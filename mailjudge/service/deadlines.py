@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from mailjudge.commands.base import Outgoing, mail_to_seat
 from mailjudge.db import database_proxy
 from mailjudge.models import Game, Seat, utcnow
 from mailjudge.render import render
+from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.games import has_rule
 from mailjudge.timing import Timing, TimingError, parse_when, shift_past, show

@@ -11,7 +11,7 @@ import logging
 from datetime import datetime
 
 import mailjudge.commands  # noqa: F401  (registers the commands)
-from mailjudge.commands.base import Context, Outgoing
+from mailjudge.commands.base import Context
 from mailjudge.commands.run import execute, reply_text
 from mailjudge.inbound.addresses import judge_detail
 from mailjudge.inbound.parse import MailLimitError, ParsedMail, silence_reason
@@ -20,6 +20,7 @@ from mailjudge.models import Game, InboundMessage, utcnow
 from mailjudge.outbound.message import Attachment, build_message
 from mailjudge.outbound.outbox import enqueue, enqueue_draft, may_reply
 from mailjudge.render import render
+from mailjudge.render.outgoing import Outgoing
 from mailjudge.settings import Settings
 
 log = logging.getLogger(__name__)

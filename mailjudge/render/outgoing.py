@@ -1,0 +1,39 @@
+"""A mail the judge will send besides a reply: press, results, notices. The service layer
+and the commands make them; the pipeline queues them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mailjudge.models import Seat
+
+
+@dataclass
+class Outgoing:
+    """A mail the judge will send besides the reply (press, results, notices)."""
+
+    to: list[str]
+    subject: str
+    body: str
+    kind: str  # press, results, notice, list
+    game: str | None = None
+    phase: str | None = None
+    role: str | None = None  # X-Mailjudge-Role for a mail to one person
+    html: str | None = None
+    attachments: list[tuple[str, str, bytes]] = field(default_factory=list)  # (name, type, data)
+
+
+def mail_to_seat(
+    seat: Seat, subject: str, body: str, kind: str, phase: str | None = None
+) -> Outgoing:
+    """A mail to the person in a seat, with the game's headers and their role."""
+    game = seat.game
+    return Outgoing(
+        to=[seat.person.email],
+        subject=f"[{game.name}] {subject}",
+        body=body,
+        kind=kind,
+        game=game.name,
+        phase=phase or game.phase,
+        role=f"{seat.role} {seat.powers}".strip(),
+    )
