@@ -26,7 +26,7 @@ class MasterCommand(Command):
 
 
 def after_processing(ctx: Context, game: games.Game, done: processing.Processed) -> list[str]:
-    ctx.outgoing += results_mails(game, done)
+    ctx.outgoing += results_mails(game, done) + done.notices
     if game.state == "finished":
         announce_end(ctx, game, game.outcome)
     return [
@@ -43,7 +43,7 @@ class Start(MasterCommand):
     summary = "start a forming game; powers nobody holds become dummies"
 
     def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
-        games.start_game(game)
+        ctx.outgoing += games.start_game(game)
         game = games.get_game(game.name)
         ctx.game = game
         announce_start(ctx, game)

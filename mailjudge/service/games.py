@@ -13,10 +13,15 @@ from mailjudge.engine.phases import EngineOptions
 from mailjudge.engine.state import initial_position
 from mailjudge.models import GAME_NAME, Game, Person, Seat, utcnow
 from mailjudge.passwords import hash_password
+from mailjudge.render.outgoing import Outgoing
 from mailjudge.rules import RuleError, RuleSet, apply_change
 from mailjudge.service.errors import NotAllowed, NotFound, ServiceError
 
-VARIANTS = ("standard",)  # the shared-power variants add themselves here as they land
+
+def _variants() -> tuple[str, ...]:
+    from mailjudge.variants import VARIANTS
+
+    return tuple(VARIANTS)
 
 
 def rules_of(game: Game) -> RuleSet:
@@ -71,8 +76,10 @@ def create_game(
         raise ServiceError(
             f"{name!r} cannot be a game name: use 1 to 32 lower-case letters, digits, '-' or '_'"
         )
-    if variant not in VARIANTS:
-        raise ServiceError(f"unknown variant {variant!r}; this judge plays {', '.join(VARIANTS)}")
+    if variant not in _variants():
+        raise ServiceError(
+            f"unknown variant {variant!r}; this judge plays {', '.join(_variants())}"
+        )
     try:
         ruleset = apply_change(RuleSet(), rules, variant=variant) if rules.strip() else RuleSet()
     except RuleError as err:
@@ -116,14 +123,26 @@ def set_rules(game: Game, change: str) -> RuleSet:
     return new
 
 
-def start_game(game: Game, rng: random.Random | None = None, now: datetime | None = None) -> None:
-    """Deal the powers and begin. Powers nobody holds become dummies (civil disorder)."""
+def start_game(
+    game: Game, rng: random.Random | None = None, now: datetime | None = None
+) -> list[Outgoing]:
+    """Deal the powers and begin. Powers nobody holds become dummies (civil disorder).
+    Returns the mail the variant sends at the start (the citizens' countries, say)."""
+    from mailjudge.variants import variant_of
+
     if game.state != "forming":
         raise NotAllowed(
             f"game {game.name} is {game.state}, not forming; only a forming game starts"
         )
     gmap = game_map(game)
     rng = rng or random.Random()
+    variant = variant_of(game)
+    if not variant.has_players:
+        with database_proxy.atomic():
+            for power in gmap.power_names:
+                Seat.create(game=game, role="player", name=power.lower(), powers=power)
+            _begin(game, gmap, now)
+            return variant.on_start(game, rng, now or utcnow())
     with database_proxy.atomic():
         seats = list(
             Seat.select().where((Seat.game == game) & (Seat.role == "player")).order_by(Seat.id)
@@ -141,6 +160,7 @@ def start_game(game: Game, rng: random.Random | None = None, now: datetime | Non
         for power in free:
             Seat.create(game=game, role="player", name=power.lower(), powers=power, dummy=True)
         _begin(game, gmap, now)
+        return variant.on_start(game, rng, now or utcnow())
 
 
 def _begin(game: Game, gmap: GameMap, now: datetime | None = None) -> None:

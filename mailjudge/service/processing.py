@@ -15,6 +15,7 @@ from mailjudge.db import database_proxy, is_postgres
 from mailjudge.engine.interchange import position_from_dict, position_to_dict
 from mailjudge.engine.phases import PhaseOutcome, process_phase
 from mailjudge.models import Game, OrderLine, PhaseRecord, Seat, utcnow
+from mailjudge.render.outgoing import Outgoing
 from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.games import engine_options, finish_game, game_map, has_rule
 from mailjudge.service.orders import (
@@ -24,6 +25,7 @@ from mailjudge.service.orders import (
     powers_to_order,
 )
 from mailjudge.service.seats import players
+from mailjudge.variants import variant_of
 
 
 @dataclass
@@ -40,6 +42,7 @@ class Processed:
     results: list[dict[str, Any]]
     winners: list[str]
     outcome: PhaseOutcome
+    notices: list[Outgoing] = field(default_factory=list)  # the variant's mail
 
 
 def _exempt(game: Game, seats: list[Seat]) -> set[str]:
@@ -52,10 +55,14 @@ def _exempt(game: Game, seats: list[Seat]) -> set[str]:
 def readiness(game: Game, now: datetime | None = None, need_late: bool = True) -> Readiness:
     """Should the judge process now, without the master's word? With ``need_late`` False
     the answer may come without the list of late powers (it skips reading the orders when
-    a WAIT or ALWAYS_WAIT settles it)."""
+    a WAIT or ALWAYS_WAIT settles it). The game's variant has the last word."""
     if game.state != "active":
         return Readiness(False, f"the game is {game.state}")
     now = now or utcnow()
+    return variant_of(game).ready(game, now, _standard_readiness(game, now, need_late))
+
+
+def _standard_readiness(game: Game, now: datetime, need_late: bool) -> Readiness:
     seats = players(game)
     deadline = None if has_rule(game, "NO_DEADLINE") else game.deadline
     deadline_passed = deadline is not None and now >= deadline
@@ -158,8 +165,11 @@ def process(
                     + ", ".join(state.waiting_for)
                     + "; PROCESS! processes anyway with civil-disorder defaults"
                 )
+        variant = variant_of(fresh)
+        notices = variant.before_process(fresh, now or utcnow())
         texts, kept = _orders_for_engine(fresh)
         done = _run(fresh, texts, kept, keep_future=False, now=now)
+        done.notices = notices + variant.after_process(fresh, done, now or utcnow())
     game.__data__.update(fresh.__data__)
     return done
 

@@ -91,6 +91,12 @@ def join(
     """JOIN a forming game. Under POWER_CHOICE a free power may be named; otherwise powers
     are dealt at random when the game starts. The game starts by itself when full, unless
     START_MASTER."""
+    from mailjudge.variants import variant_of
+
+    if not variant_of(game).has_players:
+        from mailjudge.variants.democratic import join_citizen
+
+        return join_citizen(game, email, password, name)
     if game.state != "forming":
         raise NotAllowed(
             f"game {game.name} is {game.state}; JOIN is for forming games (try TAKEOVER)"

@@ -1,0 +1,13 @@
+"""Variants: each a class overriding a few named hooks of the standard game."""
+
+from __future__ import annotations
+
+from mailjudge.models import Game
+from mailjudge.variants.base import Variant
+from mailjudge.variants.democratic import Democratic
+
+VARIANTS: dict[str, Variant] = {v.name: v for v in (Variant(), Democratic())}
+
+
+def variant_of(game: Game) -> Variant:
+    return VARIANTS[game.variant]

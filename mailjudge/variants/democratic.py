@@ -1,0 +1,350 @@
+"""Democratic Diplomacy (seed 000): any number of citizens share each country.
+
+A citizen belongs to a supply centre, and so to whichever country owns it: when a centre
+changes hands after a Fall, its citizens change country with it, before adjustments. In
+each phase the citizens of a country propose order sets and rank them; at the deadline the
+ranked count (mailjudge.voting, SPEC section 10) picks the country's orders, and a country
+with no proposal or no ballot takes the civil-disorder defaults. At the start of each
+movement phase the citizens' ranked ballots elect the country's diplomat, who alone writes
+to other countries. Ballots are secret and counts are kept until the deadline; afterwards
+only the stage-by-stage totals are published.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from mailjudge.db import database_proxy
+from mailjudge.engine.checker import check_order
+from mailjudge.engine.orders import OrderError
+from mailjudge.engine.reader import read_order
+from mailjudge.models import Ballot, Game, OrderLine, Proposal, Seat
+from mailjudge.passwords import hash_password
+from mailjudge.render import render
+from mailjudge.render.outgoing import Outgoing, mail_to_seat
+from mailjudge.service.errors import NotAllowed, ServiceError
+from mailjudge.variants.base import Variant
+from mailjudge.voting import Count, count
+
+if TYPE_CHECKING:
+    from mailjudge.service.processing import Processed, Readiness
+
+CITIZEN_ROLES = ("citizen", "diplomat")
+STANDING = ""  # diplomat ballots stand from phase to phase until changed
+
+
+def _owners(game: Game) -> dict[str, str]:
+    return dict(game.position.get("sc_owners") or {}) if game.position else {}
+
+
+def home_centres(game: Game) -> list[str]:
+    from mailjudge.service.games import game_map
+
+    return sorted(c for homes in game_map(game).home_centres.values() for c in homes)
+
+
+def citizens(game: Game) -> list[Seat]:
+    return list(
+        Seat.select()
+        .where((Seat.game == game) & Seat.role.in_(CITIZEN_ROLES) & (Seat.status == "active"))
+        .order_by(Seat.id)
+    )
+
+
+def country_of(seat: Seat, owners: dict[str, str] | None = None) -> str | None:
+    owners = owners if owners is not None else _owners(seat.game)
+    return owners.get(seat.centre) if seat.centre else None
+
+
+def citizens_of(game: Game, power: str) -> list[Seat]:
+    owners = _owners(game)
+    return [s for s in citizens(game) if owners.get(s.centre) == power]
+
+
+def _own_country(seat: Seat) -> str:
+    if seat.role not in CITIZEN_ROLES:
+        raise NotAllowed("only citizens take part in their country's votes")
+    power = country_of(seat)
+    if power is None:
+        raise NotAllowed("your centre belongs to no country yet; wait for the game to start")
+    return power
+
+
+def join_citizen(game: Game, email: str, password: str, name: str | None = None) -> Seat:
+    """JOIN a Democratic game, forming or running. A late joiner goes to the home centre
+    with the fewest citizens (the first such centre by name)."""
+    from mailjudge.service.games import person_for
+    from mailjudge.service.seats import _unique_name
+
+    if game.state not in ("forming", "active"):
+        raise NotAllowed(
+            f"game {game.name} is {game.state}; citizens join forming or running games"
+        )
+    person = person_for(email)
+    with database_proxy.atomic():
+        if any(s.person_id == person.id for s in citizens(game)):
+            raise NotAllowed(f"you are a citizen of {game.name} already")
+        centre = None
+        if game.state == "active":
+            load = {c: 0 for c in home_centres(game)}
+            for seat in citizens(game):
+                if seat.centre in load:
+                    load[seat.centre] += 1
+            centre = min(load, key=lambda c: (load[c], c))
+        return Seat.create(
+            game=game,
+            person=person,
+            role="citizen",
+            name=_unique_name(game, name or person.email.split("@")[0]),
+            centre=centre,
+            password_hash=hash_password(password),
+        )
+
+
+def nominate(game: Game, seat: Seat, name: str, commentary: str = "") -> Proposal:
+    """NOMINATE a citizen of one's own country (oneself included) for diplomat."""
+    power = _own_country(seat)
+    nominee = Seat.get_or_none((Seat.game == game) & (Seat.name == name.lower()))
+    if nominee is None or nominee.role not in CITIZEN_ROLES or country_of(nominee) != power:
+        raise ServiceError(
+            f"{name!r} is not a citizen of {power}; nominate a citizen of your country"
+        )
+    existing = Proposal.get_or_none(
+        (Proposal.game == game) & (Proposal.kind == "nomination") & (Proposal.power == power)
+        & (Proposal.text == nominee.name) & (Proposal.state == "open")
+    )  # fmt: skip
+    if existing is not None:
+        return existing
+    return _new_proposal(game, "nomination", power, nominee.name, seat, commentary)
+
+
+def _new_proposal(
+    game: Game, kind: str, power: str, text: str, author: Seat, note: str = ""
+) -> Proposal:
+    last = (
+        Proposal.select(Proposal.number)
+        .where(Proposal.game == game)
+        .order_by(Proposal.number.desc())
+        .first()
+    )
+    return Proposal.create(
+        game=game, phase=game.phase, kind=kind, number=(last.number + 1) if last else 1,
+        power=power, text=text + (f"\n\n{note.strip()}" if note.strip() else ""), author=author,
+    )  # fmt: skip
+
+
+def nominees(game: Game, power: str) -> list[str]:
+    """Citizens nominated for diplomat of ``power`` who are still its citizens."""
+    names = [
+        p.text.split("\n", 1)[0]
+        for p in Proposal.select().where(
+            (Proposal.game == game) & (Proposal.kind == "nomination") & (Proposal.power == power)
+            & (Proposal.state == "open")
+        )
+    ]  # fmt: skip
+    current = {s.name for s in citizens_of(game, power)}
+    return sorted(set(names) & current)
+
+
+def propose_orders(
+    game: Game, seat: Seat, lines: list[str]
+) -> tuple[Proposal, list[tuple[str, str]]]:
+    """PROPOSAL ORDERS: an order set for one's country in this phase. Lines are checked as
+    orders of that country; identical sets are one proposal."""
+    from mailjudge.service.games import game_map, has_rule
+    from mailjudge.service.orders import current_position
+
+    power = _own_country(seat)
+    gmap = game_map(game)
+    pos = current_position(game)
+    accepted: list[str] = []
+    errors: list[tuple[str, str]] = []
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            order = check_order(read_order(line, gmap, pos.phase.type), pos, power, gmap,
+                                build_any=has_rule(game, "BUILD_ANY"))  # fmt: skip
+            accepted.append(str(order))
+        except OrderError as err:
+            errors.append((line.strip(), f"{err.kind}: {err}"))
+    if not accepted:
+        raise ServiceError("the proposal has no valid order; write one order a line")
+    text = "\n".join(sorted(set(accepted)))
+    with database_proxy.atomic():
+        same = Proposal.get_or_none(
+            (Proposal.game == game) & (Proposal.phase == game.phase) & (Proposal.kind == "orders")
+            & (Proposal.power == power) & (Proposal.text == text)
+        )  # fmt: skip
+        return same or _new_proposal(game, "orders", power, text, seat), errors
+
+
+def proposals(game: Game, power: str) -> list[Proposal]:
+    here = (Proposal.game == game) & (Proposal.phase == game.phase)
+    mine = (Proposal.kind == "orders") & (Proposal.power == power)
+    return list(Proposal.select().where(here & mine).order_by(Proposal.number))
+
+
+def _cast(game: Game, seat: Seat, kind: str, phase: str, power: str, ranking: list[Any]) -> None:
+    Ballot.delete().where(
+        (Ballot.voter == seat) & (Ballot.kind == kind) & (Ballot.phase == phase)
+    ).execute()
+    if ranking:
+        Ballot.create(game=game, phase=phase, kind=kind, subject=power, voter=seat, content=ranking)
+
+
+def vote_orders(game: Game, seat: Seat, ranking: list[int]) -> None:
+    """VOTE ORDERS 2 1 3: rank this phase's order sets of one's country, best first."""
+    power = _own_country(seat)
+    numbers = {p.number for p in proposals(game, power)}
+    unknown = [n for n in ranking if n not in numbers]
+    if unknown or len(set(ranking)) != len(ranking) or not ranking:
+        offered = ", ".join(map(str, sorted(numbers))) or "none yet"
+        raise ServiceError(f"rank {power}'s order sets of this phase, each once: {offered}")
+    with database_proxy.atomic():
+        _cast(game, seat, "orders", game.phase, power, ranking)
+
+
+def vote_diplomat(game: Game, seat: Seat, names: list[str]) -> None:
+    """VOTE DIPLOMAT alice bob: rank the nominees of one's country, best first."""
+    power = _own_country(seat)
+    offered = nominees(game, power)
+    wanted = [n.lower() for n in names]
+    if not wanted or any(n not in offered for n in wanted) or len(set(wanted)) != len(wanted):
+        raise ServiceError(
+            f"rank {power}'s nominees, each once: {', '.join(offered) or 'none yet'}"
+        )
+    with database_proxy.atomic():
+        _cast(game, seat, "diplomat", STANDING, power, wanted)
+
+
+def abstain(game: Game, seat: Seat, kind: str) -> None:
+    """ABSTAIN ORDERS / ABSTAIN DIPLOMAT: withdraw one's ballot (abstentions are not counted)."""
+    _own_country(seat)
+    phase = game.phase if kind == "orders" else STANDING
+    Ballot.delete().where(
+        (Ballot.voter == seat) & (Ballot.kind == kind) & (Ballot.phase == phase)
+    ).execute()
+
+
+def _count(game: Game, power: str, kind: str, options: list[Any]) -> Count:
+    voters = {s.id for s in citizens_of(game, power)}
+    phase = game.phase if kind == "orders" else STANDING
+    which = (Ballot.kind == kind) & (Ballot.phase == phase) & (Ballot.subject == power)
+    rows = Ballot.select(Ballot.voter, Ballot.content).where((Ballot.game == game) & which)
+    ballots = [list(b.content) for b in rows if b.voter_id in voters]
+    return count(ballots, options, f"{game.name}:{game.phase}:{kind}:{power}")
+
+
+def count_orders(game: Game, power: str) -> Count:
+    return _count(game, power, "orders", [p.number for p in proposals(game, power)])
+
+
+def elect_diplomat(game: Game, power: str) -> Seat | None:
+    """Count the diplomat ballots of ``power``'s citizens; the winner speaks for it."""
+    result = _count(game, power, "diplomat", nominees(game, power))
+    for seat in citizens_of(game, power):
+        role = "diplomat" if seat.name == result.winner else "citizen"
+        if seat.role != role:
+            seat.role = role
+            seat.save()
+    if result.winner is None:
+        return None
+    return Seat.get((Seat.game == game) & (Seat.name == result.winner))
+
+
+def stage_lines(result: Count, label: Any) -> list[str]:
+    """The published count: stage totals only, never a ballot."""
+    lines = []
+    for n, stage in enumerate(result.stages, 1):
+        totals = ", ".join(f"{label(option)}: {votes}" for option, votes in stage.items())
+        lines.append(f"stage {n}: {totals}")
+    return lines
+
+
+class Democratic(Variant):
+    name = "democratic"
+    has_players = False
+
+    def on_start(self, game: Game, rng: random.Random, now: datetime) -> list[Outgoing]:
+        centres = home_centres(game)
+        people = citizens(game)
+        rng.shuffle(centres)
+        rng.shuffle(people)
+        for i, seat in enumerate(people):
+            seat.centre = centres[i % len(centres)]
+            seat.save()
+        mails = [self._placed(seat, "you are a citizen") for seat in people if seat.person]
+        return mails + self._elect_all(game)
+
+    def _placed(self, seat: Seat, why: str) -> Outgoing:
+        power = country_of(seat)
+        body = render("citizen_placed.txt.j2", seat=seat, game=seat.game, power=power, why=why)
+        return mail_to_seat(seat, f"{why} of {power} ({seat.centre.upper()})", body, "notice")
+
+    def _elect_all(self, game: Game) -> list[Outgoing]:
+        from mailjudge.service.games import game_map
+
+        elected = {p: elect_diplomat(game, p) for p in game_map(game).power_names}
+        names = {p: (s.name if s else None) for p, s in elected.items()}
+        body = render("diplomats.txt.j2", game=game, diplomats=names)
+        return [
+            mail_to_seat(s, "the diplomats", body, "notice") for s in citizens(game) if s.person
+        ]
+
+    def ready(self, game: Game, now: datetime, standard: Readiness) -> Readiness:
+        from mailjudge.service.games import has_rule
+        from mailjudge.service.processing import Readiness
+
+        if has_rule(game, "NO_DEADLINE") or game.deadline is None:
+            return Readiness(False, "the citizens vote until the master processes")
+        if now >= game.deadline:
+            return Readiness(True, "the deadline has passed: the votes are counted")
+        return Readiness(False, "the citizens vote until the deadline")
+
+    def before_process(self, game: Game, now: datetime) -> list[Outgoing]:
+        """The winning order set of each country becomes its orders; the counts are
+        published to the country's citizens (totals only)."""
+        from mailjudge.service.orders import current_position, powers_to_order
+
+        mails: list[Outgoing] = []
+        for power in powers_to_order(game, current_position(game)):
+            result = count_orders(game, power)
+            here = (OrderLine.game == game) & (OrderLine.phase == game.phase)
+            OrderLine.delete().where(here & (OrderLine.power == power)).execute()
+            chosen = None
+            if result.winner is not None:
+                chosen = Proposal.get((Proposal.game == game) & (Proposal.number == result.winner))
+                for n, text in enumerate(chosen.text.split("\n")):
+                    OrderLine.create(game=game, phase=game.phase, power=power, line=n, text=text)
+            body = render(
+                "orders_count.txt.j2", game=game, power=power, chosen=chosen,
+                stages=stage_lines(result, lambda number: f"set {number}"),
+            )  # fmt: skip
+            mails += [
+                mail_to_seat(s, f"{power}'s orders for {game.phase}", body, "notice")
+                for s in citizens_of(game, power) if s.person
+            ]  # fmt: skip
+        return mails
+
+    def after_process(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
+        """Citizens of captured centres change country; a new movement phase elects."""
+        old_owners = _record_owners(game, done.phase)
+        new_owners = _owners(game)
+        mails = [
+            self._placed(seat, "your centre was taken: you are now a citizen")
+            for seat in citizens(game)
+            if seat.person and old_owners.get(seat.centre) != new_owners.get(seat.centre)
+        ]
+        if game.state == "active" and (game.phase or "").endswith("M"):
+            mails += self._elect_all(game)
+        return mails
+
+
+def _record_owners(game: Game, phase: str) -> dict[str, str]:
+    from mailjudge.models import PhaseRecord
+
+    record = PhaseRecord.get_or_none((PhaseRecord.game == game) & (PhaseRecord.phase == phase))
+    return dict((record.position or {}).get("sc_owners") or {}) if record else {}
