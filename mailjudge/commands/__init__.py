@@ -3,4 +3,12 @@
 Importing this package registers every command family (see registry.COMMANDS).
 """
 
-from mailjudge.commands import account, info, master, orders, press, vote  # noqa: F401
+from mailjudge.commands import (  # noqa: F401
+    account,
+    democratic,
+    info,
+    master,
+    orders,
+    press,
+    vote,
+)

@@ -33,7 +33,7 @@ def deliver(
 ) -> None:
     """One mail per person the press is for, the sender hidden when GREY."""
     seats = list(Seat.select().where(Seat.game == game))
-    targets: list[Seat] = []
+    targets: list[Seat] = _citizen_targets(game, sender, recipients, seats)
     for seat in seats:
         if seat.person is None or seat.id == sender.id:
             continue
@@ -52,6 +52,26 @@ def deliver(
     text = render("press.txt.j2", game=game, sender=shown, to_line=to_line, body=body)
     for seat in targets:
         ctx.outgoing.append(mail_to_seat(seat, f"press from {shown}", text, "press"))
+
+
+def _citizen_targets(
+    game: Game, sender: Seat, recipients: list[str], seats: list[Seat]
+) -> list[Seat]:
+    """In a Democratic game a country's press goes to all its citizens (its list); what a
+    diplomat sends abroad is copied to the diplomat's own country."""
+    if game.variant != "democratic":
+        return []
+    from mailjudge.variants.democratic import CITIZEN_ROLES, country_of
+
+    owners = dict((game.position or {}).get("sc_owners") or {})
+    countries = set(recipients)
+    if sender.role == "diplomat":
+        countries.add(country_of(sender, owners) or "")
+    return [
+        s for s in seats
+        if s.role in CITIZEN_ROLES and s.person is not None and s.id != sender.id
+        and country_of(s, owners) in countries
+    ]  # fmt: skip
 
 
 @register

@@ -31,6 +31,8 @@ class Vote(Command):
         if not args:
             raise CommandError("write VOTE DRAW, VOTE CONCEDE FRANCE or VOTE NONE")
         choice = " ".join(args).upper()
+        if game.variant == "democratic" and args[0].upper() in ("DIPLOMAT", "ORDERS"):
+            return _democratic_vote(game, seat, args)
         if has_rule(game, "PROPOSE_DIAS"):
             if choice not in ("YES", "NO"):
                 raise CommandError("in this game write PROPOSE DRAW, then VOTE YES or VOTE NO")
@@ -43,6 +45,19 @@ class Vote(Command):
             announce_end(ctx, game, outcome)
             return [f"vote recorded; all votes agree: {outcome.lower()}"]
         return ["vote recorded (votes are secret and stand until changed)"]
+
+
+def _democratic_vote(game: Game, seat: Seat, args: list[str]) -> list[str]:
+    from mailjudge.variants import democratic as dem
+
+    kind, ranking = args[0].upper(), args[1:]
+    if kind == "ORDERS":
+        if not ranking or not all(r.isdigit() for r in ranking):
+            raise CommandError("write VOTE ORDERS 2 1 3: the order sets' numbers, best first")
+        dem.vote_orders(game, seat, [int(r) for r in ranking])
+    else:
+        dem.vote_diplomat(game, seat, ranking)
+    return [f"{kind.lower()} ballot recorded; it is secret and may change until the deadline"]
 
 
 @register

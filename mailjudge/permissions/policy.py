@@ -89,6 +89,7 @@ TABLE: tuple[Row, ...] = (
     Row("status", role("master", *PLAYERS, "teammate"), ALLOW, "orders on file are shown to their power's side"),
     Row("status", always, DENY, "STATUS shows a power's own orders; observers see results only"),
     Row("press", role("master"), ALLOW, "the master may write to anyone"),
+    Row("press.country", role("citizen", "diplomat"), ALLOW, "citizens write to their own country"),
     Row("press.private", role("observer"), DENY, "observers may write only to the master (PRESS TO M)"),
     Row("press.private", rule("NO_PRESS"), DENY, "this game has NO_PRESS: press goes only to the master (PRESS TO M)"),
     Row("press.private", rule("PUBLIC_PRESS"), DENY,

@@ -61,6 +61,11 @@ def send_press(
     broadcast = bool(everyone) and set(everyone) <= set(recipients)
     others = [r for r in recipients if r != MASTER]
     kind = "press.broadcast" if broadcast else "press.private" if others else "press.master"
+    if sender.role in ("citizen", "diplomat") and others:
+        from mailjudge.variants.democratic import country_of
+
+        if others == [country_of(sender)]:
+            kind = "press.country"  # a citizen writing to their own country's list
     decision = check(Actor("", game, sender), kind)
     if not decision:
         raise NotAllowed(decision.reason)

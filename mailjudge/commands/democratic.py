@@ -1,0 +1,115 @@
+"""Commands of Democratic games: nominations, order-set proposals, comments, abstaining.
+(VOTE DIPLOMAT and VOTE ORDERS are forms of VOTE, in commands/vote.py.)"""
+
+from __future__ import annotations
+
+from mailjudge.commands.base import Block, Command, CommandError, Context
+from mailjudge.commands.registry import register
+from mailjudge.models import Game, Proposal
+from mailjudge.render import render
+from mailjudge.render.outgoing import mail_to_seat
+from mailjudge.service.errors import NotAllowed
+from mailjudge.variants import democratic as dem
+
+
+def democratic_game(ctx: Context) -> Game:
+    game, _ = ctx.signed_on()
+    if game.variant != "democratic":
+        raise NotAllowed(f"that is for Democratic games; {game.name} is {game.variant}")
+    return game
+
+
+def to_country(ctx: Context, game: Game, power: str, subject: str, body: str) -> None:
+    """A mail to every citizen of a country (its list)."""
+    for seat in dem.citizens_of(game, power):
+        if seat.person is not None and seat.id != (ctx.seat.id if ctx.seat else None):
+            ctx.outgoing.append(mail_to_seat(seat, subject, body, "list"))
+
+
+@register
+class Nominate(Command):
+    name = "NOMINATE"
+    usage = "NOMINATE name [why]"
+    summary = "Democratic: nominate a citizen of your country (or yourself) for diplomat"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        game = democratic_game(ctx)
+        if not args:
+            raise CommandError(
+                "write NOMINATE name, and why if you like: NOMINATE alice she knows Russia"
+            )
+        assert ctx.seat is not None
+        why = " ".join(args[1:])
+        proposal = dem.nominate(game, ctx.seat, args[0], why)
+        power = dem.country_of(ctx.seat) or ""
+        body = render("nomination.txt.j2", game=game, nominee=args[0].lower(), why=why, power=power)
+        to_country(ctx, game, power, f"nomination: {args[0].lower()}", body)
+        return [
+            f"{args[0].lower()} is nominated for diplomat of {power} (nomination {proposal.number})"
+        ]
+
+
+@register
+class ProposalCommand(Command):
+    name = "PROPOSAL"
+    usage = "PROPOSAL ORDERS ... END"
+    summary = "Democratic: propose an order set for your country, one order a line"
+    block_end = "END"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        game = democratic_game(ctx)
+        if args and args[0].upper() != "ORDERS":
+            raise CommandError("in a Democratic game write PROPOSAL ORDERS, the orders, then END")
+        assert ctx.seat is not None
+        proposal, errors = dem.propose_orders(game, ctx.seat, list(block.body))
+        power = proposal.power
+        body = render("proposal_orders.txt.j2", game=game, proposal=proposal)
+        to_country(ctx, game, power, f"order set {proposal.number} for {game.phase}", body)
+        lines = [f"order set {proposal.number} for {power} in {game.phase}:"]
+        lines += [f"    {line}" for line in proposal.text.split("\n")]
+        for text, reason in errors:
+            ctx.order_errors += 1
+            lines += [f"  not accepted: {text}", f"      {reason}"]
+        return lines
+
+
+@register
+class Comment(Command):
+    name = "COMMENT"
+    usage = "COMMENT number ... END"
+    summary = "Democratic: comment on a proposal or nomination; it goes to your country"
+    block_end = "END"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        game = democratic_game(ctx)
+        if len(args) != 1 or not args[0].isdigit():
+            raise CommandError("write COMMENT number, your comment, then END")
+        assert ctx.seat is not None
+        power = dem.country_of(ctx.seat) or ""
+        proposal = Proposal.get_or_none((Proposal.game == game) & (Proposal.number == int(args[0])))
+        if proposal is None or proposal.power != power:
+            raise CommandError(f"there is no proposal {args[0]} of {power}")
+        text = "\n".join(block.body).strip()
+        if not text:
+            raise CommandError("the comment is empty")
+        body = render(
+            "comment.txt.j2", game=game, proposal=proposal, author=ctx.seat.name, text=text
+        )
+        to_country(ctx, game, power, f"comment on proposal {proposal.number}", body)
+        return [f"comment on proposal {proposal.number} sent to {power}'s citizens"]
+
+
+@register
+class Abstain(Command):
+    name = "ABSTAIN"
+    usage = "ABSTAIN DIPLOMAT | ABSTAIN ORDERS"
+    summary = "Democratic: withdraw your ballot (an abstention is not counted)"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        game = democratic_game(ctx)
+        kind = args[0].lower() if args else ""
+        if kind not in ("diplomat", "orders"):
+            raise CommandError("write ABSTAIN DIPLOMAT or ABSTAIN ORDERS")
+        assert ctx.seat is not None
+        dem.abstain(game, ctx.seat, kind)
+        return [f"you abstain in the {kind} vote"]

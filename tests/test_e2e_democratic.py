@@ -1,0 +1,133 @@
+"""A Democratic game by email over real sockets: 21 citizens through a full game year with
+diplomat elections, proposals and ranked ballots, and Trieste taken so that its citizens
+become Italians. Every mail the judge sent is then scanned: none shows a ballot, and no
+count appears before the deadline it belongs to."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from e2e import MASTER, Harness, judge_settings
+from mailstack import SmtpSink
+
+from mailjudge.models import Outbox
+from mailjudge.service.games import get_game
+from mailjudge.service.runner import Judge
+
+CITIZENS = [f"citizen{i:02d}" for i in range(21)]
+POWERS = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
+# What each country's citizens propose, by phase; a power not named holds.
+PLAN = {
+    "S1901M": {"AUSTRIA": ["F TRI - ALB"]},
+    "F1901M": {"ITALY": ["A VEN - TRI"]},
+    "W1901A": {"ITALY": ["A VEN B"], "AUSTRIA": ["F ALB D"]},  # only these two adjust
+}
+
+
+@pytest.fixture
+def harness(tmp_path: Path, smtp_sink: SmtpSink, cheap_scrypt: None) -> Iterator[Harness]:
+    judge = Judge(judge_settings(tmp_path / "judge.db", smtp_sink.port), free_ports=True)
+    judge.start()
+    try:
+        yield Harness(judge, smtp_sink)
+    finally:
+        judge.stop()
+
+
+def address(name: str) -> str:
+    return f"{name}@citizens.test"
+
+
+def test_a_democratic_year_by_mail(harness: Harness) -> None:
+    h = harness
+    assert "created" in h.command(MASTER, "CREATE demo masterpw VARIANT democratic")
+    for name in CITIZENS:
+        assert "you joined demo" in h.command(address(name), f"JOIN demo pw-{name} AS {name}")
+    assert "has started" in h.command(MASTER, "SIGNON Mdemo masterpw\nSTART")
+    h.wait_until(lambda: len(_subjects(h, "you are a citizen of")) == 21)
+
+    def countries() -> dict[str, str]:
+        """Each citizen's country as the judge's mail told them, latest word last."""
+        found: dict[str, str] = {}
+        for mail in h.sink.mails:
+            told = re.search(r"citizen of (\w+) \((\w+)\)", mail.message["Subject"])
+            if told:
+                found[mail.rcpt_tos[0].split("@")[0]] = told.group(1)
+        return found
+
+    assert set(countries().values()) == set(POWERS)
+
+    def members(power: str) -> list[str]:
+        return sorted(n for n, p in countries().items() if p == power)
+
+    def say(name: str, text: str) -> str:
+        return h.command(address(name), f"SIGNON {name}@demo pw-{name}\n{text}")
+
+    # The diplomats: each country's first citizen stands; everyone votes for them.
+    for power in POWERS:
+        first = members(power)[0]
+        assert "is nominated" in say(first, f"NOMINATE {first} I will speak for us")
+        for name in members(power):
+            assert "ballot recorded" in say(name, f"VOTE DIPLOMAT {first}")
+    counted_before = _subjects(h, "orders for")
+    for phase in ("S1901M", "F1901M", "W1901A"):
+        assert get_game("demo").phase == phase
+        for power in POWERS:
+            people = members(power)
+            units = _units(power)
+            if phase.endswith("A"):
+                if power not in PLAN[phase]:
+                    continue
+                orders, holds = PLAN[phase][power], []
+            else:
+                moves = {line.split(" - ")[0]: line for line in PLAN[phase].get(power, [])}
+                orders = [moves.get(u, f"{u} H") for u in units]
+                holds = [f"{u} H" for u in units]
+            reply = say(people[0], "PROPOSAL ORDERS\n" + "\n".join(orders) + "\nEND")
+            number = int(re.search(r"order set (\d+)", reply).group(1))
+            ranking = f"{number}"
+            if holds:
+                alternative = say(people[-1], "PROPOSAL ORDERS\n" + "\n".join(holds) + "\nEND")
+                other = int(re.search(r"order set (\d+)", alternative).group(1))
+                ranking = f"{number} {other}" if number != other else ranking
+            for name in people:
+                assert "ballot recorded" in say(name, f"VOTE ORDERS {ranking}")
+        # Before the deadline nobody has seen a count.
+        assert _subjects(h, "orders for") == counted_before
+        assert "processed" in h.command(MASTER, "SIGNON Mdemo masterpw\nPROCESS!")
+        h.wait_until(lambda done=phase: len(_subjects(h, f"results {done}")) == 22)
+        h.wait_until(lambda: Outbox.select().where(Outbox.state != "sent").count() == 0)
+        counted_before = _subjects(h, "orders for")
+        assert any(phase in s for s in counted_before)
+    game = get_game("demo")
+    assert game.phase == "S1902M"
+    from mailjudge.service.orders import current_position
+
+    units = current_position(game).units
+    assert units["ven"].power == "ITALY" and units["tri"].power == "ITALY" and "alb" not in units
+    # Trieste fell to Italy: its citizens were told they are Italians now.
+    moved = _subjects(h, "your centre was taken")
+    assert moved and all("ITALY (TRI)" in s for s in moved)
+    assert len(_subjects(h, "the diplomats")) >= 21
+    # Secrecy: no mail but a voter's own reply mentions a ballot.
+    for mail in h.sink.mails:
+        text = mail.message.get_content() if not mail.message.is_multipart() else ""
+        if "> VOTE " in text:  # a ballot as written, echoed
+            assert mail.message["In-Reply-To"], mail.message["Subject"]
+            voter = mail.rcpt_tos[0]
+            echoed = re.findall(r"> SIGNON (\w+)@demo", text)
+            assert echoed == [voter.split("@")[0]]
+
+
+def _subjects(h: Harness, part: str) -> list[str]:
+    return sorted(m.message["Subject"] for m in h.sink.mails if part in m.message["Subject"])
+
+
+def _units(power: str) -> list[str]:
+    from mailjudge.service.orders import current_position
+
+    pos = current_position(get_game("demo"))
+    return [str(u) for u in pos.units_of(power)]
