@@ -24,6 +24,7 @@ BENCHMARKS: dict[str, str] = {
     "smtp": "mailjudge.benchmarks.smtp_spool",
     "voting": "mailjudge.benchmarks.voting",
     "mail": "mailjudge.benchmarks.mail_e2e",
+    "democratic": "mailjudge.benchmarks.democratic",
 }
 
 

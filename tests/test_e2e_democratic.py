@@ -47,15 +47,24 @@ def test_a_democratic_year_by_mail(harness: Harness) -> None:
     for name in CITIZENS:
         assert "you joined demo" in h.command(address(name), f"JOIN demo pw-{name} AS {name}")
     assert "has started" in h.command(MASTER, "SIGNON Mdemo masterpw\nSTART")
-    h.wait_until(lambda: len(_subjects(h, "you are a citizen of")) == 21)
+    h.wait_until(
+        lambda: (
+            sum(
+                len(m.rcpt_tos)
+                for m in h.sink.mails
+                if "you are a citizen of" in m.message["Subject"]
+            )
+            == 21
+        )
+    )
 
     def countries() -> dict[str, str]:
         """Each citizen's country as the judge's mail told them, latest word last."""
         found: dict[str, str] = {}
         for mail in h.sink.mails:
             told = re.search(r"citizen of (\w+) \((\w+)\)", mail.message["Subject"])
-            if told:
-                found[mail.rcpt_tos[0].split("@")[0]] = told.group(1)
+            for rcpt in mail.rcpt_tos if told else []:
+                found[rcpt.split("@")[0]] = told.group(1)
         return found
 
     assert set(countries().values()) == set(POWERS)
@@ -111,7 +120,10 @@ def test_a_democratic_year_by_mail(harness: Harness) -> None:
     # Trieste fell to Italy: its citizens were told they are Italians now.
     moved = _subjects(h, "your centre was taken")
     assert moved and all("ITALY (TRI)" in s for s in moved)
-    assert len(_subjects(h, "the diplomats")) >= 21
+    diplomats = [m for m in h.sink.mails if "the diplomats" in m.message["Subject"]]
+    assert len(diplomats) >= 7 and all(m.message["List-Id"] for m in diplomats)
+    reached = {r for m in diplomats for r in m.rcpt_tos}
+    assert reached == {address(n) for n in CITIZENS}
     # Secrecy: no mail but a voter's own reply mentions a ballot.
     for mail in h.sink.mails:
         text = mail.message.get_content() if not mail.message.is_multipart() else ""

@@ -128,13 +128,17 @@ def enqueue_draft(
     draft: dict[str, Any],
     game: Game | None = None,
     inbound: InboundMessage | None = None,
+    envelope: Sequence[str] = (),
 ) -> Outbox:
     """Queue a mail as the arguments of build_message (JSON-able: ``date`` as ISO text,
     attachments left out); the sender renders it. It gets its Message-ID now."""
     sender = str(draft["sender"])
     message_id = draft.get("message_id") or make_msgid(domain=sender.rpartition("@")[2])
     draft = {**draft, "message_id": message_id}
-    recipients = [a.lower() for a in [*draft["to"], *draft.get("cc", ())]]
+    # With `envelope` (a list's members) the mail goes to them, not to the list address
+    # its To names: that would send it round the list again.
+    named = envelope or [*draft["to"], *draft.get("cc", ())]
+    recipients = [a.lower() for a in named]
     with database_proxy.atomic():
         return _insert(
             to_addrs=" ".join(recipients),

@@ -21,6 +21,9 @@ class Outgoing:
     role: str | None = None  # X-Mailjudge-Role for a mail to one person
     html: str | None = None
     attachments: list[tuple[str, str, bytes]] = field(default_factory=list)  # (name, type, data)
+    bcc: list[str] = field(default_factory=list)  # envelope only: a list's members
+    list_id: str | None = None  # List-Id and List-Post for mail to a country's list
+    list_post: str | None = None
 
 
 def mail_to_seat(

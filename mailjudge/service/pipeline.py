@@ -109,7 +109,7 @@ def _queue_reply(
 
 def queue_outgoing(item: Outgoing, settings: Settings, now: datetime) -> None:
     if not item.attachments:
-        draft = {
+        draft: dict[str, object] = {
             "sender": settings.judge.address,
             "to": item.to,
             "subject": item.subject,
@@ -121,7 +121,9 @@ def queue_outgoing(item: Outgoing, settings: Settings, now: datetime) -> None:
             "role": item.role,
             "date": now.isoformat(),
         }
-        enqueue_draft(draft, game=_game_row(item.game))
+        if item.list_id:
+            draft.update(list_id=item.list_id, list_post=item.list_post)
+        enqueue_draft(draft, game=_game_row(item.game), envelope=item.bcc)
         return
     message = build_message(
         sender=settings.judge.address,

@@ -12,9 +12,12 @@ only the stage-by-stage totals are published.
 
 from __future__ import annotations
 
+import json
 import random
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
+
+from peewee import fn
 
 from mailjudge.db import database_proxy
 from mailjudge.engine.checker import check_order
@@ -26,7 +29,7 @@ from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.variants.base import Variant
-from mailjudge.voting import Count, count
+from mailjudge.voting import Count, count_grouped
 
 if TYPE_CHECKING:
     from mailjudge.service.processing import Processed, Readiness
@@ -61,6 +64,49 @@ def country_of(seat: Seat, owners: dict[str, str] | None = None) -> str | None:
 def citizens_of(game: Game, power: str) -> list[Seat]:
     owners = _owners(game)
     return [s for s in citizens(game) if owners.get(s.centre) == power]
+
+
+def centres_of(game: Game, power: str) -> list[str]:
+    return sorted(c for c, owner in _owners(game).items() if owner == power)
+
+
+def citizen_addresses(game: Game, power: str) -> list[str]:
+    """The addresses of a country's citizens, straight from the database (a country may
+    have tens of thousands)."""
+    from mailjudge.models import Person
+
+    centres = centres_of(game, power)
+    if not centres:
+        return []
+    rows = (
+        Person.select(Person.email)
+        .join(Seat, on=(Seat.person == Person.id))
+        .where((Seat.game == game) & Seat.role.in_(CITIZEN_ROLES) & Seat.centre.in_(centres)
+               & (Seat.status == "active"))
+        .tuples()
+    )  # fmt: skip
+    return [email for (email,) in rows]
+
+
+def list_address(game: Game, power: str, judge: str | None = None) -> str:
+    """The country's list: GAME-COUNTRY@ the judge's domain."""
+    from mailjudge.settings import load_settings
+
+    domain = (judge or load_settings().judge.address).rpartition("@")[2]
+    return f"{game.name}-{power.lower()}@{domain}"
+
+
+def list_mail(game: Game, power: str, subject: str, body: str) -> Outgoing | None:
+    """One mail to a country's list: To the list address, sent to every citizen."""
+    members = citizen_addresses(game, power)
+    if not members:
+        return None
+    address = list_address(game, power)
+    return Outgoing(
+        to=[address], subject=f"[{game.name}-{power.lower()}] {subject}", body=body, kind="list",
+        game=game.name, phase=game.phase, bcc=members,
+        list_id=f"{game.name}-{power.lower()}.{address.rpartition('@')[2]}", list_post=address,
+    )  # fmt: skip
 
 
 def _own_country(seat: Seat) -> str:
@@ -144,8 +190,14 @@ def nominees(game: Game, power: str) -> list[str]:
             & (Proposal.state == "open")
         )
     ]  # fmt: skip
-    current = {s.name for s in citizens_of(game, power)}
-    return sorted(set(names) & current)
+    if not names:
+        return []
+    centres = centres_of(game, power)
+    still = Seat.select(Seat.name).where(
+        (Seat.game == game) & Seat.name.in_(names) & Seat.role.in_(CITIZEN_ROLES)
+        & Seat.centre.in_(centres)
+    )  # fmt: skip
+    return sorted({s.name for s in still})
 
 
 def propose_orders(
@@ -230,12 +282,22 @@ def abstain(game: Game, seat: Seat, kind: str) -> None:
 
 
 def _count(game: Game, power: str, kind: str, options: list[Any]) -> Count:
-    voters = {s.id for s in citizens_of(game, power)}
+    """Identical ballots are grouped by the database, so a country of a hundred thousand
+    citizens is a few thousand distinct rankings. A ballot counts for the country it was
+    cast in (citizens who change country lose their standing ballots: see after_process)."""
     phase = game.phase if kind == "orders" else STANDING
     which = (Ballot.kind == kind) & (Ballot.phase == phase) & (Ballot.subject == power)
-    rows = Ballot.select(Ballot.voter, Ballot.content).where((Ballot.game == game) & which)
-    ballots = [list(b.content) for b in rows if b.voter_id in voters]
-    return count(ballots, options, f"{game.name}:{game.phase}:{kind}:{power}")
+    rows = (
+        Ballot.select(Ballot.content, fn.COUNT(Ballot.id))
+        .where((Ballot.game == game) & which)
+        .group_by(Ballot.content)
+        .tuples()
+    )
+    groups: dict[tuple[Any, ...], int] = {}
+    for content, n in rows:
+        ranking = tuple(json.loads(content) if isinstance(content, str) else content)
+        groups[ranking] = groups.get(ranking, 0) + int(n)
+    return count_grouped(groups, options, f"{game.name}:{game.phase}:{kind}:{power}")
 
 
 def count_orders(game: Game, power: str) -> Count:
@@ -245,13 +307,14 @@ def count_orders(game: Game, power: str) -> Count:
 def elect_diplomat(game: Game, power: str) -> Seat | None:
     """Count the diplomat ballots of ``power``'s citizens; the winner speaks for it."""
     result = _count(game, power, "diplomat", nominees(game, power))
-    for seat in citizens_of(game, power):
-        role = "diplomat" if seat.name == result.winner else "citizen"
-        if seat.role != role:
-            seat.role = role
-            seat.save()
+    centres = centres_of(game, power)
+    Seat.update(role="citizen").where(
+        (Seat.game == game) & (Seat.role == "diplomat") & Seat.centre.in_(centres)
+        & (Seat.name != (result.winner or ""))
+    ).execute()  # fmt: skip
     if result.winner is None:
         return None
+    Seat.update(role="diplomat").where((Seat.game == game) & (Seat.name == result.winner)).execute()
     return Seat.get((Seat.game == game) & (Seat.name == result.winner))
 
 
@@ -270,29 +333,59 @@ class Democratic(Variant):
 
     def on_start(self, game: Game, rng: random.Random, now: datetime) -> list[Outgoing]:
         centres = home_centres(game)
-        people = citizens(game)
+        people = [
+            seat_id
+            for (seat_id,) in Seat.select(Seat.id)
+            .where((Seat.game == game) & Seat.role.in_(CITIZEN_ROLES))
+            .order_by(Seat.id)
+            .tuples()
+        ]
         rng.shuffle(centres)
         rng.shuffle(people)
-        for i, seat in enumerate(people):
-            seat.centre = centres[i % len(centres)]
-            seat.save()
-        mails = [self._placed(seat, "you are a citizen") for seat in people if seat.person]
-        return mails + self._elect_all(game)
+        for k, centre in enumerate(centres):  # round robin: every len(centres)-th citizen
+            ids = people[k :: len(centres)]
+            for start in range(0, len(ids), 500):
+                Seat.update(centre=centre).where(Seat.id.in_(ids[start : start + 500])).execute()
+        mails = [self._placed_centre(game, c, "you are a citizen") for c in sorted(centres)]
+        return [m for m in mails if m is not None] + self._elect_all(game)
+
+    def _placed_centre(self, game: Game, centre: str, why: str) -> Outgoing | None:
+        """One mail to every citizen of a centre: their country and what they may do."""
+        from mailjudge.models import Person
+
+        members = [
+            email
+            for (email,) in Person.select(Person.email)
+            .join(Seat, on=(Seat.person == Person.id))
+            .where((Seat.game == game) & (Seat.centre == centre) & Seat.role.in_(CITIZEN_ROLES))
+            .tuples()
+        ]
+        if not members:
+            return None
+        power = _owners(game).get(centre)
+        body = render("citizen_placed.txt.j2", game=game, power=power, centre=centre, why=why)
+        subject = f"[{game.name}] {why} of {power} ({centre.upper()})"
+        return Outgoing(
+            to=[list_address(game, power or "none")], subject=subject, body=body, kind="notice",
+            game=game.name, phase=game.phase, bcc=members,
+        )  # fmt: skip
 
     def _placed(self, seat: Seat, why: str) -> Outgoing:
         power = country_of(seat)
-        body = render("citizen_placed.txt.j2", seat=seat, game=seat.game, power=power, why=why)
+        body = render(
+            "citizen_placed.txt.j2", game=seat.game, power=power, centre=seat.centre, why=why
+        )
         return mail_to_seat(seat, f"{why} of {power} ({seat.centre.upper()})", body, "notice")
 
     def _elect_all(self, game: Game) -> list[Outgoing]:
         from mailjudge.service.games import game_map
 
-        elected = {p: elect_diplomat(game, p) for p in game_map(game).power_names}
+        powers = game_map(game).power_names
+        elected = {p: elect_diplomat(game, p) for p in powers}
         names = {p: (s.name if s else None) for p, s in elected.items()}
         body = render("diplomats.txt.j2", game=game, diplomats=names)
-        return [
-            mail_to_seat(s, "the diplomats", body, "notice") for s in citizens(game) if s.person
-        ]
+        mails = [list_mail(game, p, "the diplomats", body) for p in powers]
+        return [m for m in mails if m is not None]
 
     def ready(self, game: Game, now: datetime, standard: Readiness) -> Readiness:
         from mailjudge.service.games import has_rule
@@ -323,20 +416,32 @@ class Democratic(Variant):
                 "orders_count.txt.j2", game=game, power=power, chosen=chosen,
                 stages=stage_lines(result, lambda number: f"set {number}"),
             )  # fmt: skip
-            mails += [
-                mail_to_seat(s, f"{power}'s orders for {game.phase}", body, "notice")
-                for s in citizens_of(game, power) if s.person
-            ]  # fmt: skip
+            mail = list_mail(game, power, f"{power}'s orders for {game.phase}", body)
+            if mail is not None:
+                mails.append(mail)
         return mails
 
     def after_process(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
         """Citizens of captured centres change country; a new movement phase elects."""
         old_owners = _record_owners(game, done.phase)
         new_owners = _owners(game)
+        taken = [c for c, owner in new_owners.items() if old_owners.get(c) != owner]
+        movers: list[Seat] = []
+        if taken:
+            movers = list(
+                Seat.select().where(
+                    (Seat.game == game) & Seat.role.in_(CITIZEN_ROLES) & Seat.centre.in_(taken)
+                )
+            )
+        if movers:
+            # Their standing ballots were for the old country: they no longer count.
+            ids = [s.id for s in movers]
+            Ballot.delete().where(Ballot.voter.in_(ids) & (Ballot.kind == "diplomat")).execute()
+            Seat.update(role="citizen").where(Seat.id.in_(ids)).execute()
         mails = [
             self._placed(seat, "your centre was taken: you are now a citizen")
-            for seat in citizens(game)
-            if seat.person and old_owners.get(seat.centre) != new_owners.get(seat.centre)
+            for seat in movers
+            if seat.person
         ]
         if game.state == "active" and (game.phase or "").endswith("M"):
             mails += self._elect_all(game)
