@@ -9,6 +9,7 @@ documentation all come from one place. Every key may be set in the file as
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import textwrap
 import tomllib
@@ -485,3 +486,18 @@ def describe_settings(settings: Settings, show_secrets: bool = False) -> str:
             lines.append(f"{s.key} = {_toml_literal(value)}")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + "\n"
+
+
+# The settings a running judge was started with, for the few places deep in the service
+# that need one (a country list's address needs the judge's domain).
+_CURRENT: Settings | None = None
+
+
+def use_settings(settings: Settings) -> None:
+    global _CURRENT
+    _CURRENT = settings
+
+
+def current_settings() -> Settings:
+    """The running judge's settings; the defaults and environment when none was set."""
+    return _CURRENT if _CURRENT is not None else load_settings(None, os.environ)

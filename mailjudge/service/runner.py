@@ -25,7 +25,7 @@ from mailjudge.models import InboundMessage, utcnow
 from mailjudge.outbound.outbox import RetryPolicy, flush
 from mailjudge.outbound.send import SmtpSender
 from mailjudge.service import pipeline
-from mailjudge.settings import Settings
+from mailjudge.settings import Settings, use_settings
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +34,7 @@ Clock = Callable[[], datetime]
 
 def _worker_process(settings: Settings, wake: Any, send: Any, stop: Any) -> None:
     """A worker in its own process: answer stored mail as it comes."""
+    use_settings(settings)
     db.connect(settings.database.url)
 
     def handle(row: InboundMessage, prepared: Any = None) -> None:
@@ -82,6 +83,7 @@ class Judge:
         workers: int = 0,
     ) -> None:
         self.settings = settings
+        use_settings(settings)
         self.clock = clock
         self.workers = workers
         self._mp = multiprocessing.get_context("spawn")

@@ -90,9 +90,9 @@ def citizen_addresses(game: Game, power: str) -> list[str]:
 
 def list_address(game: Game, power: str, judge: str | None = None) -> str:
     """The country's list: GAME-COUNTRY@ the judge's domain."""
-    from mailjudge.settings import load_settings
+    from mailjudge.settings import current_settings
 
-    domain = (judge or load_settings().judge.address).rpartition("@")[2]
+    domain = (judge or current_settings().judge.address).rpartition("@")[2]
     return f"{game.name}-{power.lower()}@{domain}"
 
 
