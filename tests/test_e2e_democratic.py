@@ -143,3 +143,37 @@ def _units(power: str) -> list[str]:
 
     pos = current_position(get_game("demo"))
     return [str(u) for u in pos.units_of(power)]
+
+
+def test_posting_to_a_country_list(harness: Harness) -> None:
+    h = harness
+    h.command(MASTER, "CREATE lists masterpw VARIANT democratic")
+    for name in CITIZENS[:14]:
+        h.command(address(name), f"JOIN lists pw-{name} AS {name}")
+    h.command(MASTER, "SIGNON Mlists masterpw\nSTART")
+    from mailjudge.variants import democratic as dem
+
+    game = get_game("lists")
+    turks = {s.name for s in dem.citizens_of(game, "TURKEY")}
+    others = [n for n in CITIZENS[:14] if n not in turks]
+    sender = sorted(turks)[0]
+    listed = dem.list_address(game, "TURKEY")
+    sent = h.send(
+        address(sender), f"SIGNON {sender}@lists pw-{sender}\nLet us take the Black Sea.", to=listed
+    )
+    assert "ok: your post went to the list of TURKEY" in h.reply(sent).get_content()
+    h.wait_until(lambda: any("[lists-turkey] from" in m.message["Subject"] for m in h.sink.mails))
+    post = next(m for m in h.sink.mails if "[lists-turkey] from" in m.message["Subject"])
+    assert set(post.rcpt_tos) == {address(n) for n in turks if n != sender} | {address(sender)}
+    assert post.message["List-Post"] == f"<mailto:{listed}>" and post.message["List-Id"]
+    text = post.message.get_content()
+    assert "Black Sea" in text and f"pw-{sender}" not in text and "SIGNON" not in text
+    refused = h.send(address(others[0]), f"SIGNON {others[0]}@lists pw-{others[0]}\nhi", to=listed)
+    assert "only citizens of TURKEY" in h.reply(refused).get_content()
+    import smtplib
+
+    with smtplib.SMTP("127.0.0.1", h.judge.listener.smtp_port) as client:
+        code, _ = client.ehlo()
+        client.mail("x@citizens.test")
+        code, _ = client.rcpt("lists-narnia@example.test")
+        assert code == 550

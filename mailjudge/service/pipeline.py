@@ -58,6 +58,10 @@ def handle(
     if reason is not None:
         log.info("mail %s not answered: %s", row.message_id, reason)
         return
+    target = _list_target(row, mail, judge)
+    if target is not None:
+        _list_post(row, mail, settings, now, *target)
+        return
     ctx = execute(
         mail.text, mail.sender or mail.reply_to, judge, now, _game_from_address(row, mail, judge)
     )
@@ -67,6 +71,35 @@ def handle(
         log.warning("reply to %s held back: too many replies lately", mail.reply_to)
     for item in ctx.outgoing:
         queue_outgoing(item, settings, now)
+
+
+def _list_target(row: InboundMessage, mail: ParsedMail, judge: str) -> tuple[Game, str] | None:
+    from mailjudge.service.lists import list_target
+
+    for address in (*row.envelope_to.split(), *mail.to):
+        found = list_target(address, judge)
+        if found is not None:
+            return found
+    return None
+
+
+def _list_post(
+    row: InboundMessage, mail: ParsedMail, settings: Settings, now: datetime, game: Game, power: str
+) -> None:
+    """A post to a country's list: out to its citizens, and a short answer to the sender."""
+    from mailjudge.service.errors import ServiceError
+    from mailjudge.service.lists import post
+
+    try:
+        seat, item = post(game, power, mail.text)
+        queue_outgoing(item, settings, now)
+        answer = f"ok: your post went to the list of {power} in {game.name}.\n"
+        if seat.person is not None and seat.person.email != mail.reply_to.lower():
+            answer += f"(Posted as {seat.name}.)\n"
+    except ServiceError as err:
+        answer = f"ERROR: nothing was posted to the list of {power}: {err}\n"
+    if may_reply(mail.reply_to, settings.outbound, now):
+        _queue_reply(mail, answer, row, settings, now, None)
 
 
 def _game_from_address(row: InboundMessage, mail: ParsedMail, judge: str) -> str | None:

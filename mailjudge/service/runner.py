@@ -93,7 +93,7 @@ class Judge:
         self._processes: list[Any] = []
         self.listener = Listener(
             settings,
-            judge_recipients(settings.judge.address),
+            judge_recipients(settings.judge.address, self._is_list),
             store=self._store,
             free_ports=free_ports,
         )
@@ -105,6 +105,12 @@ class Judge:
             self.scheduler.every(5).seconds.do(self._flush_outbox)
         self.scheduler.every(10).seconds.do(self.clock_tick)
         self._threads: list[threading.Thread] = []
+
+    def _is_list(self, address: str) -> bool:
+        """A country list the judge runs (checked in a thread: it reads the database)."""
+        from mailjudge.service.lists import list_target
+
+        return list_target(address, self.settings.judge.address) is not None
 
     def _store(self, raw: bytes, envelope_from: str, envelope_to: list[str], source: str) -> Any:
         stored = spool.store(raw, envelope_from, envelope_to, source)
