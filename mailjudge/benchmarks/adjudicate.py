@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--phases", type=int, default=120, help="phases per game at most (default 120)")
     ap.add_argument("--seed", type=int, default=1, help="first game's seed (default 1)")
     ap.add_argument(
-        "--rounds", type=int, default=3, help="timed passes; the best is shown (default 3)"
+        "--rounds", type=int, default=5, help="timed passes; the best is shown (default 5)"
     )
     ap.add_argument(
         "--cold",

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import NamedTuple, TypeAlias
 
-from mailjudge.engine.maps import province_of
 from mailjudge.engine.state import Unit
 
 
@@ -172,10 +171,3 @@ def _place(p: Place | None) -> str:
     if p is None:
         return "?"
     return (f"{p[0]}/{p[1]}" if p[1] else p[0]).upper()
-
-
-def province_key(order: Order) -> str:
-    """The province an order is about (for replacing an earlier order for the same unit)."""
-    if isinstance(order, Waive):
-        return ""
-    return province_of(order.unit.loc)

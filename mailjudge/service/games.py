@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 from datetime import datetime
-from typing import Any
 
 from mailjudge.db import database_proxy
 from mailjudge.engine.interchange import position_to_dict
@@ -201,15 +200,3 @@ def finish_game(game: Game, outcome: str, when: datetime | None = None) -> None:
 def require_active(game: Game) -> None:
     if game.state != "active":
         raise NotAllowed(f"game {game.name} is {game.state}; that needs an active game")
-
-
-def summary(game: Game) -> dict[str, Any]:
-    """What SUMMARY and LIST show: public facts only."""
-    return {
-        "name": game.name,
-        "variant": game.variant,
-        "state": game.state,
-        "phase": game.phase,
-        "rules": game.rules.split(),
-        "outcome": game.outcome,
-    }

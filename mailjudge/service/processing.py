@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from mailjudge.db import database_proxy, is_postgres
-from mailjudge.engine.interchange import position_from_dict, position_to_dict
+from mailjudge.engine.interchange import position_to_dict
 from mailjudge.engine.phases import PhaseOutcome, process_phase
 from mailjudge.models import Game, OrderLine, PhaseRecord, Seat, utcnow
 from mailjudge.render.outgoing import Outgoing
@@ -351,7 +351,3 @@ def process_if_ready(game: Game, now: datetime | None = None) -> Processed | Non
     if not state.ready:
         return None
     return process(game, force=True, expected_sequence=game.sequence, now=now)
-
-
-def position_of(game: Game) -> Any:
-    return position_from_dict(game.position, game_map(game))

@@ -7,7 +7,7 @@ import re
 from datetime import timedelta
 
 from mailjudge.db import database_proxy, select_compiled
-from mailjudge.models import Game, Person, Seat, utcnow
+from mailjudge.models import Game, Seat, utcnow
 from mailjudge.passwords import hash_password, verify_password_remembered
 from mailjudge.service.errors import BadSecret, NotAllowed, NotFound, ServiceError
 from mailjudge.service.games import game_map, has_rule, person_for, start_game
@@ -259,7 +259,3 @@ def set_wait(seat: Seat, wait: bool) -> None:
         )
     seat.wait = wait
     seat.save()
-
-
-def people_of(game: Game) -> list[tuple[Seat, Person | None]]:
-    return [(s, s.person) for s in _seats(game)]
