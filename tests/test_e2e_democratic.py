@@ -1,4 +1,4 @@
-"""A Democratic game by email over real sockets: 21 citizens through a full game year with
+"""A Democratic game by email over real sockets: 23 citizens (every home centre inhabited) through a full game year with
 diplomat elections, proposals and ranked ballots, and Trieste taken so that its citizens
 become Italians. Every mail the judge sent is then scanned: none shows a ballot, and no
 count appears before the deadline it belongs to."""
@@ -17,7 +17,7 @@ from mailjudge.models import Outbox
 from mailjudge.service.games import get_game
 from mailjudge.service.runner import Judge
 
-CITIZENS = [f"citizen{i:02d}" for i in range(21)]
+CITIZENS = [f"citizen{i:02d}" for i in range(23)]
 POWERS = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
 # What each country's citizens propose, by phase; a power not named holds.
 PLAN = {
@@ -54,7 +54,7 @@ def test_a_democratic_year_by_mail(harness: Harness) -> None:
                 for m in h.sink.mails
                 if "you are a citizen of" in m.message["Subject"]
             )
-            == 21
+            == len(CITIZENS)
         )
     )
 
@@ -107,7 +107,7 @@ def test_a_democratic_year_by_mail(harness: Harness) -> None:
         # Before the deadline nobody has seen a count.
         assert _subjects(h, "orders for") == counted_before
         assert "processed" in h.command(MASTER, "SIGNON Mdemo masterpw\nPROCESS!")
-        h.wait_until(lambda done=phase: len(_subjects(h, f"results {done}")) == 22)
+        h.wait_until(lambda done=phase: len(_subjects(h, f"results {done}")) == len(CITIZENS) + 1)
         h.wait_until(lambda: Outbox.select().where(Outbox.state != "sent").count() == 0)
         counted_before = _subjects(h, "orders for")
         assert any(phase in s for s in counted_before)
