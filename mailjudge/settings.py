@@ -84,6 +84,12 @@ class JudgeSettings:
         check=_check_address,
     )
     timezone: str = _setting("UTC", "Default time zone of new games.", check=_check_zone)
+    digest_hours: int = _setting(
+        24,
+        "Hours between two digests to a country's list (besides the one at each phase "
+        "change); 0 sends them at phase changes only.",
+        minimum=0,
+    )
 
     @property
     def domain(self) -> str:

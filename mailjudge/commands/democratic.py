@@ -7,8 +7,8 @@ from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.models import Game, Proposal
 from mailjudge.render import render
-from mailjudge.render.outgoing import mail_to_seat
 from mailjudge.service.errors import NotAllowed
+from mailjudge.service.lists import JUDGE, list_mail
 from mailjudge.variants import democratic as dem
 
 
@@ -20,10 +20,11 @@ def democratic_game(ctx: Context) -> Game:
 
 
 def to_country(ctx: Context, game: Game, power: str, subject: str, body: str) -> None:
-    """A mail to every citizen of a country (its list)."""
-    for seat in dem.citizens_of(game, power):
-        if seat.person is not None and seat.id != (ctx.seat.id if ctx.seat else None):
-            ctx.outgoing.append(mail_to_seat(seat, subject, body, "list"))
+    """A mail to a country's list, with the sender as its author (kept for the digests)."""
+    author = ctx.seat.name if ctx.seat is not None else JUDGE
+    mail = list_mail(game, power, subject, body, author)
+    if mail is not None:
+        ctx.outgoing.append(mail)
 
 
 @register

@@ -10,7 +10,7 @@ from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.commands.vote import announce_end
 from mailjudge.render.results import results_lines, results_mails
-from mailjudge.service import draws, games, processing, seats
+from mailjudge.service import draws, games, lists, processing, seats
 
 
 class MasterCommand(Command):
@@ -144,6 +144,30 @@ class SetRule(MasterCommand):
             raise CommandError("write SET RULE +NO_PRESS -POWER_CHOICE")
         rules = games.set_rules(game, " ".join(args))
         return [f"rules now: {str(rules) or 'none'}"]
+
+
+@register
+class SetList(MasterCommand):
+    name = "SET LIST"
+    usage = "SET LIST country address|JUDGE [PLAIN|MIME]"
+    summary = "Democratic: a country's list is an outside address or the judge's own; digest form"
+
+    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+        if game.variant != "democratic":
+            raise CommandError(f"country lists belong to Democratic games; {game.name} is not one")
+        if len(args) not in (2, 3):
+            raise CommandError(
+                "write SET LIST FRANCE france@lists.example.org MIME, or SET LIST FRANCE JUDGE "
+                "PLAIN (PLAIN: RFC 1153 digests, MIME: multipart/digest)"
+            )
+        row = lists.set_list(game, args[0], args[1], args[2] if len(args) == 3 else None)
+        where = (
+            row.address
+            if row.external
+            else f"the judge's own, {lists.list_address(game, row.power)}"
+        )
+        form = "MIME" if row.digest_format == "mime" else "PLAIN (RFC 1153)"
+        return [f"{row.power}'s list is {where}; digests {form}"]
 
 
 @register

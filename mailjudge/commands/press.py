@@ -7,6 +7,7 @@ from mailjudge.commands.registry import register
 from mailjudge.models import Game, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import mail_to_seat
+from mailjudge.service.lists import list_mail
 from mailjudge.service.press import MASTER, resolve_recipients, send_press
 
 # A press body with one of these lines would carry a password to other players.
@@ -31,9 +32,10 @@ def _check_body(block: Block) -> str:
 def deliver(
     ctx: Context, game: Game, sender: Seat, recipients: list[str], body: str, grey: bool
 ) -> None:
-    """One mail per person the press is for, the sender hidden when GREY."""
+    """One mail per person the press is for, the sender hidden when GREY; in a Democratic
+    game one mail per country's list."""
     seats = list(Seat.select().where(Seat.game == game))
-    targets: list[Seat] = _citizen_targets(game, sender, recipients, seats)
+    targets: list[Seat] = []
     for seat in seats:
         if seat.person is None or seat.id == sender.id:
             continue
@@ -52,26 +54,23 @@ def deliver(
     text = render("press.txt.j2", game=game, sender=shown, to_line=to_line, body=body)
     for seat in targets:
         ctx.outgoing.append(mail_to_seat(seat, f"press from {shown}", text, "press"))
+    for country in _countries(game, sender, recipients):
+        mail = list_mail(game, country, f"press from {shown}", text, shown)
+        if mail is not None:
+            ctx.outgoing.append(mail)
 
 
-def _citizen_targets(
-    game: Game, sender: Seat, recipients: list[str], seats: list[Seat]
-) -> list[Seat]:
-    """In a Democratic game a country's press goes to all its citizens (its list); what a
-    diplomat sends abroad is copied to the diplomat's own country."""
+def _countries(game: Game, sender: Seat, recipients: list[str]) -> list[str]:
+    """In a Democratic game a country's press goes to its list; what a diplomat sends
+    abroad is copied to the diplomat's own country's list."""
     if game.variant != "democratic":
         return []
-    from mailjudge.variants.democratic import CITIZEN_ROLES, country_of
+    from mailjudge.variants.democratic import country_of
 
-    owners = dict((game.position or {}).get("sc_owners") or {})
-    countries = set(recipients)
+    countries = {r for r in recipients if r != MASTER}
     if sender.role == "diplomat":
-        countries.add(country_of(sender, owners) or "")
-    return [
-        s for s in seats
-        if s.role in CITIZEN_ROLES and s.person is not None and s.id != sender.id
-        and country_of(s, owners) in countries
-    ]  # fmt: skip
+        countries.add(country_of(sender) or "")
+    return sorted(c for c in countries if c)
 
 
 @register

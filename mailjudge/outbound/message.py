@@ -52,6 +52,7 @@ def build_message(
     date: datetime | None = None,
     domain: str | None = None,
     message_id: str | None = None,
+    digest: Sequence[EmailMessage] = (),
 ) -> EmailMessage:
     """A complete mail from the judge.
 
@@ -60,7 +61,8 @@ def build_message(
     answer and auto-generated otherwise. `list_id` is the list's identifier
     (`france.game.example.org`, put in angle brackets here) and `list_post` the
     address posts go to. `role` is the reader's role and powers (`player FRANCE`).
-    `domain` names the Message-ID's domain; by default the sender's.
+    `domain` names the Message-ID's domain; by default the sender's. With `digest` the
+    text is a table of contents followed by a multipart/digest of those mails.
     """
     if not to:
         raise ValueError("a mail needs at least one recipient")
@@ -93,6 +95,9 @@ def build_message(
         if value:
             message[header] = _one_line(value)
     message.set_content(text)
+    if digest:
+        message.make_mixed()
+        message.attach(_digest_part(digest))
     if html is not None:
         message.add_alternative(html, subtype="html")
     for attachment in attachments:
@@ -104,3 +109,15 @@ def build_message(
             filename=attachment.filename,
         )
     return message
+
+
+def _digest_part(messages: Sequence[EmailMessage]) -> EmailMessage:
+    """multipart/digest (RFC 2046 5.1.5): each part a message/rfc822."""
+    container = EmailMessage()
+    container.make_mixed()
+    container.set_type("multipart/digest")
+    for inner in messages:
+        wrapper = EmailMessage()
+        wrapper.set_content(inner, cte="7bit")
+        container.attach(wrapper)
+    return container

@@ -4,6 +4,7 @@ and the commands make them; the pipeline queues them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from email.message import EmailMessage
 
 from mailjudge.models import Seat
 
@@ -24,6 +25,7 @@ class Outgoing:
     bcc: list[str] = field(default_factory=list)  # envelope only: a list's members
     list_id: str | None = None  # List-Id and List-Post for mail to a country's list
     list_post: str | None = None
+    digest: list[EmailMessage] = field(default_factory=list)  # a MIME digest's messages
 
 
 def mail_to_seat(

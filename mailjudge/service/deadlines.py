@@ -143,7 +143,8 @@ def _reset_events(game: Game, now: datetime) -> None:
 
 def tick(now: datetime) -> list[Outgoing]:
     """Handle every clock event that is due, then process what is ready; the mail to send."""
-    from mailjudge.service import processing
+    from mailjudge.service import digests, processing
+    from mailjudge.settings import current_settings
 
     mails: list[Outgoing] = []
     due = Game.select().where(
@@ -159,7 +160,7 @@ def tick(now: datetime) -> list[Outgoing]:
             done = processing.process(game, force=True, expected_sequence=game.sequence, now=now)
             if done is not None:
                 mails += after_clock_processing(game, done)
-    return mails
+    return mails + digests.due(now, current_settings().judge.digest_hours)
 
 
 def after_clock_processing(game: Game, done: object) -> list[Outgoing]:

@@ -1,18 +1,110 @@
-"""Country lists run by the judge: mail to GAME-COUNTRY@ (the judge's domain) goes to every
-citizen of that country.
+"""Country lists: each country of a Democratic game has one, either run by the judge
+(GAME-COUNTRY@ the judge's domain, sent to every citizen of the country) or an outside list
+(a Mailman list, say) whose address the master gives with SET LIST.
 
-A post must begin with a SIGNON line (the sender's address proves nothing); the line is
-taken off, and the rest goes to the list with List-Id and List-Post, archived as the
-country's press. Only the country's citizens (and the master) may post.
+A post to the judge's own list must begin with a SIGNON line (the sender's address proves
+nothing); the line is taken off, and the rest goes to the list with List-Id and List-Post,
+archived as the country's press. Only the country's citizens (and the master) may post.
+Everything the judge sends to a list is kept (ListPost) for the list's digests.
 """
 
 from __future__ import annotations
 
-from mailjudge.inbound.addresses import split_address
-from mailjudge.models import Game, Press, Seat
+from mailjudge.inbound.addresses import judge_detail, split_address
+from mailjudge.models import DIGEST_FORMATS, CountryList, Game, ListPost, Press, Seat
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.seats import authenticate, seat_in
+
+JUDGE = "the judge"  # the author of what the judge itself posts
+DIGEST_WORDS = {"PLAIN": "rfc1153", "RFC1153": "rfc1153", "MIME": "mime"}
+
+
+def country_list(game: Game, power: str) -> CountryList | None:
+    """The master's settings for a country's list; None: the judge's own, plain digests."""
+    return CountryList.get_or_none((CountryList.game == game) & (CountryList.power == power))
+
+
+def list_address(game: Game, power: str, judge: str | None = None) -> str:
+    """Where a country's list is: the outside address the master set, else
+    GAME-COUNTRY@ the judge's domain."""
+    from mailjudge.settings import current_settings
+
+    chosen = country_list(game, power)
+    if chosen is not None and chosen.external:
+        return str(chosen.address)
+    domain = (judge or current_settings().judge.address).rpartition("@")[2]
+    return f"{game.name}-{power.lower()}@{domain}"
+
+
+def list_id(game: Game, power: str) -> str:
+    """The judge's own list's List-Id (RFC 2919): GAME-COUNTRY.domain."""
+    address = list_address(game, power)
+    return f"{game.name}-{power.lower()}.{address.rpartition('@')[2]}"
+
+
+def archive(game: Game, power: str, author: str, subject: str, body: str) -> ListPost:
+    return ListPost.create(
+        game=game, power=power, phase=game.phase, author=author[:100], subject=subject,
+        body=body,
+    )  # fmt: skip
+
+
+def list_mail(
+    game: Game, power: str, subject: str, body: str, author: str = JUDGE
+) -> Outgoing | None:
+    """One mail to a country's list, kept for its digests. To an outside list it goes as
+    one mail; the judge's own goes to every citizen (None when there is none)."""
+    from mailjudge.variants.democratic import citizen_addresses
+
+    archive(game, power, author, subject, body)
+    chosen = country_list(game, power)
+    tag = f"[{game.name}-{power.lower()}] {subject}"
+    if chosen is not None and chosen.external:
+        return Outgoing(
+            to=[chosen.address], subject=tag, body=body, kind="list", game=game.name,
+            phase=game.phase,
+        )  # fmt: skip
+    members = citizen_addresses(game, power)
+    if not members:
+        return None
+    address = list_address(game, power)
+    return Outgoing(
+        to=[address], subject=tag, body=body, kind="list", game=game.name, phase=game.phase,
+        bcc=members, list_id=list_id(game, power), list_post=address,
+    )  # fmt: skip
+
+
+def set_list(game: Game, power: str, where: str, digest: str | None) -> CountryList:
+    """SET LIST: an outside address for a country's list, or JUDGE for the judge's own;
+    PLAIN (RFC 1153) or MIME digests."""
+    from mailjudge.service.games import game_map
+    from mailjudge.settings import current_settings
+
+    power = power.upper()
+    if power not in game_map(game).powers:
+        raise ServiceError(
+            f"{power} is not a country of {game.name}; write SET LIST FRANCE address [PLAIN|MIME]"
+        )
+    external = where.upper() != "JUDGE"
+    local, domain = split_address(where)
+    if external and judge_detail(where, current_settings().judge.address) is not None:
+        raise ServiceError("that is the judge's own address; name the outside list's address")
+    if external and (not local or not domain or list_target(where, "x@" + domain)):
+        raise ServiceError(
+            f"{where!r} is not a mail address; write SET LIST {power} france@lists.example.org, "
+            f"or SET LIST {power} JUDGE for the judge's own list"
+        )
+    fmt = DIGEST_WORDS.get((digest or "").upper()) if digest else None
+    if digest and fmt not in DIGEST_FORMATS:
+        raise ServiceError("digests are PLAIN (RFC 1153) or MIME (multipart/digest)")
+    row = country_list(game, power) or CountryList(game=game, power=power)
+    row.address = where.lower() if external else ""
+    row.external = external
+    if fmt:
+        row.digest_format = fmt
+    row.save()
+    return row
 
 
 def list_target(address: str, judge_address: str) -> tuple[Game, str] | None:
@@ -32,7 +124,13 @@ def list_target(address: str, judge_address: str) -> tuple[Game, str] | None:
 
 def post(game: Game, power: str, text: str) -> tuple[Seat, Outgoing]:
     """Check a post's SIGNON and make the list mail; the sender's seat and the mail."""
-    from mailjudge.variants.democratic import CITIZEN_ROLES, country_of, list_mail
+    from mailjudge.variants.democratic import CITIZEN_ROLES, country_of
+
+    chosen = country_list(game, power)
+    if chosen is not None and chosen.external:
+        raise ServiceError(
+            f"{power}'s list is {chosen.address}; the master moved it there, so write to it"
+        )
 
     lines = text.strip().splitlines()
     words = lines[0].split() if lines else []
@@ -51,7 +149,9 @@ def post(game: Game, power: str, text: str) -> tuple[Seat, Outgoing]:
     if not body:
         raise ServiceError("the post is empty after its SIGNON line")
     Press.create(game=game, phase=game.phase, sender=seat, recipients=power, body=body + "\n")
-    mail = list_mail(game, power, f"from {seat.name}", f"{seat.name} writes:\n\n{body}\n")
+    mail = list_mail(
+        game, power, f"from {seat.name}", f"{seat.name} writes:\n\n{body}\n", seat.name
+    )
     if mail is None:
         raise ServiceError(f"{power} has no citizens to write to")
     return seat, mail

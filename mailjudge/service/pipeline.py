@@ -141,7 +141,7 @@ def _queue_reply(
 
 
 def queue_outgoing(item: Outgoing, settings: Settings, now: datetime) -> None:
-    if not item.attachments:
+    if not item.attachments and not item.digest:
         draft: dict[str, object] = {
             "sender": settings.judge.address,
             "to": item.to,
@@ -170,8 +170,11 @@ def queue_outgoing(item: Outgoing, settings: Settings, now: datetime) -> None:
         phase=item.phase,
         role=item.role,
         date=now,
+        list_id=item.list_id,
+        list_post=item.list_post,
+        digest=item.digest,
     )
-    enqueue(message, game=_game_row(item.game))
+    enqueue(message, game=_game_row(item.game), to_addrs=item.bcc or None)
 
 
 def _game_row(name: str | None) -> Game | None:

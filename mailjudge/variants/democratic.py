@@ -28,6 +28,7 @@ from mailjudge.passwords import hash_password
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.service.errors import NotAllowed, ServiceError
+from mailjudge.service.lists import JUDGE, archive, list_address, list_mail
 from mailjudge.variants.base import Variant
 from mailjudge.voting import Count, count_grouped
 
@@ -86,27 +87,6 @@ def citizen_addresses(game: Game, power: str) -> list[str]:
         .tuples()
     )  # fmt: skip
     return [email for (email,) in rows]
-
-
-def list_address(game: Game, power: str, judge: str | None = None) -> str:
-    """The country's list: GAME-COUNTRY@ the judge's domain."""
-    from mailjudge.settings import current_settings
-
-    domain = (judge or current_settings().judge.address).rpartition("@")[2]
-    return f"{game.name}-{power.lower()}@{domain}"
-
-
-def list_mail(game: Game, power: str, subject: str, body: str) -> Outgoing | None:
-    """One mail to a country's list: To the list address, sent to every citizen."""
-    members = citizen_addresses(game, power)
-    if not members:
-        return None
-    address = list_address(game, power)
-    return Outgoing(
-        to=[address], subject=f"[{game.name}-{power.lower()}] {subject}", body=body, kind="list",
-        game=game.name, phase=game.phase, bcc=members,
-        list_id=f"{game.name}-{power.lower()}.{address.rpartition('@')[2]}", list_post=address,
-    )  # fmt: skip
 
 
 def _own_country(seat: Seat) -> str:
@@ -446,7 +426,17 @@ class Democratic(Variant):
         ]
         if game.state == "active" and (game.phase or "").endswith("M"):
             mails += self._elect_all(game)
-        return mails
+        return mails + self._digests(game, done, now)
+
+    def _digests(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
+        """The phase's public results go to every list, then each list's digest."""
+        from mailjudge.render.results import results_lines
+        from mailjudge.service import digests
+
+        text = "\n".join(results_lines(done.results, done.outcome)) + "\n"
+        for power in sorted({*_owners(game).values(), *_record_owners(game, done.phase).values()}):
+            archive(game, power, JUDGE, f"results of {done.phase}", text)
+        return digests.for_game(game, now)
 
 
 def _record_owners(game: Game, phase: str) -> dict[str, str]:
