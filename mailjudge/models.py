@@ -130,6 +130,8 @@ class Game(BaseModel):
     next_reminder_at = UTCDateTimeField(null=True)
     victory_count = IntegerField(default=18)
     outcome = TextField(default="")  # how a finished game ended, e.g. "DRAW FRANCE TURKEY"
+    # What a variant keeps between phases (Double: an open joint-win vote, a tie-break).
+    variant_state = JSONField(default=dict)
     created_at = UTCDateTimeField(default=utcnow)
     started_at = UTCDateTimeField(null=True)
     finished_at = UTCDateTimeField(null=True)

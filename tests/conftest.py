@@ -11,6 +11,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import psycopg2
@@ -83,3 +84,13 @@ def any_db(request: pytest.FixtureRequest, tmp_path: Path, cheap_scrypt: None) -
         yield from _open(f"sqlite:///{tmp_path / 'judge.db'}")
     else:
         yield from _open(request.getfixturevalue("postgres_url"))
+
+
+@pytest.fixture
+def harness(tmp_path: Path, smtp_sink: Any, cheap_scrypt: None) -> Iterator[Any]:
+    """A judge on loopback with SQLite in tmp_path, its outbound mail caught by smtp_sink
+    (the end-to-end tests play through it: see tests/e2e.py)."""
+    from e2e import running_judge
+
+    with running_judge(tmp_path / "judge.db", smtp_sink) as h:
+        yield h

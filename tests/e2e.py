@@ -8,7 +8,8 @@ import email.policy
 import random
 import smtplib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
@@ -45,6 +46,17 @@ def judge_settings(database: Path, relay_port: int, **extra: str) -> Settings:
     }
     environ.update({f"MAILJUDGE_{k.upper()}": v for k, v in extra.items()})
     return load_settings(None, environ)
+
+
+@contextmanager
+def running_judge(database: Path, sink: SmtpSink) -> Iterator[Harness]:
+    """A judge on loopback for one test, stopped afterwards."""
+    judge = Judge(judge_settings(database, sink.port), free_ports=True)
+    judge.start()
+    try:
+        yield Harness(judge, sink)
+    finally:
+        judge.stop()
 
 
 def wire(msg: EmailMessage) -> bytes:

@@ -6,16 +6,11 @@ count appears before the deadline it belongs to."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
-from e2e import MASTER, Harness, judge_settings
-from mailstack import SmtpSink
+from e2e import MASTER, Harness
 
 from mailjudge.models import Outbox
 from mailjudge.service.games import get_game
-from mailjudge.service.runner import Judge
 
 CITIZENS = [f"citizen{i:02d}" for i in range(23)]
 POWERS = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
@@ -25,16 +20,6 @@ PLAN = {
     "F1901M": {"ITALY": ["A VEN - TRI"]},
     "W1901A": {"ITALY": ["A VEN B"], "AUSTRIA": ["F ALB D"]},  # only these two adjust
 }
-
-
-@pytest.fixture
-def harness(tmp_path: Path, smtp_sink: SmtpSink, cheap_scrypt: None) -> Iterator[Harness]:
-    judge = Judge(judge_settings(tmp_path / "judge.db", smtp_sink.port), free_ports=True)
-    judge.start()
-    try:
-        yield Harness(judge, smtp_sink)
-    finally:
-        judge.stop()
 
 
 def address(name: str) -> str:
@@ -148,14 +133,14 @@ def _units(power: str) -> list[str]:
 def test_posting_to_a_country_list(harness: Harness) -> None:
     h = harness
     h.command(MASTER, "CREATE lists masterpw VARIANT democratic")
-    for name in CITIZENS[:14]:
+    for name in CITIZENS:
         h.command(address(name), f"JOIN lists pw-{name} AS {name}")
     h.command(MASTER, "SIGNON Mlists masterpw\nSTART")
     from mailjudge.variants import democratic as dem
 
     game = get_game("lists")
     turks = {s.name for s in dem.citizens_of(game, "TURKEY")}
-    others = [n for n in CITIZENS[:14] if n not in turks]
+    others = [n for n in CITIZENS if n not in turks]
     sender = sorted(turks)[0]
     listed = dem.list_address(game, "TURKEY")
     sent = h.send(

@@ -3,38 +3,20 @@ its mail to an aiosmtpd sink; replies, results and refusals are checked as playe
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 from e2e import (
     MASTER,
     POWERS,
     Harness,
-    judge_settings,
     play_years,
     player,
     secret,
     set_up_game,
     wire,
 )
-from mailstack import SmtpSink
 
 from mailjudge.models import InboundMessage
 from mailjudge.service.games import get_game
 from mailjudge.service.orders import orders_on_file
-from mailjudge.service.runner import Judge
-
-
-@pytest.fixture
-def harness(tmp_path: Path, smtp_sink: SmtpSink, cheap_scrypt: None) -> Iterator[Harness]:
-    settings = judge_settings(tmp_path / "judge.db", smtp_sink.port)
-    judge = Judge(settings, free_ports=True)
-    judge.start()
-    try:
-        yield Harness(judge, smtp_sink)
-    finally:
-        judge.stop()
 
 
 def test_two_years_by_mail(harness: Harness) -> None:

@@ -50,8 +50,19 @@ def write_catalogue(tmp_path: Path, text: str) -> Path:
 # -- the shipped catalogue -----------------------------------------------------------
 
 
-def test_catalogue_holds_exactly_the_seed_rules() -> None:
-    assert known_rules() == sorted(SEED_RULES)
+# Rules that belong to one variant, beside the seed's twenty.
+VARIANT_RULES = {"DOUBLE_LYTTON": "double", "DOUBLE_SHOW_PARTNER": "double"}
+
+
+def test_catalogue_holds_exactly_the_seed_rules_and_the_variant_rules() -> None:
+    assert known_rules() == sorted([*SEED_RULES, *VARIANT_RULES])
+
+
+@pytest.mark.parametrize(("name", "variant"), sorted(VARIANT_RULES.items()))
+def test_a_variant_rule_is_refused_in_other_variants(name: str, variant: str) -> None:
+    assert apply_change(RuleSet(), f"+{name}", variant=variant) == {name}
+    with pytest.raises(RuleError, match=variant):
+        apply_change(RuleSet(), f"+{name}", variant="standard")
 
 
 @pytest.mark.parametrize("name", sorted(SEED_RULES))
@@ -188,7 +199,7 @@ def test_unknown_rule_is_refused_with_the_list_of_known_rules() -> None:
     message = str(info.value)
     assert "There is no rule called NOPRESS" in message
     assert "Did you mean NO_PRESS?" in message
-    assert ", ".join(sorted(SEED_RULES)) in message
+    assert ", ".join(known_rules()) in message
 
 
 def test_change_is_case_insensitive_and_accepts_commas() -> None:

@@ -6,9 +6,10 @@ from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import read_order
-from mailjudge.models import Game, Seat
+from mailjudge.models import Game, OrderLine, Seat
 from mailjudge.service import orders as service_orders
-from mailjudge.service.games import game_map
+from mailjudge.service.games import game_map, has_rule
+from mailjudge.variants import variant_of
 
 
 def describe(report: service_orders.Submission, phase: str | None) -> list[str]:
@@ -127,6 +128,16 @@ class Clear(Command):
         return [f"orders withdrawn for {', '.join(powers)}"]
 
 
+def _shown(game: Game, seat: Seat, lines: list[OrderLine]) -> list[OrderLine]:
+    """In Double a player sees their own orders for a shared power, and the partner's
+    only under DOUBLE_SHOW_PARTNER (the seed does not say partners see each other's)."""
+    if not variant_of(game).orders_per_player or seat.role != "player":
+        return lines
+    if has_rule(game, "DOUBLE_SHOW_PARTNER"):
+        return lines
+    return [line for line in lines if line.submitted_by_id in (seat.id, None)]
+
+
 @register
 class Status(Command):
     name = "STATUS"
@@ -148,7 +159,7 @@ class Status(Command):
             + (f", deadline {game.deadline:%Y-%m-%d %H:%M} UTC" if game.deadline else "")
         ]
         for power in powers:
-            mine = on_file.get(power, [])
+            mine = _shown(game, seat, on_file.get(power, []))
             lines.append(f"{power}:")
             for line in mine:
                 by = line.submitted_by.name if line.submitted_by_id else "the judge"

@@ -9,6 +9,7 @@ from mailjudge.render import render
 from mailjudge.render.outgoing import mail_to_seat
 from mailjudge.service import draws
 from mailjudge.service.games import has_rule
+from mailjudge.variants import double
 
 
 def announce_end(ctx: Context, game: Game, outcome: str) -> None:
@@ -33,7 +34,12 @@ class Vote(Command):
         choice = " ".join(args).upper()
         if game.variant == "democratic" and args[0].upper() in ("DIPLOMAT", "ORDERS"):
             return _democratic_vote(game, seat, args)
-        if has_rule(game, "PROPOSE_DIAS"):
+        if game.variant == "double" and choice in ("YES", "NO") and double.joint_vote_open(game):
+            outcome = double.vote_joint(game, seat, choice == "YES")
+            if outcome is None and choice == "NO":
+                ctx.outgoing += double.tiebreak_notices(game)
+                return ["you said NO: the game goes on in a tie-break"]
+        elif has_rule(game, "PROPOSE_DIAS"):
             if choice not in ("YES", "NO"):
                 raise CommandError("in this game write PROPOSE DRAW, then VOTE YES or VOTE NO")
             outcome = draws.answer(game, seat, choice == "YES")

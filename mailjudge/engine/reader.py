@@ -426,7 +426,24 @@ def _read(text: str, gmap: GameMap, phase_type: str) -> Syntax:
     return _read_general(text, gmap, phase_type)
 
 
+_POWER_TAG = re.compile(r"\(\s*([A-Za-z]+)\s*\)")
+
+
+def _without_power_tags(text: str, gmap: GameMap) -> str:
+    """Take out a bracketed power before a unit, as in 'A PIC S (E) F NTH - BEL': it
+    names whose unit is meant, which the position already says."""
+
+    def tag(m: re.Match[str]) -> str:
+        word = m.group(1).upper()
+        known = any(word in (p.name, p.initial.upper(), p.adjective.upper())
+                    for p in gmap.powers.values())  # fmt: skip
+        return " " if known else m.group(0)
+
+    return _POWER_TAG.sub(tag, text) if "(" in text else text
+
+
 def _read_general(text: str, gmap: GameMap, phase_type: str) -> Syntax:
+    text = _without_power_tags(text, gmap)
     shape, values = _lex(text, gmap)
     spec = _SHAPES.get(shape)
     if spec is not None:

@@ -23,6 +23,12 @@ def _variants() -> tuple[str, ...]:
     return tuple(VARIANTS)
 
 
+def _victory_count(variant: str, map_centres: int) -> int:
+    from mailjudge.variants import VARIANTS
+
+    return VARIANTS[variant].victory_count(map_centres)
+
+
 def rules_of(game: Game) -> RuleSet:
     return RuleSet.parse(game.rules)
 
@@ -93,7 +99,7 @@ def create_game(
             map_name=map_name,
             rules=str(ruleset),
             master=person_for(master_email),
-            victory_count=gmap.victory_centres,
+            victory_count=_victory_count(variant, gmap.victory_centres),
             private="SOLITAIRE" in ruleset,
         )
         Seat.create(

@@ -83,7 +83,7 @@ def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submi
         kept.append(text)
     report.accepted = kept
     with database_proxy.atomic():
-        _delete_orders(game, power)
+        _delete_orders(game, power, _own_only(game, seat))
         now = utcnow()
         if kept:
             rows = [
@@ -103,23 +103,32 @@ def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submi
     return report
 
 
-def _delete_orders(game: Game, power: str) -> None:
-    execute_compiled(
-        "delete-orders",
-        lambda: OrderLine.delete().where(
-            (OrderLine.game == game.id)
-            & (OrderLine.phase == game.phase)
-            & (OrderLine.power == power)
-        ),
-        [game.id, game.phase, power],
+def _own_only(game: Game, seat: Seat) -> Seat | None:
+    """In a game where partners share a power (Double) a player's orders replace only
+    their own; the master's replace everyone's."""
+    from mailjudge.variants import variant_of
+
+    return seat if variant_of(game).orders_per_player and seat.role == "player" else None
+
+
+def _delete_orders(game: Game, power: str, only: Seat | None = None) -> None:
+    here = (
+        (OrderLine.game == game.id) & (OrderLine.phase == game.phase) & (OrderLine.power == power)
     )
+    if only is None:
+        execute_compiled("delete-orders", lambda: OrderLine.delete().where(here),
+                         [game.id, game.phase, power])  # fmt: skip
+        return
+    mine = here & (OrderLine.submitted_by == only.id)
+    execute_compiled("delete-own-orders", lambda: OrderLine.delete().where(mine),
+                     [game.id, game.phase, power, only.id])  # fmt: skip
 
 
 def clear_orders(game: Game, seat: Seat, power: str) -> None:
     require_active(game)
     if not may_order_for(seat, power):
         raise NotAllowed(f"{seat.name} may not order for {power.upper()}")
-    _delete_orders(game, power.upper())
+    _delete_orders(game, power.upper(), _own_only(game, seat))
 
 
 def orders_on_file(game: Game) -> dict[str, list[OrderLine]]:

@@ -21,7 +21,6 @@ from mailjudge.service.games import engine_options, finish_game, game_map, has_r
 from mailjudge.service.orders import (
     current_position,
     orders_on_file,
-    power_is_done,
     powers_to_order,
 )
 from mailjudge.service.seats import players
@@ -76,10 +75,8 @@ def _standard_readiness(game: Game, now: datetime, need_late: bool) -> Readiness
     pos = current_position(game)
     on_file = orders_on_file(game)
     exempt = _exempt(game, seats)
-    late = [
-        p for p in powers_to_order(game, pos)
-        if p not in exempt and not power_is_done(game, pos, p, on_file.get(p, []))
-    ]  # fmt: skip
+    owing = [p for p in powers_to_order(game, pos) if p not in exempt]
+    late = variant_of(game).late(game, pos, owing, on_file)
     if has_rule(game, "ALWAYS_WAIT") and not deadline_passed:
         return Readiness(False, "ALWAYS_WAIT: not before the deadline", late)
     if not late and (not waiting or deadline_passed):
@@ -222,8 +219,9 @@ def _run(
     game.phase = str(outcome.next.phase)
     game.position = position_to_dict(outcome.next)
     _mark_eliminated(game, outcome)
-    if outcome.winners:
-        finish_game(game, "WIN " + " ".join(sorted(outcome.winners)))
+    ending = variant_of(game).ending(game, outcome)
+    if ending:
+        finish_game(game, ending)
     else:
         from mailjudge.service.deadlines import schedule_phase
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from mailjudge.models import Game
 from mailjudge.variants.base import Variant
 from mailjudge.variants.democratic import Democratic
+from mailjudge.variants.double import Double
 
-VARIANTS: dict[str, Variant] = {v.name: v for v in (Variant(), Democratic())}
+VARIANTS: dict[str, Variant] = {v.name: v for v in (Variant(), Democratic(), Double())}
 
 
 def variant_of(game: Game) -> Variant:

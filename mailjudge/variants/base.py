@@ -10,12 +10,22 @@ from mailjudge.models import Game
 from mailjudge.render.outgoing import Outgoing
 
 if TYPE_CHECKING:
+    from mailjudge.engine.phases import PhaseOutcome
+    from mailjudge.engine.state import Position
+    from mailjudge.models import OrderLine
     from mailjudge.service.processing import Processed, Readiness
 
 
 class Variant:
     name = "standard"
     has_players = True  # False: nobody holds a power (Democratic citizens share them)
+    # True: each player's orders for a shared power are kept apart (Double), and the
+    # variant turns them into the power's orders in before_process.
+    orders_per_player = False
+
+    def victory_count(self, map_centres: int) -> int:
+        """The centres that win, for a map with ``map_centres`` to win."""
+        return map_centres
 
     def on_start(self, game: Game, rng: random.Random, now: datetime) -> list[Outgoing]:
         """After the powers are dealt and the first phase is set."""
@@ -32,3 +42,19 @@ class Variant:
     def after_process(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
         """Inside the processing transaction, after the next phase is set."""
         return []
+
+    def late(
+        self, game: Game, pos: Position, powers: list[str], on_file: dict[str, list[OrderLine]]
+    ) -> list[str]:
+        """Who still owes orders, among ``powers`` (those with something to order)."""
+        from mailjudge.service.orders import power_is_done
+
+        return [p for p in powers if not power_is_done(game, pos, p, on_file.get(p, []))]
+
+    def ending(self, game: Game, outcome: PhaseOutcome) -> str | None:
+        """How the game ends after this phase ('WIN FRANCE'), or None: it goes on."""
+        return "WIN " + " ".join(sorted(outcome.winners)) if outcome.winners else None
+
+    def draws_allowed(self, game: Game) -> str | None:
+        """None, or why no draw may be proposed or voted now."""
+        return None

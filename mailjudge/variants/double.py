@@ -1,0 +1,367 @@
+"""Double Diplomacy (seed 004, SPEC section 12): seven players, each holding two powers,
+each power shared by two players in a ring (E+T, T+G, G+I, I+R, R+F, F+A, A+E).
+
+Each player sends orders for both their powers; the two sets for a power are kept apart
+(OrderLine.submitted_by) and synchronised just before adjudication (double_sync). A power
+at 14 centres after a Fall is a joint win for its two players. Under DOUBLE_LYTTON a
+player's two powers together at 21 centres after a Fall are a solo, which outranks a joint
+win; equal solos vote YES/NO on a joint win, and a NO starts a tie-break that only they
+can win and in which no draw is taken.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from mailjudge.engine.checker import parse_order
+from mailjudge.engine.orders import Order, OrderError
+from mailjudge.engine.state import ADJUSTMENT, RETREAT, Position
+from mailjudge.models import Ballot, Game, OrderLine, Seat
+from mailjudge.render import render
+from mailjudge.render.outgoing import Outgoing, mail_to_seat
+from mailjudge.service.errors import NotAllowed, ServiceError
+from mailjudge.variants.base import Variant
+from mailjudge.variants.double_sync import PartnerOrders, Synced, sync_adjustments, sync_units
+
+if TYPE_CHECKING:
+    from mailjudge.engine.phases import PhaseOutcome
+    from mailjudge.service.processing import Processed, Readiness
+
+RING = (
+    ("ENGLAND", "TURKEY"),
+    ("TURKEY", "GERMANY"),
+    ("GERMANY", "ITALY"),
+    ("ITALY", "RUSSIA"),
+    ("RUSSIA", "FRANCE"),
+    ("FRANCE", "AUSTRIA"),
+    ("AUSTRIA", "ENGLAND"),
+)
+JOINT_WIN_CENTRES = 14
+SOLO_CENTRES = 21  # a player's two powers together, under DOUBLE_LYTTON
+OVERRIDE_YEARS = 2  # one OVERRIDE per player in each such span of game years
+
+
+def seat_name(pair: tuple[str, str]) -> str:
+    return f"{pair[0].lower()}-{pair[1].lower()}"
+
+
+def ring_seats(game: Game) -> list[Seat]:
+    return list(
+        Seat.select().where((Seat.game == game) & (Seat.role == "player")).order_by(Seat.name)
+    )
+
+
+def partners(game: Game, power: str) -> list[Seat]:
+    """The two seats that share ``power``."""
+    return [s for s in ring_seats(game) if power in s.powers.split()]
+
+
+def _lytton(game: Game) -> bool:
+    from mailjudge.service.games import has_rule
+
+    return has_rule(game, "DOUBLE_LYTTON")
+
+
+def _year_span(phase: str) -> int:
+    return (int(phase[1:5]) - 1901) // OVERRIDE_YEARS
+
+
+def override(game: Game, seat: Seat, power: str, line: str) -> str:
+    """OVERRIDE power order (DOUBLE_LYTTON): this order of the player's stands against the
+    partner's. One per player in each span of two game years (1901-02, 1903-04, ...);
+    sending another in the same phase replaces it, OVERRIDE power NONE takes it back."""
+    from mailjudge.service.games import game_map, require_active
+    from mailjudge.service.orders import current_position
+
+    require_active(game)
+    if not _lytton(game):
+        raise NotAllowed("OVERRIDE belongs to the Lytton rules (DOUBLE_LYTTON); this game has not")
+    power = power.upper()
+    if seat.role != "player" or power not in seat.powers.split():
+        raise NotAllowed(f"you do not share {power}; you hold {seat.powers}")
+    mine = (Ballot.voter == seat) & (Ballot.kind == "override")
+    if line.strip().upper() == "NONE":
+        Ballot.delete().where(mine & (Ballot.phase == game.phase)).execute()
+        return f"no OVERRIDE for {power} in {game.phase}"
+    used = [
+        b.phase for b in Ballot.select().where(mine & (Ballot.phase != game.phase))
+        if _year_span(b.phase) == _year_span(game.phase)
+    ]  # fmt: skip
+    if used:
+        first = 1901 + _year_span(game.phase) * OVERRIDE_YEARS
+        raise NotAllowed(
+            f"you used your OVERRIDE for {first}-{first + 1} in {used[0]}; the next one is "
+            f"yours from {first + OVERRIDE_YEARS}"
+        )
+    try:
+        order = parse_order(line, current_position(game), power, game_map(game))
+    except OrderError as err:
+        raise ServiceError(f"{err.kind}: {err}; write OVERRIDE {power} A PAR - BUR") from None
+    Ballot.delete().where(mine & (Ballot.phase == game.phase)).execute()
+    Ballot.create(game=game, phase=game.phase, kind="override", subject=power, voter=seat,
+                  content={"order": str(order)})  # fmt: skip
+    return f"OVERRIDE for {power} in {game.phase}: {order}"
+
+
+def _partner_orders(
+    game: Game, seat: Seat, power: str, lines: list[OrderLine], pos: Position
+) -> PartnerOrders:
+    """One player's valid orders for the power; orders the judge cannot accept now count
+    as no order (Lytton: the partner's valid order then stands)."""
+    from mailjudge.service.games import game_map, has_rule
+
+    gmap = game_map(game)
+    build_any = has_rule(game, "BUILD_ANY")
+    valid: list[Order] = []
+    for line in lines:
+        try:
+            valid.append(parse_order(line.text, pos, power, gmap, build_any=build_any))
+        except OrderError:
+            continue
+    by_unit = {o.unit.province: o for o in valid if hasattr(o, "unit")}  # type: ignore[union-attr]
+    overriding = None
+    ballot = Ballot.get_or_none(
+        (Ballot.voter == seat) & (Ballot.kind == "override") & (Ballot.phase == game.phase)
+        & (Ballot.subject == power)
+    )  # fmt: skip
+    if ballot is not None:
+        order = parse_order(ballot.content["order"], pos, power, gmap, build_any=build_any)
+        overriding = order.unit.province  # type: ignore[union-attr]
+        by_unit[overriding] = order
+    return PartnerOrders(seat.name, by_unit, overriding, tuple(valid))
+
+
+def synchronise(game: Game, pos: Position, power: str, lines: list[OrderLine]) -> Synced | None:
+    """The power's orders for adjudication from its two players' sets; None when the
+    orders on file are not two players' (the master's, or restored after a ROLLBACK)."""
+    seats = partners(game, power)
+    ids = {s.id for s in seats}
+    if len(seats) != 2 or any(line.submitted_by_id not in ids for line in lines):
+        return None
+    a, b = (
+        _partner_orders(game, s, power, [x for x in lines if x.submitted_by_id == s.id], pos)
+        for s in seats
+    )
+    # A seat nobody holds (vacant, or a dummy) does not veto its partner's orders.
+    if seats[0].person_id is None or seats[0].dummy:
+        a = PartnerOrders(a.player, b.orders, None, b.adjustments)
+    if seats[1].person_id is None or seats[1].dummy:
+        b = PartnerOrders(b.player, a.orders, None, a.adjustments)
+    lytton = _lytton(game)
+    ptype = pos.phase.type
+    if ptype == ADJUSTMENT:
+        return sync_adjustments(a, b, lytton)
+    if ptype == RETREAT:
+        units = [d.unit for _, d in sorted(pos.dislodged.items()) if d.unit.power == power]
+        return sync_units(a, b, units, lytton, retreat=True)
+    units = [u for _, u in sorted(pos.units.items()) if u.power == power]
+    return sync_units(a, b, units, lytton)
+
+
+class Double(Variant):
+    name = "double"
+    orders_per_player = True
+
+    def victory_count(self, map_centres: int) -> int:
+        return JOINT_WIN_CENTRES
+
+    def on_start(self, game: Game, rng: random.Random, now: datetime) -> list[Outgoing]:
+        """The standard start dealt one power each; deal the ring's pairs instead."""
+        seats = ring_seats(game)
+        people = [s for s in seats if s.person_id is not None]
+        for seat in seats:
+            if seat.person_id is None:
+                seat.delete_instance()
+        rng.shuffle(people)
+        for slot, pair in enumerate(RING):
+            if slot < len(people):
+                seat = people[slot]
+                seat.powers, seat.name = " ".join(pair), seat_name(pair)
+                seat.save()
+            else:
+                Seat.create(game=game, role="player", name=seat_name(pair),
+                            powers=" ".join(pair), dummy=True)  # fmt: skip
+        return []
+
+    def late(
+        self, game: Game, pos: Position, powers: list[str], on_file: dict[str, list[OrderLine]]
+    ) -> list[str]:
+        """Each player owes orders for both powers: 'ENGLAND (austria-england)'."""
+        from mailjudge.service.orders import missing_orders
+
+        late = []
+        for power in powers:
+            lines = on_file.get(power, [])
+            if any(line.submitted_by_id and line.submitted_by.role == "master" for line in lines):
+                continue
+            for seat in partners(game, power):
+                if seat.person_id is None or seat.dummy:
+                    continue
+                mine = [line.text for line in lines if line.submitted_by_id == seat.id]
+                if missing_orders(game, pos, power, mine):
+                    late.append(f"{power} ({seat.name})")
+        return late
+
+    def ready(self, game: Game, now: datetime, standard: Readiness) -> Readiness:
+        """Under Lytton a late player's partner stands in at the deadline: the game goes
+        on once every power has one player's orders."""
+        from mailjudge.service.processing import Readiness
+
+        if standard.ready or not _lytton(game) or game.deadline is None or now < game.deadline:
+            return standard
+        late_powers = {w.split()[0] for w in standard.waiting_for}
+        if all(len([w for w in standard.waiting_for if w.startswith(p + " ")]) < 2
+               for p in late_powers):  # fmt: skip
+            return Readiness(True, "the deadline has passed: partners stand in for the late")
+        return standard
+
+    def before_process(self, game: Game, now: datetime) -> list[Outgoing]:
+        """Synchronise every shared power's orders; tell each pair what was out of sync."""
+        from mailjudge.service.orders import current_position, orders_on_file
+
+        mails = self._settle_joint_vote(game)
+        pos = current_position(game)
+        for power, lines in orders_on_file(game).items():
+            synced = synchronise(game, pos, power, lines)
+            if synced is None:
+                continue
+            OrderLine.delete().where(
+                (OrderLine.game == game) & (OrderLine.phase == game.phase)
+                & (OrderLine.power == power)
+            ).execute()  # fmt: skip
+            for n, order in enumerate(synced.orders):
+                OrderLine.create(game=game, phase=game.phase, power=power, line=n, text=str(order))
+            if synced.mismatches:
+                body = render("double_sync.txt.j2", game=game, power=power,
+                              mismatches=synced.mismatches)  # fmt: skip
+                for seat in partners(game, power):
+                    if seat.person is not None:
+                        subject = f"{power}'s orders out of sync in {game.phase}"
+                        mails.append(mail_to_seat(seat, subject, body, "notice"))
+        return mails
+
+    def after_process(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
+        vote = (game.variant_state or {}).get("joint_vote")
+        if not vote or vote.get("opened") != done.phase:
+            return []
+        body = render("double_joint_vote.txt.j2", game=game, vote=vote)
+        return [
+            mail_to_seat(s, "a joint win is offered: VOTE YES or VOTE NO", body, "notice")
+            for s in ring_seats(game)
+            if s.name in vote["players"] and s.person is not None
+        ]
+
+    def ending(self, game: Game, outcome: PhaseOutcome) -> str | None:
+        after_fall = outcome.after.phase.season == "F" and outcome.next.phase.season != "F"
+        if not after_fall:
+            return None
+        counts = outcome.next.centre_counts()
+        state = dict(game.variant_state or {})
+        if _lytton(game):
+            solo = self._solo(game, counts, state, outcome)
+            if solo is not None or state.get("tiebreak") or state.get("joint_vote"):
+                return solo or None
+        at_fourteen = sorted(p for p, n in counts.items() if n >= JOINT_WIN_CENTRES)
+        if not at_fourteen:
+            return None
+        best = max(counts[p] for p in at_fourteen)
+        top = [p for p in at_fourteen if counts[p] == best]
+        if len(top) != 1:
+            return None  # two powers level at the top: nobody has won yet
+        names = " and ".join(s.name for s in partners(game, top[0]))
+        return f"JOINT WIN {top[0]} ({names})"
+
+    def _solo(
+        self, game: Game, counts: dict[str, int], state: dict, outcome: PhaseOutcome
+    ) -> str | None:
+        """A player's two powers at 21 together; equal best solos get a joint-win vote."""
+        combined = {
+            s.name: sum(counts.get(p, 0) for p in s.powers.split())
+            for s in ring_seats(game) if s.person_id is not None
+        }  # fmt: skip
+        if state.get("tiebreak"):
+            combined = {n: c for n, c in combined.items() if n in state["tiebreak"]}
+        over = {n: c for n, c in combined.items() if c >= SOLO_CENTRES}
+        if not over:
+            return None
+        best = max(over.values())
+        top = sorted(n for n, c in over.items() if c == best)
+        if len(top) == 1:
+            return f"SOLO {top[0]} with {best} centres"
+        if not state.get("tiebreak"):
+            state["joint_vote"] = {
+                "players": top,
+                "centres": best,
+                "opened": str(outcome.after.phase),
+            }
+            game.variant_state = state
+            Game.update(variant_state=state).where(Game.id == game.id).execute()
+        return None
+
+    def _settle_joint_vote(self, game: Game) -> list[Outgoing]:
+        """At the next processing a joint-win vote not carried (a YES from every player)
+        turns into a tie-break: silence counts as NO."""
+        state = dict(game.variant_state or {})
+        vote = state.get("joint_vote")
+        if not vote:
+            return []
+        _start_tiebreak(game, state, vote["players"])
+        return tiebreak_notices(game)
+
+    def draws_allowed(self, game: Game) -> str | None:
+        if (game.variant_state or {}).get("tiebreak"):
+            return "the game is in a tie-break: no draw is proposed or taken until it ends"
+        return None
+
+
+def joint_vote_open(game: Game) -> bool:
+    return bool((game.variant_state or {}).get("joint_vote"))
+
+
+def vote_joint(game: Game, seat: Seat, yes: bool) -> str | None:
+    """VOTE YES / VOTE NO on the joint win offered to equal solos. Every YES ends the game
+    as their joint win; a NO starts the tie-break at once. Returns the outcome if it ends."""
+    from mailjudge.service.games import finish_game
+
+    state = dict(game.variant_state or {})
+    vote = state.get("joint_vote")
+    if not vote or seat.name not in vote["players"]:
+        raise NotAllowed("only the players offered a joint win vote on it")
+    if not yes:
+        _start_tiebreak(game, state, vote["players"])
+        return None
+    vote.setdefault("yes", [])
+    if seat.name not in vote["yes"]:
+        vote["yes"].append(seat.name)
+    if sorted(vote["yes"]) != sorted(vote["players"]):
+        _save_state(game, state)
+        return None
+    del state["joint_vote"]
+    _save_state(game, state)
+    outcome = "JOINT WIN " + " ".join(vote["players"])
+    finish_game(game, outcome)
+    return outcome
+
+
+def _start_tiebreak(game: Game, state: dict, players: list[str]) -> None:
+    state.pop("joint_vote", None)
+    state["tiebreak"] = sorted(players)
+    _save_state(game, state)
+
+
+def _save_state(game: Game, state: dict) -> None:
+    game.variant_state = state
+    Game.update(variant_state=state).where(Game.id == game.id).execute()
+
+
+def tiebreak_notices(game: Game) -> list[Outgoing]:
+    """Everyone in the game is told that a tie-break has begun, and between whom."""
+    who = " and ".join((game.variant_state or {}).get("tiebreak", []))
+    body = render("double_tiebreak.txt.j2", game=game, players=who)
+    return [
+        mail_to_seat(seat, "a tie-break begins", body, "notice")
+        for seat in Seat.select().where(Seat.game == game)
+        if seat.person is not None
+    ]
