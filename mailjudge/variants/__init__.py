@@ -5,8 +5,9 @@ from __future__ import annotations
 from mailjudge.models import Game
 from mailjudge.variants.base import Variant
 from mailjudge.variants.democratic import Democratic
+from mailjudge.variants.survive import Survive
 
-VARIANTS: dict[str, Variant] = {v.name: v for v in (Variant(), Democratic())}
+VARIANTS: dict[str, Variant] = {v.name: v for v in (Variant(), Democratic(), Survive())}
 
 
 def variant_of(game: Game) -> Variant:
