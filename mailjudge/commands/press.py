@@ -112,6 +112,8 @@ class PressTo(Command):
         body = _check_body(block)
         recipients = resolve_recipients(game, words)
         ballot = _vote_out_in_press(game, seat, recipients, block)
+        if ballot:
+            ctx.touched.add(game.id)  # the last ballot may complete the phase
         send_press(game, seat, recipients, body, grey)
         deliver(ctx, game, seat, recipients, body, grey)
         return [f"press sent to {', '.join(recipients)}{' (grey)' if grey else ''}", *ballot]

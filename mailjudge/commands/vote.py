@@ -35,6 +35,7 @@ class Vote(Command):
         game, seat = ctx.signed_on()
         if game.variant == "survive" and args and args[0].upper() in ("OUT", "VICTOR"):
             ctx.require("vote.victor" if args[0].upper() == "VICTOR" else "vote")
+            ctx.touched.add(game.id)  # the last ballot may complete the phase
             return _survive_vote(game, seat, args)
         ctx.require("vote")
         if not args:
