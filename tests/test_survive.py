@@ -320,3 +320,28 @@ def test_outcasts_take_no_orders_but_stay_until_their_last_unit_is_gone() -> Non
     assert "TURKEY" not in processing.readiness(game, NOW).waiting_for
     pos = current_position(game)
     assert pos.units["con"].power == "TURKEY" and not turkey.eliminated
+
+
+def test_ballots_by_command_and_by_press_to_the_master() -> None:
+    import mailjudge.commands  # noqa: F401  (registers the commands)
+    from mailjudge.commands.run import execute, reply_text
+
+    game = survive_game()
+
+    def mail(power: str, text: str) -> str:
+        sender = f"{power.lower()}@example.org"
+        ctx = execute(f"SIGNON {power.lower()}@sv pw\n{text}", sender, "judge@example.org", NOW)
+        return reply_text(ctx) + "".join(o.subject for o in ctx.outgoing)
+
+    refused = mail("FRANCE", "PRESS TO M\nVOTE OUT TURKEY 1\nENDPRESS")
+    assert "nothing was sent" in refused and "must use them all" in refused
+    assert "press from" not in refused and "FRANCE" not in vo.out_ballots(game)
+    sent = mail(
+        "FRANCE", "PRESS TO M\nHere it is.\nVOTE OUT TURKEY 1\nVOTE OUT ENGLAND 2\nENDPRESS"
+    )
+    assert "vote-out ballot recorded: TURKEY 1, ENGLAND 2" in sent and "press from FRANCE" in sent
+    assert vo.out_ballots(game)["FRANCE"] == {"TURKEY": 1, "ENGLAND": 2}
+    to_all = mail("TURKEY", "PRESS TO ALL\nVOTE OUT FRANCE 2\nENDPRESS")  # not a ballot
+    assert "ballot recorded" not in to_all and "TURKEY" not in vo.out_ballots(game)
+    assert "vote-out ballot recorded: FRANCE 2" in mail("TURKEY", "VOTE OUT FRANCE 2")
+    assert "write VOTE VICTOR" in mail("TURKEY", "VOTE VICTOR")
