@@ -289,6 +289,28 @@ class Rulebook(BaseModel):
         indexes = ((("game", "version"), True),)
 
 
+OUTCAST_REASONS = ("voted", "no centres", "tied")
+
+
+class Outcast(BaseModel):
+    """Survive: a power out of the game, from the adjustment phase it went out in.
+
+    ``sequence`` is that phase's; rows of later phases than the game's current one belong
+    to a future undone by ROLLBACK and count again on ROLLFORWARD. "tied" rows are the
+    candidates of a victor vote (Survive 5b) while it is open.
+    """
+
+    game = ForeignKeyField(Game, backref="outcasts", on_delete="CASCADE", index=False)
+    power = CharField(max_length=32)
+    phase = CharField(max_length=16)
+    sequence = IntegerField()
+    reason = CharField(max_length=16)
+
+    class Meta:
+        constraints = (_one_of("reason", OUTCAST_REASONS),)
+        indexes = ((("game", "sequence", "power"), True),)
+
+
 DIGEST_FORMATS = ("rfc1153", "mime")
 
 
@@ -405,4 +427,5 @@ ALL_MODELS: tuple[type[BaseModel], ...] = (
     InboundMessage,
     Outbox,
     MailboxCursor,
+    Outcast,
 )

@@ -27,6 +27,8 @@ class MasterCommand(Command):
 
 def after_processing(ctx: Context, game: games.Game, done: processing.Processed) -> list[str]:
     ctx.outgoing += results_mails(game, done) + done.notices
+    if done.waiting:
+        return [f"{done.phase} is not processed yet: {done.waiting}"]
     if game.state == "finished":
         announce_end(ctx, game, game.outcome)
     return [

@@ -73,6 +73,24 @@ def _countries(game: Game, sender: Seat, recipients: list[str]) -> list[str]:
     return sorted(c for c in countries if c)
 
 
+def _vote_out_in_press(game: Game, seat: Seat, recipients: list[str], block: Block) -> list[str]:
+    """Survive players may send their vote-out to the master as press (seed 002, rule 3):
+    the VOTE OUT lines of a press to M alone are one ballot, recorded before it is sent."""
+    lines = [line.split() for line in block.body if line.upper().split()[:2] == ["VOTE", "OUT"]]
+    if game.variant != "survive" or recipients != [MASTER] or not lines:
+        return []
+    from mailjudge.commands.vote import out_text
+    from mailjudge.service.errors import ServiceError
+    from mailjudge.variants import vote_out
+
+    try:
+        allocation = vote_out.vote_out(game, seat, [w for words in lines for w in words[2:]])
+    except ServiceError as err:
+        raise CommandError(f"nothing was sent: the press holds a vote-out ballot that does "
+                           f"not count. {err}") from None  # fmt: skip
+    return [f"vote-out ballot recorded: {out_text(allocation)} (secret; a later one replaces it)"]
+
+
 @register
 class PressTo(Command):
     name = "PRESS TO"
@@ -93,9 +111,12 @@ class PressTo(Command):
             raise CommandError("say who the press is for: PRESS TO FRANCE ... ENDPRESS")
         body = _check_body(block)
         recipients = resolve_recipients(game, words)
+        ballot = _vote_out_in_press(game, seat, recipients, block)
+        if ballot:
+            ctx.touched.add(game.id)  # the last ballot may complete the phase
         send_press(game, seat, recipients, body, grey)
         deliver(ctx, game, seat, recipients, body, grey)
-        return [f"press sent to {', '.join(recipients)}{' (grey)' if grey else ''}"]
+        return [f"press sent to {', '.join(recipients)}{' (grey)' if grey else ''}", *ballot]
 
 
 @register

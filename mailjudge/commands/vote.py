@@ -23,11 +23,21 @@ def announce_end(ctx: Context, game: Game, outcome: str) -> None:
 @register
 class Vote(Command):
     name = "VOTE"
-    usage = "VOTE DRAW | VOTE CONCEDE power | VOTE NONE | VOTE YES/NO | VOTE n/SOLO/LOSS"
-    summary = "your secret ballot on how the game ends (the form depends on the game)"
+    usage = (
+        "VOTE DRAW | VOTE CONCEDE power | VOTE NONE | VOTE YES/NO | VOTE n/SOLO/LOSS"
+        " | VOTE OUT power n [power m ...] | VOTE VICTOR power"
+    )
+    summary = (
+        "your secret ballot on how the game ends (the form depends on the game);"
+        " Survive: whom your centres' votes put out, or the victor after a tie"
+    )
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
+        if game.variant == "survive" and args and args[0].upper() in ("OUT", "VICTOR"):
+            ctx.require("vote.victor" if args[0].upper() == "VICTOR" else "vote")
+            ctx.touched.add(game.id)  # the last ballot may complete the phase
+            return _survive_vote(game, seat, args)
         ctx.require("vote")
         if not args:
             raise CommandError("write VOTE DRAW, VOTE CONCEDE FRANCE or VOTE NONE")
@@ -64,6 +74,23 @@ def _democratic_vote(game: Game, seat: Seat, args: list[str]) -> list[str]:
     else:
         dem.vote_diplomat(game, seat, ranking)
     return [f"{kind.lower()} ballot recorded; it is secret and may change until the deadline"]
+
+
+def _survive_vote(game: Game, seat: Seat, args: list[str]) -> list[str]:
+    from mailjudge.variants import vote_out
+
+    if args[0].upper() == "VICTOR":
+        if len(args) != 2:
+            raise CommandError("write VOTE VICTOR and one of the tied powers: VOTE VICTOR TURKEY")
+        choice = vote_out.vote_victor(game, seat, args[1])
+        return [f"victor ballot recorded: {choice} (secret; it may change until the deadline)"]
+    allocation = vote_out.vote_out(game, seat, args[1:])
+    return [f"vote-out ballot recorded: {out_text(allocation)}"
+            " (secret; a later one replaces it until the deadline)"]  # fmt: skip
+
+
+def out_text(allocation: dict[str, int]) -> str:
+    return ", ".join(f"{power} {n}" for power, n in allocation.items())
 
 
 @register

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from mailjudge.engine.maps import FLEET, GameMap, province_of
 from mailjudge.engine.orders import Build, Order, Remove, Retreat, Waive
+from mailjudge.engine.passive import NOBODY, Passive, Removal, listed_off_centre
 from mailjudge.engine.state import Position, Unit
 
 
@@ -50,10 +51,13 @@ def build_sites(gmap: GameMap, pos: Position, power: str, build_any: bool) -> li
     )
 
 
-def adjustments_needed(gmap: GameMap, pos: Position, build_any: bool) -> bool:
+def adjustments_needed(
+    gmap: GameMap, pos: Position, build_any: bool, passive: Passive = NOBODY
+) -> bool:
     for power in gmap.power_names:
         due = adjustment_due(pos, power)
-        if due < 0 or (due > 0 and build_sites(gmap, pos, power, build_any)):
+        builds = due > 0 and power not in passive and build_sites(gmap, pos, power, build_any)
+        if due < 0 or builds:
             return True
     return False
 
@@ -68,6 +72,14 @@ def civil_disorder_removals(gmap: GameMap, units: Sequence[Unit], count: int) ->
     return sorted(units, key=key)[:count]
 
 
+def passive_removals(
+    gmap: GameMap, passive: Passive, units: Sequence[Unit], count: int
+) -> list[Unit]:
+    if passive.removal is Removal.LISTED_OFF_CENTRE:
+        return listed_off_centre(gmap, units, count)
+    return civil_disorder_removals(gmap, units, count)
+
+
 AdjustmentResult = tuple[str, Order, str]  # (power, order, outcome)
 
 
@@ -76,15 +88,22 @@ def resolve_adjustments(
     pos: Position,
     orders: Mapping[str, Sequence[Order]],
     build_any: bool = False,
+    passive: Passive = NOBODY,
 ) -> tuple[dict[str, Unit], list[AdjustmentResult]]:
     """Apply builds and removals in the order given; the surplus is void; missing removals
-    are made by the civil-disorder rule and missing builds are waived."""
+    are made by the civil-disorder rule and missing builds are waived. Passive powers
+    never build, and lose units by their own rule whatever they ordered."""
     after = dict(pos.units)
     results: list[AdjustmentResult] = []
     for power in gmap.power_names:
         due = adjustment_due(pos, power)
         given = orders.get(power, ())
-        if due > 0:
+        if power in passive:
+            mine = [u for u in after.values() if u.power == power]
+            for unit in passive_removals(gmap, passive, mine, max(0, -due)):
+                del after[province_of(unit.loc)]
+                results.append((power, Remove(unit), "civil disorder"))
+        elif due > 0:
             homes = gmap.home_centres.get(power, frozenset())
             used = 0
             for order in given:

@@ -150,7 +150,9 @@ def _options(doc: Any) -> EngineOptions:
         return EngineOptions()
     if not isinstance(doc, Mapping):
         raise InterchangeError("options: must be an object like {'build_any': true}")
-    known = set(EngineOptions.__dataclass_fields__)
+    # Passive powers and kept adjustment phases are the variants' business, not the
+    # interchange format's (see interchange.md).
+    known = set(EngineOptions.__dataclass_fields__) - {"passive", "keep_adjustments_every"}
     doc = {k: v for k, v in doc.items() if k != "held_last_year"}
     unknown = set(doc) - known
     if unknown:

@@ -12,6 +12,7 @@ from mailjudge.engine.adjustments import adjustments_needed, resolve_adjustments
 from mailjudge.engine.checker import check_order
 from mailjudge.engine.maps import GameMap
 from mailjudge.engine.orders import Disband, Order, OrderError, Waive
+from mailjudge.engine.passive import IGNORED, NOBODY, Passive
 from mailjudge.engine.reader import read_order, read_order_memo
 from mailjudge.engine.state import (
     ADJUSTMENT,
@@ -32,6 +33,10 @@ class EngineOptions:
     victory_centres: int | None = None  # None: the map's own count
     shared_victory: bool = False
     hold_win: bool = False  # the count must be held at two Falls in a row
+    passive: Passive = NOBODY  # powers nobody orders (Survive's outcasts, ...)
+    # The adjustment phase of every n-th year is played even when empty (0: never), so
+    # that Survive's vote-out after each even year has a phase to happen in.
+    keep_adjustments_every: int = 0
 
 
 class OrderResult(NamedTuple):
@@ -170,6 +175,9 @@ def process_phase(
     ``held_last_year``: who was at the victory count after last year's Fall (HOLD_WIN)."""
     options = options or EngineOptions()
     parsed, results = read_orders(gmap, pos, orders, options)
+    passive = options.passive
+    for power in passive.powers & parsed.keys():
+        results.extend(OrderResult(power, o, "invalid", IGNORED) for o in parsed.pop(power))
     ptype = pos.phase.type
     destroyed: list[Unit] = []
     if ptype == MOVEMENT:
@@ -182,13 +190,17 @@ def process_phase(
                 for prov, order in res.orders.items()
             ]
         )
-        destroyed = res.destroyed
+        # A passive power's dislodged units disband at once: nobody would retreat them.
+        dislodged = {p: d for p, d in res.dislodged.items() if d.unit.power not in passive}
+        destroyed = res.destroyed + [
+            d.unit for d in res.dislodged.values() if d.unit.power in passive
+        ]
         owners = dict(pos.sc_owners)
         if pos.phase.season == "F":
             owners = owners_after_fall(res.units, owners, gmap)
-        after = Position(pos.phase, res.units, owners, res.dislodged, res.contested)
-        if res.dislodged or options.dont_skip_phases:
-            nxt = Position(next_phase(pos.phase), res.units, owners, res.dislodged, res.contested)
+        after = Position(pos.phase, res.units, owners, dislodged, res.contested)
+        if dislodged or options.dont_skip_phases:
+            nxt = Position(next_phase(pos.phase), res.units, owners, dislodged, res.contested)
         else:
             nxt = _after_retreats(
                 gmap, Phase(pos.phase.season, pos.phase.year, RETREAT), res.units, owners, options
@@ -211,7 +223,7 @@ def process_phase(
         after = Position(pos.phase, units, owners)
         nxt = _after_retreats(gmap, pos.phase, units, owners, options)
     else:
-        units, adj = resolve_adjustments(gmap, pos, parsed, options.build_any)
+        units, adj = resolve_adjustments(gmap, pos, parsed, options.build_any, passive)
         for power, order, outcome in adj:
             results.append(OrderResult(power, order, outcome, "", outcome == "civil disorder"))
         after = Position(pos.phase, units, dict(pos.sc_owners))
@@ -235,7 +247,9 @@ def _after_retreats(
     nxt = next_phase(phase)
     if nxt.type == ADJUSTMENT:
         pos = Position(nxt, dict(units), owners)
-        if options.dont_skip_phases or adjustments_needed(gmap, pos, options.build_any):
+        every = options.keep_adjustments_every
+        kept = options.dont_skip_phases or (every > 0 and nxt.year % every == 0)
+        if kept or adjustments_needed(gmap, pos, options.build_any, options.passive):
             return pos
         nxt = next_phase(nxt)
     return Position(nxt, dict(units), owners)

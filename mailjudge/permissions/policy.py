@@ -102,6 +102,7 @@ TABLE: tuple[Row, ...] = (
     Row("press.broadcast", role("citizen"), DENY, "only the diplomat speaks for the country to all"),
     Row("press.broadcast", role(*SEATED), ALLOW, "broadcasts reach everyone"),
     Row("press.master", role(*SEATED), ALLOW, "anyone in the game may write to the master"),
+    Row("vote.victor", role("master"), ALLOW, "the master breaks an even victor vote (Survive)"),
     Row("vote", role("player"), ALLOW, "players vote on how the game ends"),
     Row("vote", role("citizen", "diplomat"), ALLOW, "citizens vote for their country"),
     Row("vote", always, DENY, "only players (and citizens) vote"),

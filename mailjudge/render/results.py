@@ -100,7 +100,10 @@ def _deadline_lines(game: Game, seat: Seat) -> list[str]:
 
 
 def results_mails(game: Game, done: Any) -> list[Outgoing]:
-    """The results of a processed phase, to every player, the master and every observer."""
+    """The results of a processed phase, to every player, the master and every observer.
+    A phase kept open for another round (``done.waiting``) has none."""
+    if getattr(done, "waiting", ""):
+        return []
     report = _report(done.results, done.outcome, "BUILD_ANY" in game.rules.split())
     mails = []
     for seat in Seat.select().where(Seat.game == game):

@@ -23,12 +23,6 @@ def _variants() -> tuple[str, ...]:
     return tuple(VARIANTS)
 
 
-def _victory_count(variant: str, map_centres: int) -> int:
-    from mailjudge.variants import VARIANTS
-
-    return VARIANTS[variant].victory_count(map_centres)
-
-
 def rules_of(game: Game) -> RuleSet:
     return RuleSet.parse(game.rules)
 
@@ -42,14 +36,30 @@ def game_map(game: Game) -> GameMap:
 
 
 def engine_options(game: Game) -> EngineOptions:
+    """The options for processing the current phase (its own changes of status count)."""
+    from mailjudge.variants import variant_of
+
     rules = rules_of(game)
+    variant = variant_of(game)
     return EngineOptions(
         build_any="BUILD_ANY" in rules,
         dont_skip_phases="DONT_SKIP_PHASES" in rules,
         victory_centres=game.victory_count,
         shared_victory="SHARED_VICTORY" in rules,
         hold_win="HOLD_WIN" in rules,
+        passive=variant.passive(game, game.sequence),
+        keep_adjustments_every=variant.keep_adjustments_every,
     )
+
+
+def passive_now(game: Game) -> frozenset[str]:
+    """Powers nobody orders in the current phase, as its players see it: a change that
+    processing this phase brings (a vote-out) is not yet known."""
+    from mailjudge.variants import variant_of
+
+    if game.state != "active" and game.state != "paused":
+        return frozenset()
+    return variant_of(game).passive(game, game.sequence - 1).powers
 
 
 def get_game(name: str) -> Game:
@@ -90,6 +100,9 @@ def create_game(
     except RuleError as err:
         raise ServiceError(str(err)) from None
     gmap = load_map(map_name)
+    from mailjudge.variants import VARIANTS
+
+    victory = VARIANTS[variant].victory_count(len(gmap.centres)) or gmap.victory_centres
     with database_proxy.atomic():
         if Game.get_or_none(Game.name == name) is not None:
             raise NotAllowed(f"a game called {name!r} exists already; choose another name")
@@ -99,7 +112,7 @@ def create_game(
             map_name=map_name,
             rules=str(ruleset),
             master=person_for(master_email),
-            victory_count=_victory_count(variant, gmap.victory_centres),
+            victory_count=victory,
             private="SOLITAIRE" in ruleset,
         )
         Seat.create(

@@ -14,7 +14,7 @@ from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import MOVEMENT, RETREAT, Position
 from mailjudge.models import Game, OrderLine, Seat, utcnow
 from mailjudge.service.errors import NotAllowed
-from mailjudge.service.games import game_map, has_rule, require_active
+from mailjudge.service.games import game_map, has_rule, passive_now, require_active
 
 
 @dataclass
@@ -60,6 +60,11 @@ def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submi
     power = power.upper()
     if not may_order_for(seat, power):
         raise NotAllowed(f"{seat.name} may not order for {power}")
+    if power in passive_now(game):
+        raise NotAllowed(
+            f"{power} is out of the game and takes no orders: its units hold, disband when "
+            "dislodged and are removed by rule; results still come to you"
+        )
     gmap = game_map(game)
     pos = current_position(game)
     no_check = has_rule(game, "NO_CHECK")
@@ -179,16 +184,17 @@ def missing_orders(game: Game, pos: Position, power: str, texts: list[str]) -> l
 
 
 def powers_to_order(game: Game, pos: Position) -> list[str]:
-    """The powers that have something to order in this phase."""
+    """The powers that have something to order in this phase (passive ones never do)."""
     gmap = game_map(game)
     ptype = pos.phase.type
+    passive = passive_now(game)
     if ptype == MOVEMENT:
-        return sorted({u.power for u in pos.units.values()})
+        return sorted({u.power for u in pos.units.values()} - passive)
     if ptype == RETREAT:
-        return sorted({d.unit.power for d in pos.dislodged.values()})
+        return sorted({d.unit.power for d in pos.dislodged.values()} - passive)
     build_any = has_rule(game, "BUILD_ANY")
     out = []
-    for power in gmap.power_names:
+    for power in sorted(set(gmap.power_names) - passive):
         due = adjustment_due(pos, power)
         if due < 0 or (due > 0 and build_sites(gmap, pos, power, build_any)):
             out.append(power)

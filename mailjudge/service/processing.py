@@ -42,6 +42,7 @@ class Processed:
     winners: list[str]
     outcome: PhaseOutcome
     notices: list[Outgoing] = field(default_factory=list)  # the variant's mail
+    waiting: str = ""  # not adjudicated: the phase stays open for another round (why)
 
 
 def _exempt(game: Game, seats: list[Seat]) -> set[str]:
@@ -163,6 +164,13 @@ def process(
                     + "; PROCESS! processes anyway with civil-disorder defaults"
                 )
         variant = variant_of(fresh)
+        wait = variant.hold(fresh, now or utcnow())
+        if wait is not None:
+            pos = current_position(fresh)
+            unchanged = PhaseOutcome([], pos, pos, [], frozenset())
+            done = Processed(fresh.phase, fresh.phase, [], [], unchanged, wait.notices, wait.reason)
+            game.__data__.update(fresh.__data__)
+            return done
         notices = variant.before_process(fresh, now or utcnow())
         texts, kept = _orders_for_engine(fresh)
         done = _run(fresh, texts, kept, keep_future=False, now=now)

@@ -6,8 +6,9 @@ from mailjudge.models import Game
 from mailjudge.variants.base import Variant
 from mailjudge.variants.democratic import Democratic
 from mailjudge.variants.double import Double
+from mailjudge.variants.survive import Survive
 
-VARIANTS: dict[str, Variant] = {v.name: v for v in (Variant(), Democratic(), Double())}
+VARIANTS: dict[str, Variant] = {v.name: v for v in (Variant(), Democratic(), Double(), Survive())}
 
 
 def variant_of(game: Game) -> Variant:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from mailjudge.engine.passive import Passive
 from mailjudge.models import Game
 from mailjudge.render.outgoing import Outgoing
 
@@ -16,16 +18,29 @@ if TYPE_CHECKING:
     from mailjudge.service.processing import Processed, Readiness
 
 
+@dataclass
+class Wait:
+    """A phase that is due but needs another round first (Survive's victor vote)."""
+
+    reason: str
+    notices: list[Outgoing] = field(default_factory=list)
+
+
 class Variant:
     name = "standard"
     has_players = True  # False: nobody holds a power (Democratic citizens share them)
     # True: each player's orders for a shared power are kept apart (Double), and the
     # variant turns them into the power's orders in before_process.
     orders_per_player = False
+    keep_adjustments_every = 0  # play every n-th year's adjustment phase even when empty
 
-    def victory_count(self, map_centres: int) -> int:
-        """The centres that win, for a map with ``map_centres`` to win."""
-        return map_centres
+    def passive(self, game: Game, through: int) -> Passive:
+        """Powers nobody orders as of the phase numbered ``through`` (a Game.sequence)."""
+        return Passive()
+
+    def victory_count(self, centres: int) -> int | None:
+        """The game's victory count on a map of ``centres``; None: the map's own."""
+        return None
 
     def on_start(self, game: Game, rng: random.Random, now: datetime) -> list[Outgoing]:
         """After the powers are dealt and the first phase is set."""
@@ -34,6 +49,11 @@ class Variant:
     def ready(self, game: Game, now: datetime, standard: Readiness) -> Readiness:
         """Whether to process now; ``standard`` is the standard game's answer."""
         return standard
+
+    def hold(self, game: Game, now: datetime) -> Wait | None:
+        """When the phase is about to be processed: a Wait keeps it open for another
+        round (the variant has opened it), and its notices go out instead of results."""
+        return None
 
     def before_process(self, game: Game, now: datetime) -> list[Outgoing]:
         """Inside the processing transaction, before the orders on file are read."""

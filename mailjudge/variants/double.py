@@ -164,7 +164,7 @@ class Double(Variant):
     name = "double"
     orders_per_player = True
 
-    def victory_count(self, map_centres: int) -> int:
+    def victory_count(self, centres: int) -> int | None:
         return JOINT_WIN_CENTRES
 
     def on_start(self, game: Game, rng: random.Random, now: datetime) -> list[Outgoing]:

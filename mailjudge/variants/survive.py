@@ -1,0 +1,144 @@
+"""Survive Diplomacy (seed 002): after each even year the powers vote one of them out.
+
+The vote is held in the adjustment phase after every even year's Fall, which is never
+skipped; that phase waits for every ballot (or the deadline). When it is processed the vote
+is counted first, so a power voted out makes that phase's adjustments as an outcast
+already: no builds, removals by rule 4b. Powers with no centre at any adjustment are out
+too. A tie that would leave nobody keeps the phase open for a victor vote of the outcasts
+(rule 5b). The last power in play wins; the victory count is the map's centres plus one,
+so no ordinary solo ends the game.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from mailjudge.engine.passive import Passive, Removal
+from mailjudge.engine.state import ADJUSTMENT, Position
+from mailjudge.models import Game, Outcast, Seat
+from mailjudge.render import render
+from mailjudge.render.outgoing import Outgoing, mail_to_seat
+from mailjudge.variants import outcasts as oc
+from mailjudge.variants import vote_out as vo
+from mailjudge.variants.base import Variant, Wait
+
+if TYPE_CHECKING:
+    from mailjudge.service.processing import Processed, Readiness
+
+
+def _position(game: Game) -> Position:
+    from mailjudge.service.orders import current_position
+
+    return current_position(game)
+
+
+def _to_everyone(game: Game, subject: str, body: str, phase: str) -> list[Outgoing]:
+    """Players (outcasts too), the master and observers."""
+    seats = Seat.select().where((Seat.game == game) & (Seat.status == "active"))
+    return [mail_to_seat(s, subject, body, "notice", phase) for s in seats if s.person]
+
+
+class Survive(Variant):
+    name = "survive"
+    keep_adjustments_every = 2
+
+    def passive(self, game: Game, through: int) -> Passive:
+        out = oc.outcasts(game, through)
+        if game.phase and game.phase.endswith("A"):
+            out |= oc.centreless(_position(game))  # rule 4c: out from the adjustment on
+        return Passive(out, Removal.LISTED_OFF_CENTRE)
+
+    def victory_count(self, centres: int) -> int | None:
+        return centres + 1  # rule 6: only the last power left wins
+
+    def ready(self, game: Game, now: datetime, standard: Readiness) -> Readiness:
+        from mailjudge.service.games import has_rule
+        from mailjudge.service.processing import Readiness
+
+        if not oc.is_vote_phase(game.phase) or not standard.ready:
+            return standard
+        deadline = None if has_rule(game, "NO_DEADLINE") else game.deadline
+        passed = deadline is not None and now >= deadline
+        if oc.tied(game):
+            voters, master_votes = vo.victor_voters(game)
+            needed = len(voters) + (1 if master_votes else 0)
+            if passed or len(vo.victor_ballots(game)) >= needed:
+                return Readiness(True, "the victor vote is complete")
+            return Readiness(False, "the outcasts are choosing the victor")
+        missing = vo.voters_missing(game)
+        if missing and not passed:
+            return Readiness(False, f"vote-out ballots are missing from {', '.join(missing)}")
+        return standard
+
+    def hold(self, game: Game, now: datetime) -> Wait | None:
+        """A vote-out that would put every power in play out opens the victor vote."""
+        if not oc.is_vote_phase(game.phase) or oc.tied(game):
+            return None
+        playing = oc.in_play(game, _position(game), game.sequence - 1)
+        out = vo.most_votes(vo.tally(vo.out_ballots(game), playing))
+        if len(playing) < 2 or out != frozenset(playing):
+            return None
+        from mailjudge.render.results import _deadline_lines
+        from mailjudge.service.deadlines import schedule_phase
+
+        oc.clear_undone(game)
+        oc.record(game, sorted(out), oc.TIED)
+        schedule_phase(game, now)  # the victor vote gets a phase length of its own
+        voters, master_votes = vo.victor_voters(game)
+        mails = []
+        for seat in Seat.select().where((Seat.game == game) & (Seat.status == "active")):
+            if seat.person is None:
+                continue
+            body = render(
+                "survive_victor_round.txt.j2", game=game, phase=game.phase,
+                candidates=sorted(out), voters=voters, master_votes=master_votes,
+                deadline=_deadline_lines(game, seat),
+            )  # fmt: skip
+            mails.append(mail_to_seat(seat, f"victor vote {game.phase}", body, "notice"))
+        return Wait("the vote-out tie would leave nobody: the outcasts choose the victor", mails)
+
+    def before_process(self, game: Game, now: datetime) -> list[Outgoing]:
+        """Count the vote before the adjustments, so that outcasts adjust by rule."""
+        pos = _position(game)
+        if pos.phase.type != ADJUSTMENT:
+            return []
+        oc.clear_undone(game)
+        candidates = oc.tied(game)
+        if candidates:
+            victor = vo.choose_victor(game)
+            Outcast.update(reason="voted").where(
+                (Outcast.game == game) & (Outcast.sequence == game.sequence)
+                & Outcast.power.in_([p for p in candidates if p != victor])
+            ).execute()  # fmt: skip
+            return []
+        forced = oc.centreless(pos) - oc.outcasts(game, game.sequence - 1)
+        oc.record(game, sorted(forced), "no centres")
+        if oc.is_vote_phase(game.phase):
+            playing = oc.in_play(game, pos, game.sequence - 1)
+            oc.record(game, sorted(vo.most_votes(vo.tally(vo.out_ballots(game), playing))), "voted")
+        return []
+
+    def after_process(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
+        """Publish who went out (names only) and end the game when one power is left."""
+        from mailjudge.service.games import finish_game
+
+        if not done.phase.endswith("A"):
+            return []
+        sequence = game.sequence - 1
+        happened = oc.of_phase(game, sequence)
+        victor = next(iter(happened.get(oc.TIED, [])), None)
+        left = oc.in_play(game, done.outcome.next, sequence)
+        winner = left[0] if len(left) == 1 else None
+        if winner is not None and game.state != "finished":
+            finish_game(game, f"WIN {winner}", now)
+        is_vote = oc.is_vote_phase(done.phase)
+        if not happened and not winner and not is_vote:
+            return []
+        body = render(
+            "survive_outcome.txt.j2", game=game, phase=done.phase, is_vote=is_vote,
+            forced=happened.get("no centres", []),
+            voted=[] if victor else happened.get("voted", []),
+            victor=victor, winner=winner,
+        )  # fmt: skip
+        return _to_everyone(game, f"vote-out {done.phase}", body, done.phase)
