@@ -7,17 +7,12 @@ master's copy of a press ballot) shows a ballot; the result names the power only
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
-from e2e import MASTER, POWERS, Harness, judge_settings, player, secret
-from mailstack import SmtpSink
+from e2e import MASTER, POWERS, Harness, player, secret
 
 from mailjudge.models import Outbox
 from mailjudge.service.games import get_game
 from mailjudge.service.orders import current_position
-from mailjudge.service.runner import Judge
 
 GAME = "surv"
 # Each power's ballot in W1902A; Russia has 4 centres, the others 3. Turkey gets 9 votes.
@@ -30,16 +25,6 @@ BALLOTS = {
     "RUSSIA": "VOTE OUT TURKEY 4",
     "TURKEY": "VOTE OUT RUSSIA 3",
 }
-
-
-@pytest.fixture
-def harness(tmp_path: Path, smtp_sink: SmtpSink, cheap_scrypt: None) -> Iterator[Harness]:
-    judge = Judge(judge_settings(tmp_path / "judge.db", smtp_sink.port), free_ports=True)
-    judge.start()
-    try:
-        yield Harness(judge, smtp_sink)
-    finally:
-        judge.stop()
 
 
 def signon(power: str) -> str:
