@@ -143,7 +143,7 @@ def test_each_phase_change_sends_every_country_its_digest() -> None:
     send(f"{fsign}\nNOMINATE {france} I speak for Paris", f"{france}@example.org")
     send(f"{fsign}\nPROPOSAL ORDERS\nA PAR - BUR\nF BRE - MAO\nA MAR - SPA\nEND",
          f"{france}@example.org")  # fmt: skip
-    number = ListPostNumber.of("ivory", "FRANCE")
+    number = last_order_set("FRANCE")
     send(f"{fsign}\nCOMMENT {number}\nBurgundy first, then Belgium.\nEND", f"{france}@example.org")
     send(f"{fsign}\nVOTE ORDERS {number}", f"{france}@example.org")
     send(f"{fsign}\nVOTE DIPLOMAT {france}", f"{france}@example.org")
@@ -171,17 +171,16 @@ def test_each_phase_change_sends_every_country_its_digest() -> None:
     assert "results of F1901M" in second.body
 
 
-class ListPostNumber:
-    @staticmethod
-    def of(game: str, power: str) -> int:
-        row = (
-            ListPost.select()
-            .where(ListPost.subject.startswith("order set") & (ListPost.power == power))
-            .order_by(ListPost.id.desc())
-            .first()
-        )
-        assert row is not None
-        return int(row.subject.split()[2])
+def last_order_set(power: str) -> int:
+    """The number of the order set last sent to ``power``'s list."""
+    row = (
+        ListPost.select()
+        .where(ListPost.subject.startswith("order set") & (ListPost.power == power))
+        .order_by(ListPost.id.desc())
+        .first()
+    )
+    assert row is not None
+    return int(row.subject.split()[2])
 
 
 def test_a_mime_digest_is_a_multipart_digest_of_messages(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -84,7 +84,7 @@ def results_lines(results: list[dict[str, Any]], outcome: PhaseOutcome) -> list[
     return text.rstrip("\n").split("\n")
 
 
-def _deadline_lines(game: Game, seat: Seat) -> list[str]:
+def deadline_lines(game: Game, seat: Seat) -> list[str]:
     """The next deadline in the game's zone, and in the reader's own when they set one."""
     from mailjudge.service.deadlines import timing_of
     from mailjudge.timing import show
@@ -115,7 +115,7 @@ def results_mails(game: Game, done: Any) -> list[Outgoing]:
             phase=done.phase,
             r=report,
             seat=seat,
-            deadline=_deadline_lines(game, seat),
+            deadline=deadline_lines(game, seat),
         )
         mails.append(mail_to_seat(seat, f"results {done.phase}", body, "results", done.phase))
     return mails

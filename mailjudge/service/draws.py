@@ -75,8 +75,7 @@ def _voter(game: Game, seat: Seat) -> str:
 def vote(game: Game, seat: Seat, choice: str) -> str | None:
     """The default secret vote: DRAW, CONCEDE POWER, or NONE to withdraw. Returns the
     outcome when this ballot ends the game."""
-    require_active(game)
-    _require_draws_allowed(game)
+    _require_open_to_draws(game)
     if has_rule(game, "PROPOSE_DIAS") or has_rule(game, "NO_DIAS"):
         raise NotAllowed(
             "this game votes with "
@@ -123,9 +122,11 @@ def _settle_default(game: Game) -> str | None:
     return None
 
 
-def _require_draws_allowed(game: Game) -> None:
+def _require_open_to_draws(game: Game) -> None:
+    """An active game whose variant takes draws now (not in a Double tie-break)."""
     from mailjudge.variants import variant_of
 
+    require_active(game)
     why = variant_of(game).draws_allowed(game)
     if why:
         raise NotAllowed(why)
@@ -138,8 +139,7 @@ def _end(game: Game, outcome: str) -> str:
 
 def propose(game: Game, seat: Seat, what: str) -> Proposal:
     """PROPOSE DRAW or PROPOSE CONCEDE POWER (PROPOSE_DIAS); one open proposal at a time."""
-    require_active(game)
-    _require_draws_allowed(game)
+    _require_open_to_draws(game)
     if not has_rule(game, "PROPOSE_DIAS"):
         raise NotAllowed("proposals are for PROPOSE_DIAS games; here use VOTE DRAW or VOTE CONCEDE")
     _voter(game, seat)
@@ -173,8 +173,7 @@ def _open_proposal(game: Game) -> Proposal | None:
 
 def answer(game: Game, seat: Seat, yes: bool) -> str | None:
     """VOTE YES / VOTE NO on the open proposal; a NO vetoes it at once."""
-    require_active(game)
-    _require_draws_allowed(game)
+    _require_open_to_draws(game)
     proposal = _open_proposal(game)
     if proposal is None:
         raise NotAllowed("there is no open proposal to vote on; PROPOSE DRAW starts one")
@@ -197,8 +196,7 @@ def answer(game: Game, seat: Seat, yes: bool) -> str | None:
 
 def vote_no_dias(game: Game, seat: Seat, choice: str) -> str | None:
     """NO_DIAS ballots: VOTE n, VOTE SOLO, VOTE LOSS."""
-    require_active(game)
-    _require_draws_allowed(game)
+    _require_open_to_draws(game)
     if not has_rule(game, "NO_DIAS"):
         raise NotAllowed("VOTE n / SOLO / LOSS is for NO_DIAS games")
     _voter(game, seat)

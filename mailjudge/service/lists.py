@@ -88,9 +88,10 @@ def set_list(game: Game, power: str, where: str, digest: str | None) -> CountryL
         )
     external = where.upper() != "JUDGE"
     local, domain = split_address(where)
-    if external and judge_detail(where, current_settings().judge.address) is not None:
+    judge = current_settings().judge.address
+    if external and (judge_detail(where, judge) is not None or list_target(where, judge)):
         raise ServiceError("that is the judge's own address; name the outside list's address")
-    if external and (not local or not domain or list_target(where, "x@" + domain)):
+    if external and (not local or not domain):
         raise ServiceError(
             f"{where!r} is not a mail address; write SET LIST {power} france@lists.example.org, "
             f"or SET LIST {power} JUDGE for the judge's own list"

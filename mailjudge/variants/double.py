@@ -12,6 +12,7 @@ can win and in which no draw is taken.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -188,16 +189,20 @@ class Double(Variant):
     def late(
         self, game: Game, pos: Position, powers: list[str], on_file: dict[str, list[OrderLine]]
     ) -> list[str]:
-        """Each player owes orders for both powers: 'ENGLAND (austria-england)'."""
+        """Each player owes orders for both powers: 'ENGLAND (austria-england)'. Orders on
+        file from anyone else (the master, or restored by a ROLLBACK) stand for the power.
+        Called on every order mail: the seats are read once, and no line's sender is."""
         from mailjudge.service.orders import missing_orders
 
+        seats = ring_seats(game)
+        ids = {s.id for s in seats}
         late = []
         for power in powers:
             lines = on_file.get(power, [])
-            if any(line.submitted_by_id and line.submitted_by.role == "master" for line in lines):
+            if any(line.submitted_by_id not in ids for line in lines):
                 continue
-            for seat in partners(game, power):
-                if seat.person_id is None or seat.dummy:
+            for seat in seats:
+                if power not in seat.powers.split() or seat.person_id is None or seat.dummy:
                     continue
                 mine = [line.text for line in lines if line.submitted_by_id == seat.id]
                 if missing_orders(game, pos, power, mine):
@@ -211,9 +216,8 @@ class Double(Variant):
 
         if standard.ready or not _lytton(game) or game.deadline is None or now < game.deadline:
             return standard
-        late_powers = {w.split()[0] for w in standard.waiting_for}
-        if all(len([w for w in standard.waiting_for if w.startswith(p + " ")]) < 2
-               for p in late_powers):  # fmt: skip
+        late_players = Counter(w.split()[0] for w in standard.waiting_for)
+        if all(n < 2 for n in late_players.values()):
             return Readiness(True, "the deadline has passed: partners stand in for the late")
         return standard
 

@@ -79,7 +79,7 @@ class Survive(Variant):
         out = vo.most_votes(vo.tally(vo.out_ballots(game), playing))
         if len(playing) < 2 or out != frozenset(playing):
             return None
-        from mailjudge.render.results import _deadline_lines
+        from mailjudge.render.results import deadline_lines
         from mailjudge.service.deadlines import schedule_phase
 
         oc.clear_undone(game)
@@ -93,7 +93,7 @@ class Survive(Variant):
             body = render(
                 "survive_victor_round.txt.j2", game=game, phase=game.phase,
                 candidates=sorted(out), voters=voters, master_votes=master_votes,
-                deadline=_deadline_lines(game, seat),
+                deadline=deadline_lines(game, seat),
             )  # fmt: skip
             mails.append(mail_to_seat(seat, f"victor vote {game.phase}", body, "notice"))
         return Wait("the vote-out tie would leave nobody: the outcasts choose the victor", mails)
