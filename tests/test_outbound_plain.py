@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from email.message import EmailMessage
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mailjudge.outbound.message import build_message
@@ -74,6 +74,7 @@ def test_same_as_build_message(extra: dict[str, object]) -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(subject=st.text(max_size=120), text=st.text(max_size=2000))
+@example(subject="0 ", text="")  # trailing space: once kept by one renderer only
 def test_same_for_any_text(subject: str, text: str) -> None:
     subject = "".join(ch for ch in subject if ch.isprintable())
     text = "".join(ch for ch in text if ch.isprintable() or ch == "\n")

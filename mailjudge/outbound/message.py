@@ -26,8 +26,10 @@ class Attachment:
 
 
 def _one_line(value: str) -> str:
-    """Header values come partly from players (a Subject): never let one add a header."""
-    return " ".join(value.split()) if "\n" in value or "\r" in value else value
+    """Header values come partly from players (a Subject): never let one add a header.
+    Runs of white space become one space, as the lean renderer (outbox.plain_text_mail)
+    writes them, so that a mail reads the same whichever way it was made."""
+    return " ".join(value.split())
 
 
 def build_message(
