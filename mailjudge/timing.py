@@ -21,6 +21,9 @@ from mailjudge.engine.state import ADJUSTMENT, MOVEMENT, RETREAT
 DAY_NAMES = ("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
 _LENGTH = re.compile(r"(\d+)\s*([DHM])")
 _KEYS = ("MOVE", "RETREAT", "ADJUST", "AT", "ZONE", "DAYS", "WARN", "GRACE")
+# Diplonomic rule 15: a turn is a day of negotiation (00:00 to 24:00 UTC), then orders
+# until 12:00 UTC the next day; retreats and adjustments are settled by 24:00 that day.
+RULE15 = "RULE15"
 
 
 class TimingError(ValueError):
@@ -94,6 +97,7 @@ class Timing:
     days: frozenset[int] = field(default_factory=lambda: frozenset(range(7)))
     warn: tuple[timedelta, ...] = (timedelta(hours=24),)
     grace: timedelta = timedelta()
+    preset: str = ""  # RULE15: the clock of Diplonomic rule 15 instead of lengths
 
     @classmethod
     def parse(cls, text: str, default_zone: str = "UTC") -> Timing:
@@ -101,6 +105,9 @@ class Timing:
         words = text.replace("=", " ").split()
         values: dict[str, list[str]] = {}
         key = None
+        preset = ""
+        if words and words[0].upper() == RULE15:
+            preset, words = RULE15, words[1:]
         for word in words:
             if word.upper() in _KEYS:
                 key = word.upper()
@@ -109,11 +116,20 @@ class Timing:
                 raise TimingError(
                     f"{word!r} is not expected; TIMING takes MOVE, RETREAT, ADJUST, AT, DAYS, "
                     "WARN and GRACE, like: MOVE 3D RETREAT 1D AT 12:00 Europe/London WARN 24H,2H"
+                    " (or RULE15 [WARN ...] [GRACE ...] for Diplonomic rule 15)"
                 )
             else:
                 values[key].append(word)
         timing = cls(zone=default_zone)
         kwargs: dict[str, object] = {}
+        if preset:
+            clash = [k for k in values if k not in ("WARN", "GRACE")]
+            if clash:
+                raise TimingError(
+                    f"RULE15 sets the clock itself (UTC); {', '.join(clash)} cannot go with it:"
+                    " write RULE15 WARN 12H GRACE 1H, say"
+                )
+            kwargs.update(preset=preset, zone="UTC")
         for name in ("MOVE", "RETREAT", "ADJUST", "GRACE"):
             if name in values:
                 kwargs[name.lower()] = parse_length(" ".join(values[name]))
@@ -145,12 +161,18 @@ class Timing:
         return _replace(timing, kwargs)
 
     def __str__(self) -> str:
-        parts = [
-            f"MOVE {format_length(self.move)}",
-            f"RETREAT {format_length(self.retreat)}",
-            f"ADJUST {format_length(self.adjust)}",
-        ]
-        if self.at is not None:
+        parts = (
+            [self.preset]
+            if self.preset
+            else [
+                f"MOVE {format_length(self.move)}",
+                f"RETREAT {format_length(self.retreat)}",
+                f"ADJUST {format_length(self.adjust)}",
+            ]
+        )
+        if self.preset:
+            pass
+        elif self.at is not None:
             parts.append(f"AT {self.at:%H:%M} {self.zone}")
         elif self.zone != "UTC":
             parts.append(f"ZONE {self.zone}")
@@ -167,6 +189,8 @@ class Timing:
 
     def deadline_after(self, start: datetime, phase_type: str) -> datetime:
         """The deadline of a phase that begins at ``start`` (aware), in UTC."""
+        if self.preset == RULE15:
+            return _rule15_deadline(start, phase_type)
         zone = zone_of(self.zone)
         local = start.astimezone(zone).replace(tzinfo=None)  # wall-clock time
         target = local + self.length(phase_type)
@@ -186,6 +210,20 @@ class Timing:
         zone = zone_of(self.zone)
         local = deadline.astimezone(zone).replace(tzinfo=None)
         return sorted((local - w).replace(tzinfo=zone).astimezone(UTC) for w in self.warn)
+
+
+def _rule15_deadline(start: datetime, phase_type: str) -> datetime:
+    """Movement: the turn begins at the first midnight UTC from ``start`` and its orders
+    are due at noon the day after. Retreats are due six hours after they begin and
+    adjustments at the next midnight, so both are settled before the next turn begins."""
+    start = start.astimezone(UTC)
+    midnight = datetime.combine(start.date(), time(), UTC)
+    after = midnight + timedelta(days=1)  # the next midnight strictly after start
+    if phase_type == MOVEMENT:
+        return (midnight if start == midnight else after) + timedelta(hours=36)
+    if phase_type == RETREAT:
+        return min(start + timedelta(hours=6), after)
+    return after
 
 
 def _replace(timing: Timing, values: dict[str, object]) -> Timing:

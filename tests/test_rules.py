@@ -51,7 +51,11 @@ def write_catalogue(tmp_path: Path, text: str) -> Path:
 
 
 # Rules that belong to one variant, beside the seed's twenty.
-VARIANT_RULES = {"DOUBLE_LYTTON": "double", "DOUBLE_SHOW_PARTNER": "double"}
+VARIANT_RULES = {
+    "DOUBLE_LYTTON": "double",
+    "DOUBLE_SHOW_PARTNER": "double",
+    "NO_TEAMMATE_WINS": "diplonomic",
+}
 
 
 def test_catalogue_holds_exactly_the_seed_rules_and_the_variant_rules() -> None:

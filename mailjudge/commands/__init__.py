@@ -6,6 +6,7 @@ Importing this package registers every command family (see registry.COMMANDS).
 from mailjudge.commands import (  # noqa: F401
     account,
     democratic,
+    diplonomic,
     double,
     info,
     master,

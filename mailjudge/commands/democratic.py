@@ -53,11 +53,16 @@ class Nominate(Command):
 @register
 class ProposalCommand(Command):
     name = "PROPOSAL"
-    usage = "PROPOSAL ORDERS ... END"
-    summary = "Democratic: propose an order set for your country, one order a line"
+    usage = "PROPOSAL ORDERS ... END | PROPOSAL RULES [title] ... END"
+    summary = (
+        "Democratic: propose an order set for your country, one order a line;"
+        " Diplonomic: propose rule changes (published next turn without your name)"
+    )
     block_end = "END"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        if args and args[0].upper() == "RULES":
+            return _rules_proposal(ctx, args[1:], block)
         game = democratic_game(ctx)
         if args and args[0].upper() != "ORDERS":
             raise CommandError("in a Democratic game write PROPOSAL ORDERS, the orders, then END")
@@ -72,6 +77,17 @@ class ProposalCommand(Command):
             ctx.order_errors += 1
             lines += [f"  not accepted: {text}", f"      {reason}"]
         return lines
+
+
+def _rules_proposal(ctx: Context, title: list[str], block: Block) -> list[str]:
+    from mailjudge.variants import rule_changes
+
+    game, seat = ctx.signed_on()
+    proposal = rule_changes.propose(game, seat, " ".join(title), "\n".join(block.body))
+    return [
+        f"proposal {proposal.number} received; it is published without your name when the"
+        " next turn begins, and voted on during that turn"
+    ]
 
 
 @register

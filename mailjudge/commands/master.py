@@ -11,6 +11,7 @@ from mailjudge.commands.registry import register
 from mailjudge.commands.vote import announce_end
 from mailjudge.render.results import results_lines, results_mails
 from mailjudge.service import draws, games, lists, processing, seats
+from mailjudge.variants import variant_of
 
 
 class MasterCommand(Command):
@@ -238,6 +239,10 @@ class DeclareDraw(MasterCommand):
 
     def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
         games.require_active(game)
+        notices = variant_of(game).declare_draw(game, ctx.now)
+        if notices is not None:
+            ctx.outgoing += notices
+            return ["the draw is declared; everyone is told when it takes effect"]
         outcome = "DRAW " + " ".join(draws.survivors(game))
         games.finish_game(game, outcome)
         announce_end(ctx, game, outcome)

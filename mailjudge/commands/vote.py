@@ -25,11 +25,12 @@ class Vote(Command):
     name = "VOTE"
     usage = (
         "VOTE DRAW | VOTE CONCEDE power | VOTE NONE | VOTE YES/NO | VOTE n/SOLO/LOSS"
-        " | VOTE OUT power n [power m ...] | VOTE VICTOR power"
+        " | VOTE OUT power n [power m ...] | VOTE VICTOR power | VOTE PROPOSAL n FOR/AGAINST"
     )
     summary = (
         "your secret ballot on how the game ends (the form depends on the game);"
-        " Survive: whom your centres' votes put out, or the victor after a tie"
+        " Survive: whom your centres' votes put out, or the victor after a tie;"
+        " Diplonomic: your vote on a published rule change (WITHDRAW takes it back)"
     )
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
@@ -41,6 +42,8 @@ class Vote(Command):
         ctx.require("vote")
         if not args:
             raise CommandError("write VOTE DRAW, VOTE CONCEDE FRANCE or VOTE NONE")
+        if game.variant == "diplonomic":
+            return _proposal_vote(game, seat, args)
         choice = " ".join(args).upper()
         if game.variant == "democratic" and args[0].upper() in ("DIPLOMAT", "ORDERS"):
             return _democratic_vote(game, seat, args)
@@ -74,6 +77,25 @@ def _democratic_vote(game: Game, seat: Seat, args: list[str]) -> list[str]:
     else:
         dem.vote_diplomat(game, seat, ranking)
     return [f"{kind.lower()} ballot recorded; it is secret and may change until the deadline"]
+
+
+def _proposal_vote(game: Game, seat: Seat, args: list[str]) -> list[str]:
+    """VOTE PROPOSAL 3 FOR; also VOTE FOR 3, VOTE 3 FOR (and AGAINST, WITHDRAW)."""
+    from mailjudge.variants import rule_changes
+
+    words = [w.upper() for w in args if w.upper() != "PROPOSAL"]
+    numbers = [w for w in words if w.isdigit()]
+    choices = [w for w in words if w in rule_changes.CHOICES]
+    if len(numbers) != 1 or len(choices) != 1 or len(words) != 2:
+        raise CommandError(
+            "write VOTE PROPOSAL 3 FOR (or AGAINST, or WITHDRAW to take your vote back);"
+            " in Diplonomic the master declares draws"
+        )
+    proposal = rule_changes.vote(game, seat, int(numbers[0]), choices[0])
+    if choices[0] == "WITHDRAW":
+        return [f"your vote on proposal {proposal.number} is withdrawn"]
+    return [f"your vote {choices[0]} proposal {proposal.number} is recorded; it is secret"
+            " and may change until this turn is processed"]  # fmt: skip
 
 
 def _survive_vote(game: Game, seat: Seat, args: list[str]) -> list[str]:

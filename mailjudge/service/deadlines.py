@@ -145,6 +145,7 @@ def tick(now: datetime) -> list[Outgoing]:
     """Handle every clock event that is due, then process what is ready; the mail to send."""
     from mailjudge.service import digests, processing
     from mailjudge.settings import current_settings
+    from mailjudge.variants import variant_of
 
     mails: list[Outgoing] = []
     due = Game.select().where(
@@ -160,6 +161,8 @@ def tick(now: datetime) -> list[Outgoing]:
             done = processing.process(game, force=True, expected_sequence=game.sequence, now=now)
             if done is not None:
                 mails += after_clock_processing(game, done)
+        if game.state == "active":
+            mails += variant_of(game).on_clock(game, now)
     return mails + digests.due(now, current_settings().judge.digest_hours)
 
 

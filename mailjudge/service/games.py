@@ -95,14 +95,16 @@ def create_game(
         raise ServiceError(
             f"unknown variant {variant!r}; this judge plays {', '.join(_variants())}"
         )
+    from mailjudge.variants import VARIANTS
+
+    chosen = VARIANTS[variant]
+    change = f"{chosen.default_rules} {rules}".strip()
     try:
-        ruleset = apply_change(RuleSet(), rules, variant=variant) if rules.strip() else RuleSet()
+        ruleset = apply_change(RuleSet(), change, variant=variant) if change else RuleSet()
     except RuleError as err:
         raise ServiceError(str(err)) from None
     gmap = load_map(map_name)
-    from mailjudge.variants import VARIANTS
-
-    victory = VARIANTS[variant].victory_count(len(gmap.centres)) or gmap.victory_centres
+    victory = chosen.victory_count(len(gmap.centres)) or gmap.victory_centres
     with database_proxy.atomic():
         if Game.get_or_none(Game.name == name) is not None:
             raise NotAllowed(f"a game called {name!r} exists already; choose another name")
@@ -113,6 +115,7 @@ def create_game(
             rules=str(ruleset),
             master=person_for(master_email),
             victory_count=victory,
+            timing=chosen.default_timing,
             private="SOLITAIRE" in ruleset,
         )
         Seat.create(

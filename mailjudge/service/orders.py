@@ -44,10 +44,13 @@ def current_position(game: Game) -> Position:
 
 
 def may_order_for(seat: Seat, power: str) -> bool:
-    """The master may order for any power; a player for the powers they hold."""
+    """The master may order for any power; a player for the powers they hold, and a
+    Diplonomic teammate for their contestant's powers while authorized."""
     if seat.role == "master":
         return True
-    return seat.role == "player" and power.upper() in seat.powers.split()
+    if seat.role == "teammate" and not (seat.authorized and seat.status == "active"):
+        return False
+    return seat.role in ("player", "teammate") and power.upper() in seat.powers.split()
 
 
 def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submission:
@@ -61,10 +64,9 @@ def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submi
     if not may_order_for(seat, power):
         raise NotAllowed(f"{seat.name} may not order for {power}")
     if power in passive_now(game):
-        raise NotAllowed(
-            f"{power} is out of the game and takes no orders: its units hold, disband when "
-            "dislodged and are removed by rule; results still come to you"
-        )
+        from mailjudge.variants import variant_of
+
+        raise NotAllowed(f"{power} {variant_of(game).passive_note}")
     gmap = game_map(game)
     pos = current_position(game)
     no_check = has_rule(game, "NO_CHECK")

@@ -70,7 +70,7 @@ def seat_named(game: Game, name: str) -> Seat:
     return seat
 
 
-def _unique_name(game: Game, wanted: str) -> str:
+def unique_name(game: Game, wanted: str) -> str:
     base = re.sub(r"[^a-z0-9_.-]", "", wanted.lower())[:28] or "player"
     taken = {s.name for s in _seats(game)}
     name, n = base, 1
@@ -122,7 +122,7 @@ def join(
             if any(chosen in s.powers.split() for s in seats):
                 raise NotAllowed(f"{chosen} is taken; free powers: {', '.join(free_powers(game))}")
         seat_name = (
-            chosen.lower() if chosen else _unique_name(game, name or person.email.split("@")[0])
+            chosen.lower() if chosen else unique_name(game, name or person.email.split("@")[0])
         )
         seat = Seat.create(
             game=game,
@@ -151,7 +151,7 @@ def observe(game: Game, email: str, password: str, name: str | None = None) -> S
         game=game,
         person=person,
         role="observer",
-        name=_unique_name(game, name or person.email.split("@")[0]),
+        name=unique_name(game, name or person.email.split("@")[0]),
         password_hash=hash_password(password),
     )
 

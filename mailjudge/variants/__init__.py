@@ -5,10 +5,13 @@ from __future__ import annotations
 from mailjudge.models import Game
 from mailjudge.variants.base import Variant
 from mailjudge.variants.democratic import Democratic
+from mailjudge.variants.diplonomic import Diplonomic
 from mailjudge.variants.double import Double
 from mailjudge.variants.survive import Survive
 
-VARIANTS: dict[str, Variant] = {v.name: v for v in (Variant(), Democratic(), Double(), Survive())}
+VARIANTS: dict[str, Variant] = {
+    v.name: v for v in (Variant(), Democratic(), Double(), Survive(), Diplonomic())
+}
 
 
 def variant_of(game: Game) -> Variant:

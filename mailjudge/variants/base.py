@@ -33,6 +33,14 @@ class Variant:
     # variant turns them into the power's orders in before_process.
     orders_per_player = False
     keep_adjustments_every = 0  # play every n-th year's adjustment phase even when empty
+    # Rules flags and TIMING a new game of the variant starts with (CREATE adds its own).
+    default_rules = ""
+    default_timing = ""
+    # Why a passive power's orders are refused ("FRANCE " comes before it).
+    passive_note = (
+        "is out of the game and takes no orders: its units hold, disband when dislodged and"
+        " are removed by rule; results still come to you"
+    )
 
     def passive(self, game: Game, through: int) -> Passive:
         """Powers nobody orders as of the phase numbered ``through`` (a Game.sequence)."""
@@ -78,3 +86,12 @@ class Variant:
     def draws_allowed(self, game: Game) -> str | None:
         """None, or why no draw may be proposed or voted now."""
         return None
+
+    def declare_draw(self, game: Game, now: datetime) -> list[Outgoing] | None:
+        """The master's DECLARE DRAW: None ends the game in a draw now; a list of notices
+        means the variant has set the draw for later (Diplonomic's two days' notice)."""
+        return None
+
+    def on_clock(self, game: Game, now: datetime) -> list[Outgoing]:
+        """At every tick of the judge's clock, for an active game (a draw's notice ending)."""
+        return []

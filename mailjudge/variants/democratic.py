@@ -102,7 +102,7 @@ def join_citizen(game: Game, email: str, password: str, name: str | None = None)
     """JOIN a Democratic game, forming or running. A late joiner goes to the home centre
     with the fewest citizens (the first such centre by name)."""
     from mailjudge.service.games import person_for
-    from mailjudge.service.seats import _unique_name
+    from mailjudge.service.seats import unique_name
 
     if game.state not in ("forming", "active"):
         raise NotAllowed(
@@ -123,7 +123,7 @@ def join_citizen(game: Game, email: str, password: str, name: str | None = None)
             game=game,
             person=person,
             role="citizen",
-            name=_unique_name(game, name or person.email.split("@")[0]),
+            name=unique_name(game, name or person.email.split("@")[0]),
             centre=centre,
             password_hash=hash_password(password),
         )

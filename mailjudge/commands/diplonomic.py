@@ -1,0 +1,156 @@
+"""Commands of Diplonomic games: teammates, the rules text, and rule-change proposals.
+(PROPOSAL RULES is a form of PROPOSAL, in commands/democratic.py; VOTE PROPOSAL n FOR is a
+form of VOTE, in commands/vote.py.)"""
+
+from __future__ import annotations
+
+from mailjudge.commands.base import Block, Command, CommandError, Context
+from mailjudge.commands.master import MasterCommand
+from mailjudge.commands.registry import register
+from mailjudge.models import Game, Seat
+from mailjudge.render.outgoing import mail_to_seat
+from mailjudge.service import games
+from mailjudge.variants import rule_changes as rc
+from mailjudge.variants import teammates as tm
+from mailjudge.variants.rulebook import parse_rules
+
+
+def contestant(ctx: Context) -> Seat:
+    game, seat = ctx.signed_on()
+    if game.variant != "diplonomic":
+        raise CommandError(f"teammates are for Diplonomic games; {game.name} is {game.variant}")
+    tm.require_contestant(seat)
+    return seat
+
+
+def _name_option(args: list[str]) -> tuple[list[str], str | None]:
+    """``x AS name`` -> ([x], name)."""
+    if len(args) >= 2 and args[-2].upper() == "AS":
+        return args[:-2], args[-1]
+    return args, None
+
+
+@register
+class TeammateAdd(Command):
+    name = "TEAMMATE ADD"
+    usage = "TEAMMATE ADD address [AS name]"
+    summary = "Diplonomic: name a teammate; they confirm by mail with ACCEPT"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        seat = contestant(ctx)
+        rest, name = _name_option(args)
+        if len(rest) != 1 or "@" not in rest[0]:
+            raise CommandError("write TEAMMATE ADD bob@example.org (and AS bob if you like)")
+        teammate = tm.invite(seat, rest[0], name)
+        ctx.outgoing.append(tm.invitation(teammate))
+        return [
+            f"{teammate.person.email} is asked to be your teammate ({teammate.name});"
+            " they answer with ACCEPT, and are then announced to everyone"
+        ]
+
+
+@register
+class TeammateRemove(Command):
+    name = "TEAMMATE REMOVE"
+    usage = "TEAMMATE REMOVE name|address"
+    summary = "Diplonomic: a teammate leaves your team (everyone is told)"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        seat = contestant(ctx)
+        if len(args) != 1:
+            raise CommandError("write TEAMMATE REMOVE bob (a name or an address)")
+        teammate = tm.remove(seat, args[0])
+        ctx.outgoing += tm.announcement(seat.game, teammate, joined=False)
+        goodbye = f"{seat.powers} has removed you from its team in {seat.game.name}."
+        ctx.outgoing.append(
+            mail_to_seat(teammate, "you are no longer a teammate", goodbye, "notice")
+        )
+        return [f"{teammate.name} is no longer your teammate"]
+
+
+@register
+class Accept(Command):
+    name = "ACCEPT"
+    usage = "ACCEPT game password [AS name]"
+    summary = "Diplonomic: agree to be the teammate a contestant named (no SIGNON needed)"
+    secret_words = (1,)
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        rest, name = _name_option(args)
+        if len(rest) != 2:
+            raise CommandError("write ACCEPT game yourpassword (and AS name if you like)")
+        game = games.get_game(rest[0])
+        seat = tm.accept(game, ctx.sender, rest[1], name)
+        ctx.game, ctx.seat = game, seat
+        ctx.outgoing += tm.announcement(game, seat, joined=True)
+        return [
+            f"you are a teammate of {seat.powers} in {game.name}; sign on with"
+            f" SIGNON {seat.name}@{game.name} yourpassword",
+            "you may submit orders once your contestant sends AUTHORIZE " + seat.name,
+        ]
+
+
+class AuthorizeCommand(Command):
+    allowed = True
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        seat = contestant(ctx)
+        if len(args) != 1:
+            raise CommandError(f"write {self.name} bob (your teammate's name)")
+        teammate = tm.authorize(seat, args[0], self.allowed)
+        what = "may now submit and change" if self.allowed else "may no longer submit"
+        note = f"{seat.powers} says: you {what} its orders in {seat.game.name}."
+        ctx.outgoing.append(mail_to_seat(teammate, f"orders: {self.name.lower()}d", note, "notice"))
+        return [f"{teammate.name} {what} your orders"]
+
+
+@register
+class Authorize(AuthorizeCommand):
+    name = "AUTHORIZE"
+    aliases = ("AUTHORISE",)
+    usage = "AUTHORIZE name"
+    summary = "Diplonomic: let your teammate submit and change your orders"
+
+
+@register
+class Revoke(AuthorizeCommand):
+    name = "REVOKE"
+    usage = "REVOKE name"
+    summary = "Diplonomic: your teammate may no longer submit orders"
+    allowed = False
+
+
+@register
+class RulebookCommand(MasterCommand):
+    name = "RULEBOOK"
+    usage = "RULEBOOK ... END"
+    summary = "Diplonomic: the game's numbered rules text ('1. text' a rule), before START"
+    block_end = "END"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        game, _ = ctx.signed_on()
+        ctx.require("master")
+        if game.variant != "diplonomic":
+            raise CommandError(f"a rulebook is for Diplonomic games; {game.name} is {game.variant}")
+        book = rc.load_rulebook(game, "\n".join(block.body))
+        numbers = list(parse_rules(book.text))
+        return [f"rules version {book.version} stored: {len(numbers)} rules, {numbers[0]} to"
+                f" {numbers[-1]}; everyone gets the text when the game starts"]  # fmt: skip
+
+
+@register
+class Rules(Command):
+    name = "RULES"
+    usage = "RULES game [version]"
+    summary = "Diplonomic: the game's rules text as it stands (or an earlier version)"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        if not args or len(args) > 2 or (len(args) == 2 and not args[1].isdigit()):
+            raise CommandError("write RULES game, or RULES game 2 for version 2")
+        game: Game = games.get_game(args[0])
+        book = rc.version(game, int(args[1]) if len(args) == 2 else None)
+        newest = rc.latest(game)
+        head = f"{game.name}: rules version {book.version}"
+        if newest is not None and newest.version != book.version:
+            head += f" (the current version is {newest.version})"
+        return [head, "", *book.text.rstrip("\n").split("\n")]

@@ -1,0 +1,171 @@
+"""Diplonomic (seed 003): teammates, rule changes voted by the contestants, a rules text.
+
+What the variant changes in the game itself:
+- a new turn (each movement phase) begins with the rule 8 duties: proposals voted on last
+  turn are resolved, then those sent last turn are published (variants/rule_changes.py);
+- rule 9: when no supply centre changed owner in three game years the master is told, and
+  DECLARE DRAW ends the game two days later with every remaining contestant winning;
+- rule 16: 18 centres after a Fall win, teammates included unless NO_TEAMMATE_WINS;
+- rule 24: a power whose contestant left and was not replaced (vacant, or a DUMMY) is in
+  civil disorder: its units hold without supporting each other, disband when dislodged,
+  never build, and are removed farthest from home first, fleets before armies, then by
+  province name. A contestant who misses one deadline gets the same defaults for that
+  phase (CIVIL_DISORDER is on by default);
+- rule 15: the RULE15 timing, on by default (orders due at 12:00 UTC, a day after the day
+  of negotiation), with ALWAYS_WAIT so orders can change until the deadline.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from mailjudge.engine.passive import Passive, Removal
+from mailjudge.models import Game, PhaseRecord, Seat
+from mailjudge.render import render
+from mailjudge.render.outgoing import Outgoing, mail_to_seat
+from mailjudge.service.errors import NotAllowed
+from mailjudge.variants import rule_changes as rc
+from mailjudge.variants import teammates as tm
+from mailjudge.variants.base import Variant
+
+if TYPE_CHECKING:
+    from mailjudge.engine.phases import PhaseOutcome
+    from mailjudge.service.processing import Processed
+
+STATIC_YEARS = 3  # rule 9
+DRAW_NOTICE = timedelta(days=2)
+
+
+def _everyone(game: Game) -> list[Seat]:
+    seats = Seat.select().where((Seat.game == game) & (Seat.status == "active"))
+    return [s for s in seats if s.person_id is not None]
+
+
+def with_teammates(game: Game, outcome: str, powers: list[str]) -> str:
+    """'WIN FRANCE' -> 'WIN FRANCE with teammates bob, carol' (rule 7), unless the master
+    ruled otherwise (NO_TEAMMATE_WINS)."""
+    from mailjudge.service.games import has_rule
+
+    names = [] if has_rule(game, "NO_TEAMMATE_WINS") else tm.of_powers(game, powers)
+    return f"{outcome} with teammates {', '.join(names)}" if names else outcome
+
+
+def static_since(game: Game, year: int) -> int | None:
+    """The first year of the last STATIC_YEARS years in which no centre changed owner,
+    when the year ``year`` has just ended that way; None otherwise."""
+    first = year - STATIC_YEARS + 1
+    if first < 1901:
+        return None
+    springs = {
+        r.phase: r.position.get("sc_owners", {})
+        for r in PhaseRecord.select().where(
+            (PhaseRecord.game == game)
+            & PhaseRecord.phase.in_([f"S{y}M" for y in range(first, year + 1)])
+        )
+    }
+    if len(springs) != STATIC_YEARS:
+        return None
+    now = (game.position or {}).get("sc_owners", {})
+    return first if all(owners == now for owners in springs.values()) else None
+
+
+class Diplonomic(Variant):
+    name = "diplonomic"
+    default_rules = "+CIVIL_DISORDER +ALWAYS_WAIT"
+    default_timing = "RULE15"
+    passive_note = (
+        "is in civil disorder (rule 24) and takes no orders: its units hold without"
+        " supporting each other, disband when dislodged and never build"
+    )
+
+    def passive(self, game: Game, through: int) -> Passive:
+        """Rule 24: a contestant who left and was not replaced (vacant or DUMMY)."""
+        seats = Seat.select().where((Seat.game == game) & (Seat.role == "player"))
+        collapsed = {p for s in seats if s.person_id is None or s.dummy for p in s.powers.split()}
+        return Passive(frozenset(collapsed), Removal.FARTHEST)
+
+    def victory_count(self, centres: int) -> int | None:
+        return centres // 2 + 1  # rule 16: 18 on the standard map
+
+    def on_start(self, game: Game, rng: random.Random, now: datetime) -> list[Outgoing]:
+        current = rc.latest(game)
+        if current is None:
+            return []
+        body = render("rulebook.txt.j2", game=game, rulebook=current)
+        subject = f"the rules, version {current.version}"
+        return [mail_to_seat(s, subject, body, "notice") for s in _everyone(game)]
+
+    def after_process(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
+        if game.state != "active" or not (game.phase or "").endswith("M"):
+            return []
+        mails = rc.at_turn_start(game, now)
+        if game.phase.startswith("S"):
+            mails += self._static_notice(game, int(game.phase[1:5]) - 1)
+        return mails
+
+    def _static_notice(self, game: Game, year: int) -> list[Outgoing]:
+        first = static_since(game, year)
+        master = Seat.get_or_none((Seat.game == game) & (Seat.role == "master"))
+        if first is None or master is None or master.person_id is None:
+            return []
+        powers = [p for s in rc.contestants(game) for p in s.powers.split()]
+        teammates = bool(tm.of_powers(game, powers))
+        body = render(
+            "static_ownership.txt.j2", game=game, first=first, last=year, teammates=teammates
+        )
+        return [mail_to_seat(master, f"no centre changed owner in {first}-{year}", body, "notice")]
+
+    def ending(self, game: Game, outcome: PhaseOutcome) -> str | None:
+        if not outcome.winners:
+            return None
+        winners = sorted(outcome.winners)
+        return with_teammates(game, "WIN " + " ".join(winners), winners)
+
+    def draws_allowed(self, game: Game) -> str | None:
+        return "in Diplonomic only the master declares a draw (rule 9: DECLARE DRAW)"
+
+    def declare_draw(self, game: Game, now: datetime) -> list[Outgoing]:
+        """Rule 9: allowed after three static years; takes effect two days later."""
+        from mailjudge.timing import show
+
+        year = int((game.phase or "S1901M")[1:5]) - (0 if game.phase.startswith("W") else 1)
+        if static_since(game, year) is None:
+            raise NotAllowed(
+                "rule 9 allows a draw only when no supply centre has changed owner in the"
+                f" past three game years; that is not so after {year}"
+            )
+        when = now + DRAW_NOTICE
+        game.variant_state = {**game.variant_state, "draw_at": when.isoformat()}
+        game.save()
+        winners = self._draw(game)
+        body = render(
+            "draw_notice.txt.j2", game=game, when=show(when, game.timezone), winners=winners
+        )
+        return [mail_to_seat(s, "a draw is declared", body, "notice") for s in _everyone(game)]
+
+    def _draw(self, game: Game) -> str:
+        powers = sorted(p for s in rc.contestants(game) for p in s.powers.split())
+        return with_teammates(game, "DRAW " + " ".join(powers), powers)
+
+    def on_clock(self, game: Game, now: datetime) -> list[Outgoing]:
+        due = game.variant_state.get("draw_at")
+        if not due or now < datetime.fromisoformat(due):
+            return []
+        outcome = self._draw(game)
+        state = {k: v for k, v in game.variant_state.items() if k != "draw_at"}
+        won = (
+            Game.update(
+                state="finished", outcome=outcome, finished_at=now, deadline=None,
+                variant_state=state,
+            )
+            .where((Game.id == game.id) & (Game.state == "active"))
+            .execute()
+        )  # fmt: skip
+        if won != 1:
+            return []  # another judge process ended it, or it ended otherwise
+        game.__data__.update(Game.get_by_id(game.id).__data__)
+        body = render("game_over.txt.j2", game=game, outcome=outcome)
+        subject = f"the game is over: {outcome.lower()}"
+        return [mail_to_seat(s, subject, body, "notice") for s in _everyone(game)]
