@@ -363,7 +363,7 @@ def test_a_win_at_18_includes_the_teammates(ruled: str, outcome: str) -> None:
     add_bob()
     mail("bob@example.org", "ACCEPT dn bobpw")
     others = {"bel", "mos", "stp", "war", "sev"}
-    france = ["hol"] + [c for c in sorted(GMAP.centres) if c not in others | {"hol"}][:16]
+    france = ["hol", *[c for c in sorted(GMAP.centres) if c not in others | {"hol"}][:16]]
     owners = {c: "FRANCE" for c in france} | {c: "RUSSIA" for c in others - {"bel"}}
     game.phase, game.position = "F1905M", position("F1905M", ["FRANCE A hol"], owners)
     game.save()

@@ -37,7 +37,7 @@ def test_the_text_is_read_rule_by_rule_and_written_back() -> None:
 
 
 def test_a_text_without_numbered_rules_is_refused() -> None:
-    with pytest.raises(RulebookError, match="numbered rule like '1. text'"):
+    with pytest.raises(RulebookError, match=r"numbered rule like '1\. text'"):
         parse_rules("Rules of our game\n1. x")
     with pytest.raises(RulebookError, match="no rule"):
         parse_rules("   \n")

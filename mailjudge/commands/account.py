@@ -6,7 +6,7 @@ from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.models import Game, Seat
 from mailjudge.render import render
-from mailjudge.render.outgoing import mail_to_seat
+from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.service import games, seats
 from mailjudge.service.errors import BadSecret, NotFound
 
@@ -145,7 +145,11 @@ class Join(Command):
             name, rest = rest[-1], rest[:-2]
         if len(rest) > 1:
             raise CommandError("write JOIN game password [power] [AS name]")
-        seat = seats.join(game, ctx.sender, args[1], power=rest[0] if rest else None, name=name)
+        started: list[Outgoing] = []
+        seat = seats.join(
+            game, ctx.sender, args[1], power=rest[0] if rest else None, name=name, started=started
+        )
+        ctx.outgoing += started
         game = games.get_game(game.name)
         ctx.game, ctx.seat = game, seat
         lines = [f"you joined {game.name} as {seat.name}"]

@@ -9,6 +9,7 @@ from datetime import timedelta
 from mailjudge.db import database_proxy, select_compiled
 from mailjudge.models import Game, Seat, utcnow
 from mailjudge.passwords import hash_password, verify_password_remembered
+from mailjudge.render.outgoing import Outgoing
 from mailjudge.service.errors import BadSecret, NotAllowed, NotFound, ServiceError
 from mailjudge.service.games import game_map, has_rule, person_for, start_game
 
@@ -87,10 +88,11 @@ def join(
     power: str | None = None,
     name: str | None = None,
     rng: random.Random | None = None,
+    started: list[Outgoing] | None = None,
 ) -> Seat:
     """JOIN a forming game. Under POWER_CHOICE a free power may be named; otherwise powers
     are dealt at random when the game starts. The game starts by itself when full, unless
-    START_MASTER."""
+    START_MASTER; the variant's mail at the start is added to ``started``."""
     from mailjudge.variants import variant_of
 
     if not variant_of(game).has_players:
@@ -133,7 +135,9 @@ def join(
             password_hash=hash_password(password),
         )
         if len(seats) + 1 == len(gmap.power_names) and not has_rule(game, "START_MASTER"):
-            start_game(game, rng)
+            mails = start_game(game, rng)
+            if started is not None:
+                started += mails
             seat = Seat.get_by_id(seat.id)
     return seat
 
