@@ -411,3 +411,14 @@ def test_a_contestant_who_left_and_was_not_replaced_is_in_civil_disorder() -> No
     ctx = as_master("ORDERS AUSTRIA\nA VIE - TRI\nEND")
     assert "AUSTRIA is in civil disorder (rule 24) and takes no orders" in reply(ctx)
     assert len(rc.contestants(game)) == 6
+
+
+def test_the_master_may_enact_a_proposal_by_ruling() -> None:
+    game = diplonomic()
+    number = propose("FRANCE", "ADD RULE 30 {The master may enact a proposal.}")
+    next_turn(game)
+    ctx = as_master(f"ENACT {number}")
+    assert "proposal 1 is enacted" in reply(ctx)
+    assert len(ctx.outgoing) == 8 and "30. The master may enact" in ctx.outgoing[0].body
+    assert "no proposal 1 that is not yet enacted" in reply(as_master(f"ENACT {number}"))
+    assert "only the game's master" in reply(as_power("FRANCE", "ENACT 1"))

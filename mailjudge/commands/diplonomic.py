@@ -154,3 +154,16 @@ class Rules(Command):
         if newest is not None and newest.version != book.version:
             head += f" (the current version is {newest.version})"
         return [head, "", *book.text.rstrip("\n").split("\n")]
+
+
+@register
+class Enact(MasterCommand):
+    name = "ENACT"
+    usage = "ENACT n"
+    summary = "Diplonomic: enact rule-change proposal n by the master's ruling (everyone is told)"
+
+    def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
+        if len(args) != 1 or not args[0].isdigit():
+            raise CommandError("write ENACT and the proposal's number: ENACT 3")
+        ctx.outgoing += rc.enact_by_master(game, int(args[0]), ctx.now)
+        return [f"proposal {args[0]} is enacted; everyone is told"]

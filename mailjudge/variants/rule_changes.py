@@ -246,6 +246,25 @@ def enact(game: Game, proposal: Proposal, now: datetime) -> str:
     return ""
 
 
+def enact_by_master(game: Game, number: int, now: datetime) -> list[Outgoing]:
+    """The master's ENACT n (rule 25: the Gamemaster's common sense), whatever the vote."""
+    proposal = Proposal.get_or_none(
+        (Proposal.game == game) & (Proposal.number == number) & (Proposal.kind == KIND)
+    )
+    if proposal is None or proposal.state == "enacted":
+        raise NotFound(f"game {game.name} has no proposal {number} that is not yet enacted")
+    problem = enact(game, proposal, now)
+    if problem:
+        raise ServiceError(f"proposal {number} cannot be enacted: {problem}")
+    proposal.state, proposal.resolved_at = "enacted", now
+    proposal.save()
+    made = Rulebook.get_or_none(Rulebook.proposal == proposal)
+    return _to_everyone(
+        game, f"proposal {number} enacted by the master", "rules_enacted.txt.j2",
+        proposal=proposal, rulebook=made,
+    )  # fmt: skip
+
+
 def _amendments(proposal: Proposal) -> list[am.Amendment]:
     """The amendments of a stored proposal (its title, if any, is its first paragraph)."""
     try:
