@@ -422,3 +422,24 @@ def test_the_master_may_enact_a_proposal_by_ruling() -> None:
     assert len(ctx.outgoing) == 8 and "30. The master may enact" in ctx.outgoing[0].body
     assert "no proposal 1 that is not yet enacted" in reply(as_master(f"ENACT {number}"))
     assert "only the game's master" in reply(as_power("FRANCE", "ENACT 1"))
+
+
+def test_teammates_receive_their_countrys_press_and_press_for_it_under_their_name() -> None:
+    diplonomic()
+    add_bob()
+    mail("bob@example.org", "ACCEPT dn bobpw")
+    to_france = as_power("ENGLAND", "PRESS TO FRANCE\nThe Channel stays empty?\nENDPRESS")
+    assert sorted(m.to[0] for m in to_france.outgoing) == ["bob@example.org", address("FRANCE")]
+    from_bob = mail("bob@example.org", "SIGNON bob@dn bobpw\nPRESS TO ENGLAND\nAgreed.\nENDPRESS")
+    (sent,) = from_bob.outgoing
+    assert sent.to == [address("ENGLAND")] and "press from FRANCE (teammate bob)" in sent.subject
+
+
+def test_the_master_is_asked_to_replace_a_contestant_who_missed_the_deadline() -> None:
+    game = diplonomic()  # nobody orders
+    deadline = get_game("dn").deadline
+    assert deadline is not None
+    mails = deadlines.tick(deadline + timedelta(minutes=1))
+    (told,) = [m for m in mails if m.subject.startswith("[dn] late:")]
+    assert told.to == ["gm@example.org"] and "Under rule 24 you should" in told.body
+    assert get_game("dn").phase == "F1901M" and game.variant == "diplonomic"  # defaults played

@@ -39,14 +39,18 @@ def deliver(
     for seat in seats:
         if seat.person is None or seat.id == sender.id:
             continue
+        # A Diplonomic teammate negotiates for the country, so its press reaches them too.
+        speaks_for = seat.role == "player" or (seat.role == "teammate" and seat.status == "active")
         if (seat.role == "master" and MASTER in recipients) or (
-            seat.role == "player" and set(seat.powers.split()) & set(recipients)
+            speaks_for and set(seat.powers.split()) & set(recipients)
         ):
             targets.append(seat)
     if sender.role == "master":
         shown = "the master"
     elif grey:
         shown = "someone (grey press)"
+    elif sender.role == "teammate":
+        shown = f"{' '.join(sender.powers.split())} (teammate {sender.name})"
     else:
         shown = " ".join(sender.powers.split()) or sender.name
     broadcast = {p for s in seats for p in s.powers.split()} <= set(recipients)

@@ -175,6 +175,7 @@ def after_clock_processing(game: Game, done: object) -> list[Outgoing]:
 def _handle_due(game: Game, now: datetime) -> list[Outgoing]:
     """Claim the game's due events (compare-and-set on next_reminder_at) and act on them."""
     from mailjudge.service import processing
+    from mailjudge.variants import variant_of
 
     claimed_from = game.next_reminder_at
     todo = [e for e in events(game) if claimed_from <= e.at <= now]
@@ -194,6 +195,8 @@ def _handle_due(game: Game, now: datetime) -> list[Outgoing]:
             mails += _to_late_players(game, late, event.kind)
         elif late and not has_rule(game, "CIVIL_DISORDER"):
             mails += _to_master(game, late)
+        elif late and variant_of(game).replace_the_late:
+            mails += _to_master(game, late, defaults=True)
     return mails
 
 
@@ -221,9 +224,9 @@ def _to_late_players(game: Game, late: list[str], kind: str) -> list[Outgoing]:
     return mails
 
 
-def _to_master(game: Game, late: list[str]) -> list[Outgoing]:
+def _to_master(game: Game, late: list[str], defaults: bool = False) -> list[Outgoing]:
     master = Seat.get_or_none((Seat.game == game) & (Seat.role == "master"))
     if master is None or master.person is None:
         return []
-    body = render("late_master.txt.j2", game=game, late=late)
+    body = render("late_master.txt.j2", game=game, late=late, defaults=defaults)
     return [mail_to_seat(master, f"late: {', '.join(late)} ({game.phase})", body, "notice")]

@@ -36,6 +36,9 @@ class Variant:
     # Rules flags and TIMING a new game of the variant starts with (CREATE adds its own).
     default_rules = ""
     default_timing = ""
+    # Tell the master of powers late at the end of the grace period even though the
+    # civil-disorder defaults play them (Diplonomic rule 24: the master tries to replace).
+    replace_the_late = False
     # Why a passive power's orders are refused ("FRANCE " comes before it).
     passive_note = (
         "is out of the game and takes no orders: its units hold, disband when dislodged and"

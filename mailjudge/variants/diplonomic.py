@@ -75,6 +75,7 @@ class Diplonomic(Variant):
     name = "diplonomic"
     default_rules = "+CIVIL_DISORDER +ALWAYS_WAIT"
     default_timing = "RULE15"
+    replace_the_late = True
     passive_note = (
         "is in civil disorder (rule 24) and takes no orders: its units hold without"
         " supporting each other, disband when dislodged and never build"
