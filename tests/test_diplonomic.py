@@ -106,6 +106,7 @@ def test_a_teammate_is_named_confirms_by_mail_and_orders_only_while_authorized()
     told = {m.to[0] for m in accepted.outgoing}  # rule 7: announced to everyone
     assert {address(p) for p in POWERS} | {"gm@example.org", "bob@example.org"} == told
     assert all("bob is now a teammate of FRANCE" in m.body for m in accepted.outgoing)
+    assert "FRANCE     played, teammates: bob" in reply(mail("x@example.org", "LIST dn"))
 
     refused = mail("bob@example.org", "SIGNON bob@dn bobpw\nORDERS\nA PAR - BUR\nEND")
     assert "a teammate orders only when the player AUTHORIZEs it" in reply(refused)

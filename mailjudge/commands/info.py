@@ -31,7 +31,9 @@ class List(Command):
         ):
             who = "dummy" if seat.dummy else "vacant" if seat.person is None else "played"
             out = " (eliminated)" if seat.eliminated else ""
-            lines.append(f"    {seat.powers or '(not dealt)':<10} {who}{out}")
+            team = [t.name for t in seat.teammates if t.status == "active"]
+            helped = f", teammates: {', '.join(sorted(team))}" if team else ""
+            lines.append(f"    {seat.powers or '(not dealt)':<10} {who}{out}{helped}")
         return lines
 
 
