@@ -45,7 +45,7 @@ def play_years(game: Game, seed: int, until_year: int) -> list[dict[str, list[st
         done = processing.process(game, force=True)
         assert done is not None
         engine = process_phase(MAP, engine_pos, orders, EngineOptions(victory_centres=18))
-        assert done.results == processing.result_dicts(engine)
+        assert done.results == result_rows(engine)
         engine_pos = engine.next
         played.append(orders)
         if engine.winners:
