@@ -9,7 +9,7 @@ import pytest
 
 from mailjudge.engine.interchange import position_to_dict
 from mailjudge.engine.maps import load_map
-from mailjudge.engine.phases import EngineOptions, process_phase
+from mailjudge.engine.phases import EngineOptions, process_phase, result_rows
 from mailjudge.engine.randomplay import random_orders
 from mailjudge.engine.state import initial_position
 from mailjudge.models import Game, PhaseRecord

@@ -58,7 +58,7 @@ def unit_points(gmap: GameMap, position: Position) -> dict[str, Point]:
     points: dict[str, Point] = {}
     for prov, unit in position.units.items():
         points[prov] = location_point(gmap, unit.loc)
-    for prov, dislodged in position.dislodged.items():
+    for prov in position.dislodged:
         x, y = gmap.positions[prov]
         points[f"dislodged {prov}"] = (x + 17, y - 14)
     return points
@@ -86,9 +86,7 @@ def _pos(gmap: GameMap, loc: str) -> Point:
     return float(x), float(y)
 
 
-def _provinces(
-    scene: Scene, gmap: GameMap, position: Position, colours: Mapping[str, str]
-) -> None:
+def _provinces(scene: Scene, gmap: GameMap, position: Position, colours: Mapping[str, str]) -> None:
     for code, prov in gmap.provinces.items():
         x, y = gmap.positions[code]
         r = node_radius(gmap, code)
@@ -161,5 +159,5 @@ def _key(scene: Scene, y: float) -> None:
             scene.add(Circle(shape.x + x, y, shape.r, None, shape.stroke, shape.width))
         scene.add(Text(x + 34, y, label, 12, anchor="start"))
         x += 34 + 7.2 * len(label) + 26
-    scene.add(Text(x, y, "A army   F fleet   small disc: supply centre, in its owner's colour", 12, anchor="start"))
-
+    key = "A army   F fleet   small disc: supply centre, in its owner's colour"
+    scene.add(Text(x, y, key, 12, anchor="start"))

@@ -31,7 +31,7 @@ def draw_orders(
     """Supports and convoys first, then moves over them, crosses last."""
     read = [(r, _read(r, gmap, position)) for r in results]
     moves: dict[str, tuple[Point, Point]] = {}
-    for result, syntax in read:
+    for _, syntax in read:
         if syntax is not None and syntax.kind == "move" and syntax.loc and syntax.dest:
             start = _unit_point(syntax.loc[0], position, points)
             if start is not None:
@@ -178,4 +178,3 @@ def _own_order(
         cross(scene, start, 11.0)
     if str(result.get("outcome")) == "dislodged":
         scene.add(Circle(start[0], start[1], style.UNIT_RADIUS + 3, None, style.DISLODGED, 2.5))
-

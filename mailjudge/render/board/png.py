@@ -7,6 +7,7 @@ palette of colours, which keeps the file small enough to mail.
 from __future__ import annotations
 
 import io
+import itertools
 import math
 from functools import cache
 from typing import Any
@@ -103,7 +104,7 @@ def _dashes(points: list[tuple[float, float]], pattern: list[float]) -> list[tup
     """The drawn pieces of a dashed polyline."""
     pieces: list[tuple[Point, Point]] = []
     index, left, on = 0, pattern[0], True
-    for a, b in zip(points, points[1:], strict=False):
+    for a, b in itertools.pairwise(points):
         length = math.dist(a, b)
         done = 0.0
         while done < length:

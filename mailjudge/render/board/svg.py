@@ -48,9 +48,7 @@ def _shape(shape: Shape) -> str:
 def _text(t: Text) -> str:
     anchor = "middle" if t.anchor == "middle" else "start"
     weight = ' font-weight="bold"' if t.bold else ""
-    halo = (
-        f' stroke="{t.halo}" stroke-width="3" paint-order="stroke"' if t.halo is not None else ""
-    )
+    halo = f' stroke="{t.halo}" stroke-width="3" paint-order="stroke"' if t.halo is not None else ""
     return (
         f'<text x="{_n(t.x)}" y="{_n(t.y)}" font-size="{_n(t.size)}" fill="{t.fill}" '
         f'text-anchor="{anchor}" dominant-baseline="central"{weight}{halo}>{escape(t.text)}</text>'
