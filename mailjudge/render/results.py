@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from mailjudge.engine.adjustments import adjustment_due, build_sites
-from mailjudge.engine.maps import load_map
+from mailjudge.engine.interchange import position_from_dict
+from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.phases import PhaseOutcome
 from mailjudge.engine.state import ADJUSTMENT, Phase, Position
-from mailjudge.models import Game, PhaseRecord, Seat
+from mailjudge.models import BoardPicture, Game, PhaseRecord, Seat
 from mailjudge.outbound.message import board_cid
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
@@ -61,6 +62,22 @@ def facts_of(
         [f"{u.power} {u}" for u in outcome.destroyed],
         sorted(outcome.winners),
         before_owners,
+    )
+
+
+def record_facts(
+    record: PhaseRecord, next_position: Mapping[str, Any], gmap: GameMap
+) -> PhaseFacts:
+    """A stored phase's facts; ``next_position`` is the one it led to (the next record's,
+    or the game's own for the last)."""
+    stored = record.results
+    return PhaseFacts(
+        list(stored["results"]),
+        position_from_dict(stored["after"], gmap),
+        position_from_dict(next_position, gmap),
+        list(stored.get("destroyed", [])),
+        list(stored.get("winners", [])),
+        dict(record.position.get("sc_owners") or {}),
     )
 
 
@@ -188,3 +205,17 @@ def processed_record(game: Game, phase: str) -> PhaseRecord | None:
         .order_by(PhaseRecord.sequence.desc())
         .first()
     )
+
+
+def map_mail(to: str, game: Game, picture: BoardPicture) -> Outgoing:
+    """The answer to MAP: the picture shown in an HTML part, the SVG attached."""
+    name = Phase.parse(picture.phase).long_name()
+    text = render("map.txt.j2", game=game, phase_name=name, png=picture.png is not None)
+    html = render(
+        "map.html.j2", game=game, phase_name=name, cid=board_cid(picture.id),
+        png=picture.png is not None,
+    )  # fmt: skip
+    return Outgoing(
+        to=[to], subject=f"[{game.name}] map {picture.phase}", body=text, kind="map",
+        game=game.name, phase=picture.phase, html=html, board=picture.id,
+    )  # fmt: skip
