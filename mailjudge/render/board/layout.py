@@ -67,13 +67,13 @@ def unit_points(gmap: GameMap, position: Position) -> dict[str, Point]:
 def _edges(scene: Scene, gmap: GameMap) -> None:
     """Faint lines between neighbours, so the schematic reads as a map."""
     drawn: set[tuple[str, str]] = set()
-    for a, nbrs in gmap.army_moves.items():
-        for b in nbrs:
+    for a, nbrs in sorted(gmap.army_moves.items()):
+        for b in sorted(nbrs):
             if (b, a) not in drawn:
                 drawn.add((a, b))
                 scene.add(Line((_pos(gmap, a), _pos(gmap, b)), style.ARMY_EDGE, 2))
-    for a_loc, nbrs in gmap.fleet_moves.items():
-        for b_loc in nbrs:
+    for a_loc, nbrs in sorted(gmap.fleet_moves.items()):
+        for b_loc in sorted(nbrs):
             a, b = province_of(a_loc), province_of(b_loc)
             if (a, b) in drawn or (b, a) in drawn:
                 continue

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from mailjudge.engine.maps import GameMap
@@ -20,6 +21,17 @@ SUCCESS = {"succeeds", ""}
 HEAD = 12.0  # arrowhead length
 
 
+@dataclass(frozen=True)
+class _Board:
+    """What drawing one order needs to know."""
+
+    scene: Scene
+    gmap: GameMap
+    position: Position
+    points: Mapping[str, Point]
+    colours: Mapping[str, str]
+
+
 def draw_orders(
     scene: Scene,
     gmap: GameMap,
@@ -29,23 +41,14 @@ def draw_orders(
     colours: Mapping[str, str],
 ) -> None:
     """Supports and convoys first, then moves over them, crosses last."""
-    read = [(r, _read(r, gmap, position)) for r in results]
-    moves: dict[str, tuple[Point, Point]] = {}
-    for _, syntax in read:
-        if syntax is not None and syntax.kind == "move" and syntax.loc and syntax.dest:
-            start = _unit_point(syntax.loc[0], position, points)
-            if start is not None:
-                moves[syntax.loc[0]] = (start, _place_point(gmap, syntax.dest))
-    later: list[tuple[Mapping[str, Any], Syntax]] = []
+    board = _Board(scene, gmap, position, points, colours)
+    read = [(r, s) for r in results if (s := _read(r, gmap, position)) is not None]
     for result, syntax in read:
-        if syntax is None:
-            continue
         if syntax.kind in ("support", "convoy"):
-            _support_or_convoy(scene, gmap, result, syntax, position, points, moves, colours)
-        else:
-            later.append((result, syntax))
-    for result, syntax in later:
-        _own_order(scene, gmap, result, syntax, position, points, colours)
+            _support_or_convoy(board, result, syntax)
+    for result, syntax in read:
+        if syntax.kind not in ("support", "convoy"):
+            _own_order(board, result, syntax)
 
 
 def _read(result: Mapping[str, Any], gmap: GameMap, position: Position) -> Syntax | None:
@@ -109,23 +112,15 @@ def _midpoint(a: Point, b: Point) -> Point:
     return (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
 
 
-def _support_or_convoy(
-    scene: Scene,
-    gmap: GameMap,
-    result: Mapping[str, Any],
-    syntax: Syntax,
-    position: Position,
-    points: Mapping[str, Point],
-    moves: Mapping[str, tuple[Point, Point]],
-    colours: Mapping[str, str],
-) -> None:
+def _support_or_convoy(board: _Board, result: Mapping[str, Any], syntax: Syntax) -> None:
     if syntax.loc is None or syntax.tloc is None:
         return
-    start = _unit_point(syntax.loc[0], position, points)
-    target = _unit_point(syntax.tloc[0], position, points)
+    scene, gmap = board.scene, board.gmap
+    start = _unit_point(syntax.loc[0], board.position, board.points)
+    target = _unit_point(syntax.tloc[0], board.position, board.points)
     if start is None or target is None:
         return
-    colour = _colour(result, colours)
+    colour = _colour(result, board.colours)
     dash = (2.0, 4.0) if syntax.kind == "convoy" else (7.0, 5.0)
     if syntax.dest is not None:
         # Towards the middle of the supported or convoyed move.
@@ -141,19 +136,12 @@ def _support_or_convoy(
         cross(scene, _midpoint(a, b), 5.0)
 
 
-def _own_order(
-    scene: Scene,
-    gmap: GameMap,
-    result: Mapping[str, Any],
-    syntax: Syntax,
-    position: Position,
-    points: Mapping[str, Point],
-    colours: Mapping[str, str],
-) -> None:
+def _own_order(board: _Board, result: Mapping[str, Any], syntax: Syntax) -> None:
     """Moves, retreats, holds, builds and removals: orders about the unit itself."""
     if syntax.loc is None:
         return
-    colour = _colour(result, colours)
+    scene, gmap = board.scene, board.gmap
+    colour = _colour(result, board.colours)
     prov = syntax.loc[0]
     if syntax.kind == "build":
         loc = f"{prov}/{syntax.loc[1]}" if syntax.loc[1] else prov
@@ -164,7 +152,7 @@ def _own_order(
         if _failed(result):
             cross(scene, at)
         return
-    start = _unit_point(prov, position, points)
+    start = _unit_point(prov, board.position, board.points)
     if start is None:
         return
     if syntax.kind in ("move", "retreat") and syntax.dest is not None:
