@@ -102,6 +102,46 @@ def cmd_docs(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write a game's archive as JSON (and, with --html, its page of pictures)."""
+    from mailjudge import db
+    from mailjudge.service.archive import export_game, export_html
+    from mailjudge.service.errors import ServiceError
+    from mailjudge.service.games import get_game
+
+    db.connect(_settings(args).database.url)
+    try:
+        game = get_game(args.game)
+    except ServiceError as err:
+        print(f"mailjudge export: {err}", file=sys.stderr)
+        return 2
+    text = json.dumps(export_game(game), indent=1, ensure_ascii=False) + "\n"
+    if args.out in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        Path(args.out).write_text(text, encoding="utf-8")
+    if args.html:
+        Path(args.html).write_text(export_html(game), encoding="utf-8")
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Play an exported game again through the engine and say whether every phase agrees."""
+    from mailjudge.service.archive import replay
+
+    try:
+        doc = json.loads(Path(args.file).read_text(encoding="utf-8"))
+        problems = replay(doc)
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        print(f"mailjudge replay: {args.file} is not an archive mailjudge export wrote: {err}",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    for line in problems:
+        print(line)
+    print(f"{len(doc['phases'])} phases, {len(problems)} differences")
+    return 1 if problems else 0
+
+
 def cmd_bench(args: argparse.Namespace, rest: list[str]) -> int:
     import importlib
 
@@ -128,6 +168,24 @@ def build_parser() -> argparse.ArgumentParser:
         "(mailjudge bench adjudicate --help).",
     )
     bench.add_argument("name", choices=sorted(BENCHMARKS))
+    export = sub.add_parser(
+        "export",
+        help="write a game's archive: phases, orders, results, public press (JSON)",
+        description="Writes the whole game as JSON (to standard output, or --out FILE); "
+        "with --html FILE also a page with every phase's picture. `mailjudge replay` "
+        "plays the JSON again through the engine.",
+    )
+    export.add_argument("game")
+    export.add_argument("--out", metavar="FILE", help="where the JSON goes (default: stdout)")
+    export.add_argument("--html", metavar="FILE", help="also write the game's page here")
+    export.add_argument("--config", metavar="FILE", help="a TOML settings file")
+    replay = sub.add_parser(
+        "replay",
+        help="adjudicate every phase of an exported game again and compare",
+        description="Reads a file `mailjudge export` wrote, plays each phase through the "
+        "engine's interchange contract and prints any difference from the stored results.",
+    )
+    replay.add_argument("file", metavar="FILE")
     for name, helptext, description in (
         ("serve", "run the judge: SMTP/LMTP listener, IMAP poller, worker, clock", None),
         ("init", "create the database tables", None),
@@ -165,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
         "init": cmd_init,
         "check-config": cmd_check_config,
         "docs": cmd_docs,
+        "export": cmd_export,
+        "replay": cmd_replay,
     }
     try:
         return commands[args.command](args)

@@ -202,6 +202,23 @@ class PhaseRecord(BaseModel):
         )
 
 
+class BoardPicture(BaseModel):
+    """A board picture drawn once and mailed to many: results mails name it, and the
+    sender attaches it when it writes each mail out. ``key`` says what was drawn (the
+    position and the results), so a phase played again after ROLLBACK gets a new one."""
+
+    game = ForeignKeyField(Game, backref="pictures", on_delete="CASCADE", index=False)
+    phase = CharField(max_length=16)
+    sequence = IntegerField()
+    key = CharField(max_length=64)
+    svg = TextField()
+    png = BytesField(null=True)
+    created_at = UTCDateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("game", "key"), True),)
+
+
 class OrderLine(BaseModel):
     """One order on file for the current phase, in canonical form."""
 
@@ -417,6 +434,7 @@ ALL_MODELS: tuple[type[BaseModel], ...] = (
     Game,
     Seat,
     PhaseRecord,
+    BoardPicture,
     OrderLine,
     Press,
     Ballot,

@@ -28,6 +28,12 @@ POWERS = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"
 MASTER = "master@example.test"
 
 
+def text_of(message: EmailMessage) -> str:
+    """The text part of a mail, one part or many (results mails carry HTML and pictures)."""
+    body = message.get_body(preferencelist=("plain",))
+    return "" if body is None else str(body.get_content())
+
+
 def player(power: str) -> str:
     return f"{power.lower()}@players.test"
 

@@ -10,6 +10,8 @@ import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge.commands.base import Context
 from mailjudge.commands.registry import unique_commands
 from mailjudge.commands.run import execute, reply_text
+from mailjudge.models import BoardPicture
+from mailjudge.outbound.message import board_cid
 from mailjudge.service.games import get_game
 from mailjudge.service.orders import orders_on_file
 
@@ -149,7 +151,25 @@ def test_information_commands() -> None:
     assert "FRANCE" in reply_text(send("LIST alpha"))
     assert "RUSSIA" in reply_text(send("SUMMARY alpha"))
     history = reply_text(send("HISTORY alpha S1901M"))
-    assert "A PAR H" in history
+    assert "A PAR H" in history and "Supply centres:" in history
+    assert "Next: Fall 1901 movement" in history
+
+
+def test_map_sends_the_board_of_any_phase() -> None:
+    setup_game()
+    send("SIGNON Malpha secret\nPROCESS!")
+    ctx = send("MAP alpha S1901M", "anyone@example.org")
+    assert "follows in its own mail" in reply_text(ctx)
+    (mail,) = ctx.outgoing
+    assert mail.to == ["anyone@example.org"] and mail.phase == "S1901M"
+    picture = BoardPicture.get_by_id(mail.board)
+    assert picture.phase == "S1901M" and picture.png.startswith(b"\x89PNG")
+    assert "<title>alpha: Spring 1901 movement</title>" in picture.svg
+    assert f"cid:{board_cid(picture.id)}" in (mail.html or "")
+    now = send("MAP alpha", "anyone@example.org").outgoing[0]
+    assert now.phase == "F1901M" and now.board != mail.board
+    refused = reply_text(send("MAP alpha S1950M", "anyone@example.org"))
+    assert "no phase S1950M; phases played: S1901M" in refused
 
 
 def test_draw_vote_by_mail() -> None:

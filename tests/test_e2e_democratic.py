@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from e2e import MASTER, Harness
+from e2e import MASTER, Harness, text_of
 
 from mailjudge.models import Outbox
 from mailjudge.service.games import get_game
@@ -111,7 +111,7 @@ def test_a_democratic_year_by_mail(harness: Harness) -> None:
     assert reached == {address(n) for n in CITIZENS}
     # Secrecy: no mail but a voter's own reply mentions a ballot.
     for mail in h.sink.mails:
-        text = mail.message.get_content() if not mail.message.is_multipart() else ""
+        text = text_of(mail.message)
         if "> VOTE " in text:  # a ballot as written, echoed
             assert mail.message["In-Reply-To"], mail.message["Subject"]
             voter = mail.rcpt_tos[0]

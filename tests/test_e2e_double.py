@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from e2e import MASTER, Harness
+from e2e import MASTER, Harness, text_of
 
 from mailjudge.service.games import get_game
 from mailjudge.service.orders import current_position
@@ -72,7 +72,7 @@ def test_a_double_game_by_mail(harness: Harness) -> None:
     powers_of: dict[str, list[str]] = {}
     for mail in h.sink.mails:
         told = re.search(r"You play (\w+) (\w+)\. Sign on with: SIGNON ([\w-]+)@twin",
-                         mail.message.get_content())  # fmt: skip
+                         text_of(mail.message))  # fmt: skip
         if told:
             player = mail.rcpt_tos[0].split("@")[0]
             seat_of[player] = told.group(3)
@@ -105,7 +105,7 @@ def test_a_double_game_by_mail(harness: Harness) -> None:
     assert played[:4] == ["S1901M", "F1901M", "W1901A", "S1902M"]
 
     def results(phase: str) -> str:
-        body = h.results_for("twin", phase)[0].message.get_content()
+        body = text_of(h.results_for("twin", phase)[0].message)
         assert isinstance(body, str)
         return body
 

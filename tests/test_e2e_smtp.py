@@ -3,6 +3,8 @@ its mail to an aiosmtpd sink; replies, results and refusals are checked as playe
 
 from __future__ import annotations
 
+from email.message import EmailMessage
+
 from e2e import (
     MASTER,
     POWERS,
@@ -11,9 +13,11 @@ from e2e import (
     player,
     secret,
     set_up_game,
+    text_of,
     wire,
 )
 
+from mailjudge.engine.state import Phase
 from mailjudge.models import InboundMessage
 from mailjudge.service.games import get_game
 from mailjudge.service.orders import orders_on_file
@@ -37,8 +41,9 @@ def test_two_years_by_mail(harness: Harness) -> None:
     assert france["X-Mailjudge-Role"] == "player FRANCE"
     assert france["X-Mailjudge-Game"] == "mailgame" and france["X-Mailjudge-Phase"] == "F1901M"
     assert france["Auto-Submitted"] == "auto-generated"
-    body = france.get_content()
+    body = text_of(france)
     assert "Supply centres:" in body and "FRANCE" in body
+    assert_results_parts(france, "F1901M")
     # Every mail the judge sent is well formed and carries no password.
     for mail in h.sink.mails:
         raw = mail.raw.decode("utf-8", "replace")
@@ -110,3 +115,22 @@ def test_huge_and_malformed_mail_get_one_clear_error(harness: Harness) -> None:
     reply = h.reply("<odd-1@players.test>")
     assert "No commands were found" in reply.get_content() or "HELP" in reply.get_content()
     assert len(h.replies_to("<odd-1@players.test>")) == 1
+
+
+def assert_results_parts(message: EmailMessage, phase: str) -> None:
+    """A results mail: text, HTML that shows the board inline, the SVG attached."""
+    assert message.get_content_type() == "multipart/mixed"
+    html = message.get_body(preferencelist=("html",))
+    assert html is not None
+    related = [p for p in message.walk() if p.get_content_type() == "multipart/related"]
+    assert len(related) == 1  # the HTML and its picture travel together
+    png = next(p for p in message.walk() if p.get_content_type() == "image/png")
+    cid = png["Content-ID"].strip("<>")
+    assert f'src="cid:{cid}"' in html.get_content()
+    picture = png.get_content()
+    assert picture.startswith(b"\x89PNG") and 20_000 < len(picture) < 150_000
+    assert png.get_filename() == f"board-{phase}.png"
+    svg = next(p for p in message.iter_attachments() if p.get_content_type() == "image/svg+xml")
+    assert svg.get_filename() == f"board-{phase}.svg"
+    text = svg.get_content().decode("utf-8")
+    assert text.startswith("<svg") and Phase.parse(phase).long_name() in text

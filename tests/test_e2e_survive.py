@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from e2e import MASTER, POWERS, Harness, player, secret
+from e2e import MASTER, POWERS, Harness, player, secret, text_of
 
 from mailjudge.models import Outbox
 from mailjudge.service.games import get_game
@@ -81,7 +81,7 @@ def test_a_survive_game_to_the_first_vote_out(harness: Harness) -> None:
     ballot_words = re.compile(r"VOTE OUT|\b(AUSTRIA|ENGLAND|FRANCE|ITALY|RUSSIA|TURKEY) \d\b")
     for mail in h.sink.mails:
         message = mail.message
-        text = message.get_content() if not message.is_multipart() else ""
+        text = text_of(message)
         if not ballot_words.search(text):
             continue
         if message["In-Reply-To"]:

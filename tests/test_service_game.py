@@ -9,7 +9,7 @@ import pytest
 
 from mailjudge.engine.interchange import position_to_dict
 from mailjudge.engine.maps import load_map
-from mailjudge.engine.phases import EngineOptions, process_phase
+from mailjudge.engine.phases import EngineOptions, process_phase, result_rows
 from mailjudge.engine.randomplay import random_orders
 from mailjudge.engine.state import initial_position
 from mailjudge.models import Game, PhaseRecord
@@ -45,7 +45,7 @@ def play_years(game: Game, seed: int, until_year: int) -> list[dict[str, list[st
         done = processing.process(game, force=True)
         assert done is not None
         engine = process_phase(MAP, engine_pos, orders, EngineOptions(victory_centres=18))
-        assert done.results == processing.result_dicts(engine)
+        assert done.results == result_rows(engine)
         engine_pos = engine.next
         played.append(orders)
         if engine.winners:

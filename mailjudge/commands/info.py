@@ -1,4 +1,4 @@
-"""LIST, SUMMARY, HISTORY and HELP: information anyone may ask for, no password needed."""
+"""LIST, SUMMARY, HISTORY, MAP and HELP: information anyone may ask for, no password needed."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register, unique_commands
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.models import Game, Seat
-from mailjudge.render.results import order_line
+from mailjudge.render.results import map_mail, record_facts, report_lines
 from mailjudge.rules import catalogue
-from mailjudge.service import games, processing
+from mailjudge.service import games, pictures, processing
 
 
 @register
@@ -67,15 +67,44 @@ class History(Command):
             raise CommandError("write HISTORY game [phase]")
         game = games.get_game(args[0])
         records = processing.history(game)
+        followers = [r.position for r in records[1:]] + [game.position]
+        played = list(zip(records, followers, strict=True))
         if len(args) > 1:
-            records = [r for r in records if r.phase == args[1].upper()]
-            if not records:
+            played = [(r, n) for r, n in played if r.phase == args[1].upper()]
+            if not played:
                 raise CommandError(f"{game.name} has played no phase {args[1].upper()}")
+        gmap = games.game_map(game)
         lines: list[str] = []
-        for record in records:
-            lines.append(f"{record.phase}:")
-            lines += [f"    {r['power']:<8} {order_line(r)}" for r in record.results["results"]]
-        return lines or ["no phases played yet"]
+        for record, following in played:
+            lines += [f"{record.phase}:", *report_lines(record_facts(record, following, gmap)), ""]
+        return lines[:-1] or ["no phases played yet"]
+
+
+@register
+class Map(Command):
+    name = "MAP"
+    usage = "MAP game [phase]"
+    summary = "a picture of the board now, or of a phase played with its orders"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        if not args or len(args) > 2:
+            raise CommandError("write MAP game, or MAP game S1901M for a phase played")
+        game = games.get_game(args[0])
+        phase = args[1].upper() if len(args) > 1 else None
+        if phase is None or (phase == game.phase and game.state != "finished"):
+            if not game.position:
+                raise CommandError(f"{game.name} has not started: there is no board yet")
+            picture = pictures.current_picture(game)
+        else:
+            record = next((r for r in processing.history(game) if r.phase == phase), None)
+            if record is None:
+                played = ", ".join(r.phase for r in processing.history(game)) or "none yet"
+                raise CommandError(
+                    f"{game.name} has played no phase {phase}; phases played: {played}"
+                )
+            picture = pictures.played_picture(game, record)
+        ctx.outgoing.append(map_mail(ctx.sender, game, picture))
+        return [f"the board of {game.name} in {picture.phase} follows in its own mail"]
 
 
 @register

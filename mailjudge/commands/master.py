@@ -9,6 +9,7 @@ from mailjudge.commands.account import announce_start
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.commands.vote import announce_end
+from mailjudge.engine.phases import result_rows
 from mailjudge.render.results import results_lines, results_mails
 from mailjudge.service import draws, games, lists, processing, seats
 from mailjudge.variants import variant_of
@@ -85,7 +86,7 @@ class Preview(MasterCommand):
         outcome = processing.preview(game)
         return [
             "preview (nothing changed):",
-            *results_lines(processing.result_dicts(outcome), outcome),
+            *results_lines(result_rows(outcome), outcome),
         ]
 
 

@@ -71,6 +71,7 @@ class GameMap:
         "_fleet_cd",
         "_frozen",
         "army_moves",
+        "board_size",
         "centres",
         "coastal_water",
         "first_phase",
@@ -81,6 +82,7 @@ class GameMap:
         "locations",
         "name",
         "names",
+        "positions",
         "power_names",
         "powers",
         "provinces",
@@ -100,6 +102,8 @@ class GameMap:
         army_edges: Iterable[tuple[str, str]],
         fleet_edges: Iterable[tuple[str, str]],
         aliases: Mapping[str, str],
+        positions: Mapping[str, tuple[int, int]] | None = None,
+        board_size: tuple[int, int] = (0, 0),
     ) -> None:
         provs = {p.code: p for p in provinces}
         pows = {p.name: p for p in powers}
@@ -181,6 +185,13 @@ class GameMap:
                 raise MapError(f"alias {alias!r} names both {names[key]} and {code}")
             names[key] = code
         self.names: Mapping[str, str] = MappingProxyType(names)
+        if positions:
+            missing = sorted((set(provs) | locations) - set(positions))
+            if missing:
+                raise MapError(f"the board has no position for {', '.join(missing)}")
+        # Where each province (and each split coast) is drawn on the board picture.
+        self.positions: Mapping[str, tuple[int, int]] = MappingProxyType(dict(positions or {}))
+        self.board_size = board_size
         self._army_cd: dict[str, dict[str, int]] = {}
         self._fleet_cd: dict[str, dict[str, int]] = {}
         self._frozen = True
@@ -326,6 +337,8 @@ def parse_map(doc: Mapping[str, Any]) -> GameMap:
             )
         )
     adj = doc["adjacency"]
+    board = doc.get("board", {})
+    positions = {loc: _point(loc, xy) for loc, xy in board.get("positions", {}).items()}
     return GameMap(
         name=doc["name"],
         title=doc.get("title", doc["name"]),
@@ -336,7 +349,15 @@ def parse_map(doc: Mapping[str, Any]) -> GameMap:
         army_edges=[_edge(e) for e in adj["army"]],
         fleet_edges=[_edge(e) for e in adj["fleet"]],
         aliases=aliases,
+        positions=positions,
+        board_size=(int(board.get("width", 0)), int(board.get("height", 0))),
     )
+
+
+def _point(loc: str, xy: Any) -> tuple[int, int]:
+    if not (isinstance(xy, list) and len(xy) == 2 and all(isinstance(v, int) for v in xy)):
+        raise MapError(f"board position of {loc} must be [x, y] in whole numbers, not {xy!r}")
+    return xy[0], xy[1]
 
 
 @cache

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from mailjudge.engine.adjudicator import adjudicate_movement
 from mailjudge.engine.adjustments import adjustments_needed, resolve_adjustments, resolve_retreats
@@ -253,3 +253,18 @@ def _after_retreats(
             return pos
         nxt = next_phase(nxt)
     return Position(nxt, dict(units), owners)
+
+
+def result_rows(outcome: PhaseOutcome) -> list[dict[str, Any]]:
+    """The results as stored and shown: grouped by power, in order text order."""
+    rows = [
+        {
+            "power": r.power,
+            "order": r.text,
+            "outcome": r.outcome,
+            "reason": r.reason,
+            "default": r.default,
+        }
+        for r in outcome.results
+    ]
+    return sorted(rows, key=lambda r: (r["power"], r["order"]))

@@ -25,6 +25,21 @@ class Attachment:
     mime_type: str  # e.g. image/svg+xml, image/png
 
 
+@dataclass(frozen=True)
+class InlineImage:
+    """A picture the HTML part shows in place (``<img src="cid:...">``, RFC 2392)."""
+
+    cid: str  # without angle brackets
+    filename: str
+    content: bytes
+    mime_type: str
+
+
+def board_cid(picture_id: int) -> str:
+    """The Content-ID of a stored board picture in the mails that show it."""
+    return f"board-{picture_id}@mailjudge"
+
+
 def _one_line(value: str) -> str:
     """Header values come partly from players (a Subject): never let one add a header.
     Runs of white space become one space, as the lean renderer (outbox.plain_text_mail)
@@ -46,6 +61,7 @@ def build_message(
     auto_submitted: str | None = None,
     html: str | None = None,
     attachments: Sequence[Attachment] = (),
+    inline_images: Sequence[InlineImage] = (),
     list_id: str | None = None,
     list_post: str | None = None,
     game: str | None = None,
@@ -65,6 +81,8 @@ def build_message(
     address posts go to. `role` is the reader's role and powers (`player FRANCE`).
     `domain` names the Message-ID's domain; by default the sender's. With `digest` the
     text is a table of contents followed by a multipart/digest of those mails.
+    `inline_images` go with the HTML part in a multipart/related, so that mail clients
+    show them in it; without an HTML part they are attached.
     """
     if not to:
         raise ValueError("a mail needs at least one recipient")
@@ -102,6 +120,19 @@ def build_message(
         message.attach(_digest_part(digest))
     if html is not None:
         message.add_alternative(html, subtype="html")
+        html_part = message.get_body(preferencelist=("html",))
+        for image in inline_images:
+            maintype, _, subtype = image.mime_type.partition("/")
+            assert html_part is not None  # added just above
+            html_part.add_related(
+                image.content, maintype=maintype, subtype=subtype,
+                cid=f"<{image.cid}>", filename=image.filename,
+            )  # fmt: skip
+    else:
+        attachments = [
+            *(Attachment(i.filename, i.content, i.mime_type) for i in inline_images),
+            *attachments,
+        ]
     for attachment in attachments:
         maintype, _, subtype = attachment.mime_type.partition("/")
         message.add_attachment(

@@ -30,8 +30,8 @@ from mailjudge.db import (
     skip_locked,
     update_by_id_compiled,
 )
-from mailjudge.models import Game, InboundMessage, Outbox, utcnow
-from mailjudge.outbound.message import build_message
+from mailjudge.models import BoardPicture, Game, InboundMessage, Outbox, utcnow
+from mailjudge.outbound.message import Attachment, InlineImage, board_cid, build_message
 from mailjudge.outbound.send import Sender, is_permanent
 from mailjudge.settings import OutboundSettings
 
@@ -158,7 +158,22 @@ def render_draft(draft: dict[str, Any]) -> bytes:
         args["date"] = datetime.fromisoformat(args["date"])
     if set(args) <= _PLAIN_KEYS and not args.get("html"):
         return plain_text_mail(**args)
+    board = args.pop("board", None)
+    if board is not None:
+        args["inline_images"], args["attachments"] = _board_parts(int(board))
     return build_message(**args).as_bytes(policy=policy.SMTP)
+
+
+def _board_parts(picture_id: int) -> tuple[list[InlineImage], list[Attachment]]:
+    """A stored board picture: the PNG shown in the HTML part, the SVG attached. A
+    picture dropped since (long-delayed mail) leaves the mail without it."""
+    row = BoardPicture.get_or_none(id=picture_id)
+    if row is None:
+        return [], []
+    name = f"board-{row.phase}"
+    inline = [InlineImage(board_cid(picture_id), f"{name}.png", row.png, "image/png")]
+    svg = Attachment(f"{name}.svg", row.svg.encode("utf-8"), "image/svg+xml")
+    return (inline if row.png else []), [svg]
 
 
 _PLAIN_KEYS = {

@@ -15,7 +15,9 @@ def environment() -> Environment:
     return Environment(
         loader=FileSystemLoader(TEMPLATES_DIR),
         undefined=StrictUndefined,  # a missing value is a bug, not an empty line in a mail
-        autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False),
+        autoescape=select_autoescape(
+            enabled_extensions=("html", "html.j2"), default_for_string=False
+        ),
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,

@@ -26,6 +26,7 @@ class Outgoing:
     list_id: str | None = None  # List-Id and List-Post for mail to a country's list
     list_post: str | None = None
     digest: list[EmailMessage] = field(default_factory=list)  # a MIME digest's messages
+    board: int | None = None  # a stored BoardPicture: PNG shown in the HTML part, SVG attached
 
 
 def mail_to_seat(

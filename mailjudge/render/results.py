@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from mailjudge.engine.adjustments import adjustment_due, build_sites
-from mailjudge.engine.maps import load_map
+from mailjudge.engine.interchange import position_from_dict
+from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.phases import PhaseOutcome
-from mailjudge.engine.state import ADJUSTMENT, Position
-from mailjudge.models import Game, Seat
+from mailjudge.engine.state import ADJUSTMENT, Phase, Position
+from mailjudge.models import BoardPicture, Game, PhaseRecord, Seat
+from mailjudge.outbound.message import board_cid
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 
@@ -34,17 +38,58 @@ def order_line(result: dict[str, Any]) -> str:
     return f"{result['order']}{mark}{default}"
 
 
-def _report(
-    results: list[dict[str, Any]], outcome: PhaseOutcome, build_any: bool = False
-) -> dict[str, Any]:
+@dataclass
+class PhaseFacts:
+    """What a report of one phase needs, from a fresh outcome or from a stored record."""
+
+    results: list[dict[str, Any]]
+    after: Position  # the board when the phase is done
+    next: Position  # the phase to play next
+    destroyed: list[str]
+    winners: list[str]
+    before_owners: Mapping[str, str] | None = None  # centre owners when the phase began
+
+
+def facts_of(
+    results: list[dict[str, Any]],
+    outcome: PhaseOutcome,
+    before_owners: Mapping[str, str] | None = None,
+) -> PhaseFacts:
+    return PhaseFacts(
+        results,
+        outcome.after,
+        outcome.next,
+        [f"{u.power} {u}" for u in outcome.destroyed],
+        sorted(outcome.winners),
+        before_owners,
+    )
+
+
+def record_facts(
+    record: PhaseRecord, next_position: Mapping[str, Any], gmap: GameMap
+) -> PhaseFacts:
+    """A stored phase's facts; ``next_position`` is the one it led to (the next record's,
+    or the game's own for the last)."""
+    stored = record.results
+    return PhaseFacts(
+        list(stored["results"]),
+        position_from_dict(stored["after"], gmap),
+        position_from_dict(next_position, gmap),
+        list(stored.get("destroyed", [])),
+        list(stored.get("winners", [])),
+        dict(record.position.get("sc_owners") or {}),
+    )
+
+
+def _report(facts: PhaseFacts, build_any: bool = False) -> dict[str, Any]:
     gmap = load_map("standard")
     by_power: dict[str, list[str]] = {}
     reasons: list[str] = []
-    for r in results:
+    for r in facts.results:
         by_power.setdefault(r["power"], []).append(order_line(r))
         if r["outcome"] == "invalid" and r.get("reason"):
             reasons.append(f"{r['power']}: {r['order']}: {r['reason']}")
-    nxt: Position = outcome.next
+    nxt: Position = facts.next
     counts = nxt.centre_counts()
     owners_by_power: dict[str, list[str]] = {}
     for centre, owner in sorted(nxt.sc_owners.items()):
@@ -66,21 +111,41 @@ def _report(
         "reasons": reasons,
         "dislodged": [
             f"{d.unit.power} {d.unit} (from {d.attacker_from.upper()}): may retreat to "
-            + ", ".join(o.upper() for o in d.options)
-            for d in outcome.after.dislodged.values()
+            + (", ".join(o.upper() for o in d.options) or "nowhere")
+            for d in facts.after.dislodged.values()
         ],
-        "destroyed": [f"{u.power} {u}" for u in outcome.destroyed],
+        "destroyed": facts.destroyed,
+        "changes": _changes(facts.before_owners, nxt.sc_owners),
         "centres": [
             (p, counts.get(p, 0), " ".join(cs)) for p, cs in sorted(owners_by_power.items())
         ],
         "adjustments": adjustments,
         "next_phase": nxt.phase.long_name(),
-        "winners": sorted(outcome.winners),
+        "winners": facts.winners,
     }
 
 
-def results_lines(results: list[dict[str, Any]], outcome: PhaseOutcome) -> list[str]:
-    text = render("results_body.txt.j2", r=_report(results, outcome))
+def _changes(before: Mapping[str, str] | None, after: Mapping[str, str]) -> list[str]:
+    """Centres that changed hands: ``BEL  FRANCE -> ENGLAND``."""
+    if before is None:
+        return []
+    return [
+        f"{c.upper()}  {before.get(c, 'neutral')} -> {after.get(c, 'neutral')}"
+        for c in sorted(set(before) | set(after))
+        if before.get(c) != after.get(c)
+    ]
+
+
+def results_lines(
+    results: list[dict[str, Any]],
+    outcome: PhaseOutcome,
+    before_owners: Mapping[str, str] | None = None,
+) -> list[str]:
+    return report_lines(facts_of(results, outcome, before_owners))
+
+
+def report_lines(facts: PhaseFacts) -> list[str]:
+    text = render("results_body.txt.j2", r=_report(facts))
     return text.rstrip("\n").split("\n")
 
 
@@ -100,22 +165,57 @@ def deadline_lines(game: Game, seat: Seat) -> list[str]:
 
 
 def results_mails(game: Game, done: Any) -> list[Outgoing]:
-    """The results of a processed phase, to every player, the master and every observer.
+    """The results of a processed phase, to every player, the master and every observer:
+    a text part, and an HTML part that shows the board (drawn once for all of them).
     A phase kept open for another round (``done.waiting``) has none."""
+    from mailjudge.service.pictures import played_picture
+
     if getattr(done, "waiting", ""):
         return []
-    report = _report(done.results, done.outcome, "BUILD_ANY" in game.rules.split())
+    record = processed_record(game, done.phase)
+    before = record.position.get("sc_owners") if record is not None else None
+    facts = facts_of(done.results, done.outcome, before)
+    report = _report(facts, "BUILD_ANY" in game.rules.split())
+    picture = played_picture(game, record) if record is not None else None
     mails = []
     for seat in Seat.select().where(Seat.game == game):
         if seat.person is None:
             continue
-        body = render(
-            "results.txt.j2",
-            game=game,
-            phase=done.phase,
-            r=report,
-            seat=seat,
-            deadline=deadline_lines(game, seat),
-        )
-        mails.append(mail_to_seat(seat, f"results {done.phase}", body, "results", done.phase))
+        context = {
+            "game": game, "phase": done.phase, "r": report, "seat": seat,
+            "deadline": deadline_lines(game, seat),
+        }  # fmt: skip
+        body = render("results.txt.j2", **context)
+        mail = mail_to_seat(seat, f"results {done.phase}", body, "results", done.phase)
+        if picture is not None:
+            mail.html = render(
+                "results.html.j2", **context, text=body, cid=board_cid(picture.id),
+                png=picture.png is not None, phase_name=Phase.parse(done.phase).long_name(),
+            )  # fmt: skip
+            mail.board = picture.id
+        mails.append(mail)
     return mails
+
+
+def processed_record(game: Game, phase: str) -> PhaseRecord | None:
+    """The stored record of the phase just processed (the latest of that name)."""
+    return (
+        PhaseRecord.select()
+        .where((PhaseRecord.game == game) & (PhaseRecord.phase == phase))
+        .order_by(PhaseRecord.sequence.desc())
+        .first()
+    )
+
+
+def map_mail(to: str, game: Game, picture: BoardPicture) -> Outgoing:
+    """The answer to MAP: the picture shown in an HTML part, the SVG attached."""
+    name = Phase.parse(picture.phase).long_name()
+    text = render("map.txt.j2", game=game, phase_name=name, png=picture.png is not None)
+    html = render(
+        "map.html.j2", game=game, phase_name=name, cid=board_cid(picture.id),
+        png=picture.png is not None,
+    )  # fmt: skip
+    return Outgoing(
+        to=[to], subject=f"[{game.name}] map {picture.phase}", body=text, kind="map",
+        game=game.name, phase=picture.phase, html=html, board=picture.id,
+    )  # fmt: skip

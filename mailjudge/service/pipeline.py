@@ -156,6 +156,8 @@ def queue_outgoing(item: Outgoing, settings: Settings, now: datetime) -> None:
         }
         if item.list_id:
             draft.update(list_id=item.list_id, list_post=item.list_post)
+        if item.board is not None:
+            draft["board"] = item.board
         enqueue_draft(draft, game=_game_row(item.game), envelope=item.bcc)
         return
     message = build_message(

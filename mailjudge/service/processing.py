@@ -13,7 +13,7 @@ from typing import Any
 
 from mailjudge.db import database_proxy, is_postgres
 from mailjudge.engine.interchange import position_to_dict
-from mailjudge.engine.phases import PhaseOutcome, process_phase
+from mailjudge.engine.phases import PhaseOutcome, process_phase, result_rows
 from mailjudge.models import Game, OrderLine, PhaseRecord, Seat, utcnow
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service.errors import NotAllowed, ServiceError
@@ -189,7 +189,7 @@ def _run(
     gmap = game_map(game)
     pos = current_position(game)
     outcome = process_phase(gmap, pos, texts, engine_options(game), _held_last_year(game))
-    results = result_dicts(outcome)
+    results = result_rows(outcome)
     record_data = {
         "results": results,
         "after": position_to_dict(outcome.after),
@@ -235,21 +235,6 @@ def _run(
 
         schedule_phase(game, now or utcnow())
     return Processed(old_phase, game.phase, results, sorted(outcome.winners), outcome)
-
-
-def result_dicts(outcome: PhaseOutcome) -> list[dict[str, Any]]:
-    """The results as stored and shown: grouped by power, in order text order."""
-    rows = [
-        {
-            "power": r.power,
-            "order": r.text,
-            "outcome": r.outcome,
-            "reason": r.reason,
-            "default": r.default,
-        }
-        for r in outcome.results
-    ]
-    return sorted(rows, key=lambda r: (r["power"], r["order"]))
 
 
 def _mark_eliminated(game: Game, outcome: PhaseOutcome) -> None:

@@ -1,0 +1,163 @@
+"""The board as a scene: provinces as labelled circles at their map positions, supply
+centres in their owner's colour, units, dislodged units, the phase's orders, a legend."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from mailjudge.engine.maps import WATER, GameMap, province_of
+from mailjudge.engine.state import Position
+from mailjudge.render.board import style
+from mailjudge.render.board.glyphs import location_point, unit_glyph
+from mailjudge.render.board.orders import draw_orders
+from mailjudge.render.board.shapes import Circle, Line, Point, Rect, Scene, Text
+
+
+def draw_board(
+    gmap: GameMap,
+    position: Position,
+    results: Sequence[Mapping[str, Any]] = (),
+    title: str = "",
+) -> Scene:
+    """The picture of ``position``, with ``results`` (this phase's orders and outcomes,
+    as stored) drawn over it."""
+    if not gmap.positions:
+        raise ValueError(f"map {gmap.name} has no board positions to draw")
+    width, height = gmap.board_size
+    scene = Scene(width, height + style.LEGEND_HEIGHT, style.SEA_BACKGROUND, title)
+    colours = {p: style.power_colour(p, gmap.power_names) for p in gmap.power_names}
+    _edges(scene, gmap)
+    _provinces(scene, gmap, position, colours)
+    points = unit_points(gmap, position)
+    draw_orders(scene, gmap, position, results, points, colours)
+    for unit in position.units.values():
+        unit_glyph(scene, unit, points[unit.province], colours[unit.power])
+    for prov, dislodged in position.dislodged.items():
+        x, y = points[f"dislodged {prov}"]
+        unit_glyph(scene, dislodged.unit, (x, y), colours[dislodged.unit.power], small=True)
+        scene.add(Circle(x, y, style.UNIT_RADIUS + 1, stroke=style.DISLODGED, width=2.5))
+    _title(scene, title)
+    _legend(scene, gmap, position, colours, height)
+    return scene
+
+
+def node_radius(gmap: GameMap, prov: str) -> int:
+    return style.WATER_RADIUS if gmap.provinces[prov].kind == WATER else style.LAND_RADIUS
+
+
+def centre_point(gmap: GameMap, prov: str) -> Point:
+    """Where a province's supply-centre mark is drawn (upper left on its circle)."""
+    x, y = gmap.positions[prov]
+    off = style.LAND_RADIUS * 0.68
+    return x - off, y - off
+
+
+def unit_points(gmap: GameMap, position: Position) -> dict[str, Point]:
+    """Where each unit is drawn, by province (``dislodged PROV`` for a dislodged one)."""
+    points: dict[str, Point] = {}
+    for prov, unit in position.units.items():
+        points[prov] = location_point(gmap, unit.loc)
+    for prov in position.dislodged:
+        x, y = gmap.positions[prov]
+        points[f"dislodged {prov}"] = (x + 17, y - 14)
+    return points
+
+
+def _edges(scene: Scene, gmap: GameMap) -> None:
+    """Faint lines between neighbours, so the schematic reads as a map."""
+    drawn: set[tuple[str, str]] = set()
+    for a, nbrs in sorted(gmap.army_moves.items()):
+        for b in sorted(nbrs):
+            if (b, a) not in drawn:
+                drawn.add((a, b))
+                scene.add(Line((_pos(gmap, a), _pos(gmap, b)), style.ARMY_EDGE, 2))
+    for a_loc, nbrs in sorted(gmap.fleet_moves.items()):
+        for b_loc in sorted(nbrs):
+            a, b = province_of(a_loc), province_of(b_loc)
+            if (a, b) in drawn or (b, a) in drawn:
+                continue
+            drawn.add((a, b))
+            scene.add(Line((_pos(gmap, a), _pos(gmap, b)), style.FLEET_EDGE, 1.5))
+
+
+def _pos(gmap: GameMap, loc: str) -> Point:
+    x, y = gmap.positions[loc]
+    return float(x), float(y)
+
+
+def _provinces(scene: Scene, gmap: GameMap, position: Position, colours: Mapping[str, str]) -> None:
+    for code, prov in gmap.provinces.items():
+        x, y = gmap.positions[code]
+        r = node_radius(gmap, code)
+        owner = position.sc_owners.get(code)
+        if prov.kind == WATER:
+            scene.add(Circle(x, y, r, style.WATER_FILL, style.WATER_STROKE, 1.5))
+        else:
+            fill = style.tint(colours[owner]) if owner else style.LAND_FILL
+            scene.add(Circle(x, y, r, fill, style.LAND_STROKE, 1.5))
+        for coast in prov.coasts:
+            cx, cy = gmap.positions[f"{code}/{coast}"]
+            scene.add(
+                Line(((x, y), (cx, cy)), style.LAND_STROKE, 1.5),
+                Circle(cx, cy, 5, style.WATER_FILL, style.WATER_STROKE, 1.2),
+                Text(cx + (11 if cx >= x else -11), cy, coast.upper(), 9, style.WATER_LABEL),
+            )
+        label = style.WATER_LABEL if prov.kind == WATER else style.LAND_LABEL
+        scene.add(Text(x, y + 13, code.upper(), 11, label, bold=True))
+        if prov.centre:
+            cx, cy = centre_point(gmap, code)
+            fill = colours[owner] if owner else style.NEUTRAL_CENTRE
+            scene.add(Circle(cx, cy, style.CENTRE_RADIUS, fill, style.CENTRE_STROKE, 1.5))
+
+
+def _title(scene: Scene, title: str) -> None:
+    if title:
+        scene.add(Text(14, 22, title, 17, "#1f3550", bold=True, anchor="start"))
+
+
+def _legend(
+    scene: Scene, gmap: GameMap, position: Position, colours: Mapping[str, str], top: int
+) -> None:
+    scene.add(Rect(0, top, scene.width, style.LEGEND_HEIGHT, "#fbf8f0", "#b9a77c", 1))
+    counts = position.centre_counts()
+    neutral = len(gmap.centres) - sum(counts.values())
+    columns = [*gmap.power_names, "neutral"]
+    step = scene.width / len(columns)
+    for i, power in enumerate(columns):
+        x = 12 + i * step
+        y = top + 20
+        if power == "neutral":
+            scene.add(Circle(x + 7, y, 7, style.NEUTRAL_CENTRE, style.CENTRE_STROKE, 1.5))
+            scene.add(Text(x + 20, y, "Neutral", 13, bold=True, anchor="start"))
+            scene.add(Text(x + 20, y + 19, f"{neutral} centres", 12, anchor="start"))
+            continue
+        scene.add(Rect(x, y - 7, 14, 14, colours[power], None, 0, radius=3))
+        scene.add(Text(x + 20, y, power.title(), 13, bold=True, anchor="start"))
+        units = len(position.units_of(power))
+        scene.add(Text(x + 20, y + 19, f"{counts.get(power, 0)} SC, {units} units", 12,
+                       anchor="start"))  # fmt: skip
+    _key(scene, top + 62)
+
+
+def _key(scene: Scene, y: float) -> None:
+    """One line that says what the marks mean."""
+    x = 14.0
+    grey = "#444444"
+    items: list[tuple[str, Any]] = [
+        ("move", Line(((0, 0), (26, 0)), grey, 2.5)),
+        ("support", Line(((0, 0), (26, 0)), grey, 2, (5, 4))),
+        ("convoy", Line(((0, 0), (26, 0)), grey, 2, (2, 3))),
+        ("failed", Line(((0, 0), (26, 0)), style.FAILED, 2.5, (7, 4))),
+        ("dislodged", Circle(13, 0, 8, None, style.DISLODGED, 2.5)),
+    ]
+    for label, shape in items:
+        if isinstance(shape, Line):
+            pts = tuple((px + x, py + y) for px, py in shape.points)
+            scene.add(Line(pts, shape.color, shape.width, shape.dash))
+        else:
+            scene.add(Circle(shape.x + x, y, shape.r, None, shape.stroke, shape.width))
+        scene.add(Text(x + 34, y, label, 12, anchor="start"))
+        x += 34 + 7.2 * len(label) + 26
+    key = "A army   F fleet   small disc: supply centre, in its owner's colour"
+    scene.add(Text(x, y, key, 12, anchor="start"))

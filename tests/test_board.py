@@ -1,0 +1,122 @@
+"""The board picture: positions for every place on the map, the start and a mid-game
+phase drawn as SVG and PNG, and the PNG read back to check what a player would see."""
+
+from __future__ import annotations
+
+import io
+import xml.etree.ElementTree as ET
+
+import pytest
+from PIL import Image
+
+from mailjudge.engine.interchange import position_from_dict
+from mailjudge.engine.maps import MapError, load_map, parse_map
+from mailjudge.engine.state import initial_position
+from mailjudge.render.board import draw_picture
+from mailjudge.render.board.layout import centre_point
+from mailjudge.render.board.samples import MIDGAME, midgame, midgame_picture, start_picture
+from mailjudge.render.board.style import NEUTRAL_CENTRE, POWER_COLOURS
+
+MAP = load_map("standard")
+
+
+def rgb(colour: str) -> tuple[int, int, int]:
+    return tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))  # type: ignore[return-value]
+
+
+def near(a: tuple[int, ...], b: tuple[int, ...], tolerance: int = 24) -> bool:
+    return all(abs(x - y) <= tolerance for x, y in zip(a, b, strict=True))
+
+
+def pixel(png: bytes, at: tuple[float, float]) -> tuple[int, int, int]:
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    return image.getpixel((round(at[0]), round(at[1])))  # type: ignore[return-value]
+
+
+def test_every_province_and_coast_has_a_place_on_the_board() -> None:
+    assert set(MAP.positions) == set(MAP.provinces) | MAP.locations
+    width, height = MAP.board_size
+    assert all(0 < x < width and 0 < y < height for x, y in MAP.positions.values())
+
+
+def test_a_map_without_a_position_is_refused() -> None:
+    import tomllib
+
+    from mailjudge.paths import MAPS_DIR
+
+    doc = tomllib.loads((MAPS_DIR / "standard.toml").read_text(encoding="utf-8"))
+    del doc["board"]["positions"]["par"]
+    with pytest.raises(MapError, match="no position for par"):
+        parse_map(doc)
+
+
+def test_the_starting_board() -> None:
+    picture = start_picture()
+    assert picture.png is not None and picture.png.startswith(b"\x89PNG")
+    assert 20_000 < len(picture.png) < 150_000  # small enough to mail
+    image = Image.open(io.BytesIO(picture.png))
+    assert image.size == (1000, 884)
+    # Each home centre shows its owner's colour; a neutral one is white.
+    for centre, owner in (("par", "FRANCE"), ("mos", "RUSSIA"), ("ank", "TURKEY")):
+        assert near(pixel(picture.png, centre_point(MAP, centre)), rgb(POWER_COLOURS[owner]))
+    assert near(pixel(picture.png, centre_point(MAP, "bel")), rgb(NEUTRAL_CENTRE))
+    # The army in Paris is drawn in France's colour at its province.
+    x, y = MAP.positions["par"]
+    assert near(pixel(picture.png, (x - 6, y - 5)), rgb(POWER_COLOURS["FRANCE"]))
+    svg = ET.fromstring(picture.svg)
+    texts = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")]
+    assert {"PAR", "STP", "NAO"} <= set(texts)
+    assert "3 SC, 3 units" in texts and "4 SC, 4 units" in texts  # the legend's counts
+
+
+def test_the_midgame_board_draws_every_kind_of_order() -> None:
+    _, results = midgame()
+    outcomes = {r["order"]: r["outcome"] for r in results}
+    assert outcomes["A YOR - BEL VIA"] == "succeeds" and outcomes["A BEL H"] == "dislodged"
+    assert outcomes["A WAR - GAL"] == "bounces" and outcomes["A BUR S A BEL"] == "dislodged"
+    picture = midgame_picture()
+    assert picture.png is not None and len(picture.png) < 150_000
+    svg = picture.svg
+    assert 'stroke-dasharray="7 5"' in svg  # supports
+    assert 'stroke-dasharray="2 4"' in svg  # the convoy
+    assert svg.count("<polygon") > 20  # arrowheads and fleets
+    # A failed move is grey and crossed; a successful one has its power's colour.
+    assert 'stroke="#8c8c8c"' in svg and 'stroke="#d7191c"' in svg
+    # The mid-point of the convoyed army's arrow is in England's colour in the PNG.
+    a, b = MAP.positions["yor"], MAP.positions["bel"]
+    mid = ((a[0] + b[0]) / 2, (a[1] - 5 + b[1]) / 2)
+    assert near(pixel(picture.png, mid), rgb(POWER_COLOURS["ENGLAND"]), 40)
+    # Belgium's centre is still French this Fall movement; Holland German.
+    assert near(pixel(picture.png, centre_point(MAP, "bel")), rgb(POWER_COLOURS["FRANCE"]))
+    assert near(pixel(picture.png, centre_point(MAP, "hol")), rgb(POWER_COLOURS["GERMANY"]))
+
+
+def test_a_retreat_phase_shows_the_dislodged_unit() -> None:
+    doc = {
+        **MIDGAME,
+        "phase": "F1902R",
+        "units": [u for u in MIDGAME["units"] if u["loc"] != "bel"]
+        + [{"power": "ENGLAND", "type": "A", "loc": "bel"}],
+        "dislodged": [
+            {"power": "FRANCE", "type": "A", "loc": "bel", "attacker_from": "yor",
+             "attacker_via_convoy": True, "retreat_options": ["pic"]}
+        ],
+    }  # fmt: skip
+    doc["units"] = [u for u in doc["units"] if u["loc"] != "yor"]
+    position = position_from_dict(doc, MAP)
+    results = [{"power": "FRANCE", "order": "A BEL R PIC", "outcome": "succeeds"}]
+    picture = draw_picture(MAP, position, results, "retreats")
+    assert picture.svg.count('stroke="#d7191c"') >= 1  # the red ring of the dislodged unit
+    x, y = MAP.positions["bel"]
+    assert picture.png is not None
+    assert near(pixel(picture.png, (x + 17 - 5, y - 14 + 3)), rgb(POWER_COLOURS["FRANCE"]), 40)
+
+
+def test_builds_and_removals_are_marked() -> None:
+    position = initial_position(MAP)
+    winter = position_from_dict(
+        {"phase": "W1901A", "units": [], "sc_owners": dict(position.sc_owners)}, MAP
+    )
+    results = [{"power": "FRANCE", "order": "F BRE B", "outcome": "succeeds"}]
+    picture = draw_picture(MAP, winter, results, "builds", png=False)
+    assert 'stroke-dasharray="4 3"' in picture.svg  # the new unit's dashed ring
