@@ -102,6 +102,12 @@ def cmd_docs(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_demo(args: argparse.Namespace) -> int:
+    from mailjudge.demo.run import run_from_args
+
+    return run_from_args(args)
+
+
 def cmd_bench(args: argparse.Namespace, rest: list[str]) -> int:
     import importlib
 
@@ -128,6 +134,17 @@ def build_parser() -> argparse.ArgumentParser:
         "(mailjudge bench adjudicate --help).",
     )
     bench.add_argument("name", choices=sorted(BENCHMARKS))
+    from mailjudge.demo.run import build_parser as demo_options
+
+    demo_options(
+        sub.add_parser(
+            "demo",
+            help="play a whole game by mail on loopback and show what a player sees",
+            description="A judge with a temporary database and seven scripted players on "
+            "127.0.0.1: one plays greedily, six at random, until a solo or a draw. Every mail "
+            "the judge sends is saved in --out as an .eml file.",
+        )
+    )
     for name, helptext, description in (
         ("serve", "run the judge: SMTP/LMTP listener, IMAP poller, worker, clock", None),
         ("init", "create the database tables", None),
@@ -165,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         "init": cmd_init,
         "check-config": cmd_check_config,
         "docs": cmd_docs,
+        "demo": cmd_demo,
     }
     try:
         return commands[args.command](args)
