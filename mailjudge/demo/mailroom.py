@@ -113,9 +113,12 @@ class Harness:
 
 
 @contextmanager
-def running_judge(database: Path, sink: MailSink, address: str, **extra: str) -> Iterator[Harness]:
-    """A judge on loopback, listening on a free port, stopped afterwards."""
-    judge = Judge(judge_settings(database, sink.port, address, **extra), free_ports=True)
+def running_judge(
+    database: Path, sink: MailSink, address: str, free_ports: bool = True, **extra: str
+) -> Iterator[Harness]:
+    """A judge on loopback, stopped afterwards; it listens on free ports unless told
+    `free_ports=False` (then on the ports its settings name)."""
+    judge = Judge(judge_settings(database, sink.port, address, **extra), free_ports=free_ports)
     judge.start()
     try:
         yield Harness(judge, sink)
