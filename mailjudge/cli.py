@@ -95,6 +95,21 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_backup(args: argparse.Namespace) -> int:
+    from mailjudge.backup import BackupError, backup, restore
+
+    url = _settings(args).database.url
+    try:
+        if args.command == "backup":
+            print(backup(url, Path(args.file)))
+        else:
+            print(restore(url, Path(args.file), force=args.force))
+    except (BackupError, ValueError) as err:
+        print(f"mailjudge {args.command}: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def cmd_docs(args: argparse.Namespace) -> int:
     from mailjudge.docs import reference
 
@@ -150,6 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
         ("init", "create the database tables", None),
         ("check-config", "show the settings in force (secrets masked)", settings_docs()),
         ("docs", "print the README's reference of commands and settings", None),
+        ("backup", "copy the database to FILE while the judge runs", None),
+        ("restore", "put a backup back into the database (stop the judge first)", None),
     ):
         cmd = sub.add_parser(
             name,
@@ -158,6 +175,18 @@ def build_parser() -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         cmd.add_argument("--config", metavar="FILE", help="a TOML settings file")
+        if name in ("backup", "restore"):
+            cmd.add_argument(
+                "file",
+                metavar="FILE",
+                help="the backup: a SQLite file, or pg_dump's custom format for PostgreSQL",
+            )
+        if name == "restore":
+            cmd.add_argument(
+                "--force",
+                action="store_true",
+                help="replace the games of a database that has some",
+            )
         if name == "serve":
             cmd.add_argument(
                 "--workers",
@@ -183,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
         "check-config": cmd_check_config,
         "docs": cmd_docs,
         "demo": cmd_demo,
+        "backup": cmd_backup,
+        "restore": cmd_backup,
     }
     try:
         return commands[args.command](args)
