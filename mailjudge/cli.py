@@ -95,6 +95,21 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_backup(args: argparse.Namespace) -> int:
+    from mailjudge.backup import BackupError, backup, restore
+
+    url = _settings(args).database.url
+    try:
+        if args.command == "backup":
+            print(backup(url, Path(args.file)))
+        else:
+            print(restore(url, Path(args.file), force=args.force))
+    except (BackupError, ValueError) as err:
+        print(f"mailjudge {args.command}: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def cmd_docs(args: argparse.Namespace) -> int:
     from mailjudge.docs import reference
 
@@ -142,6 +157,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+def cmd_demo(args: argparse.Namespace) -> int:
+    from mailjudge.demo.run import run_from_args
+
+    return run_from_args(args)
+
+
 def cmd_bench(args: argparse.Namespace, rest: list[str]) -> int:
     import importlib
 
@@ -186,11 +207,24 @@ def build_parser() -> argparse.ArgumentParser:
         "engine's interchange contract and prints any difference from the stored results.",
     )
     replay.add_argument("file", metavar="FILE")
+    from mailjudge.demo.run import build_parser as demo_options
+
+    demo_options(
+        sub.add_parser(
+            "demo",
+            help="play a whole game by mail on loopback and show what a player sees",
+            description="A judge with a temporary database and seven scripted players on "
+            "127.0.0.1: one plays greedily, six at random, until a solo or a draw. Every mail "
+            "the judge sends is saved in --out as an .eml file.",
+        )
+    )
     for name, helptext, description in (
         ("serve", "run the judge: SMTP/LMTP listener, IMAP poller, worker, clock", None),
         ("init", "create the database tables", None),
         ("check-config", "show the settings in force (secrets masked)", settings_docs()),
         ("docs", "print the README's reference of commands and settings", None),
+        ("backup", "copy the database to FILE while the judge runs", None),
+        ("restore", "put a backup back into the database (stop the judge first)", None),
     ):
         cmd = sub.add_parser(
             name,
@@ -199,6 +233,18 @@ def build_parser() -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         cmd.add_argument("--config", metavar="FILE", help="a TOML settings file")
+        if name in ("backup", "restore"):
+            cmd.add_argument(
+                "file",
+                metavar="FILE",
+                help="the backup: a SQLite file, or pg_dump's custom format for PostgreSQL",
+            )
+        if name == "restore":
+            cmd.add_argument(
+                "--force",
+                action="store_true",
+                help="replace the games of a database that has some",
+            )
         if name == "serve":
             cmd.add_argument(
                 "--workers",
@@ -225,6 +271,9 @@ def main(argv: list[str] | None = None) -> int:
         "docs": cmd_docs,
         "export": cmd_export,
         "replay": cmd_replay,
+        "demo": cmd_demo,
+        "backup": cmd_backup,
+        "restore": cmd_backup,
     }
     try:
         return commands[args.command](args)

@@ -15,8 +15,6 @@ MAILJUDGE_KEEP_DOVECOT=1 keeps the directory (config, logs, maildirs) for a look
 
 from __future__ import annotations
 
-import email
-import email.policy
 import os
 import pwd
 import shutil
@@ -24,31 +22,23 @@ import signal
 import socket
 import subprocess
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
 import pytest
-from aiosmtpd.controller import Controller
-from aiosmtpd.smtp import SMTP, Envelope, Session
 from imapclient import IMAPClient  # type: ignore[import-untyped]
 
-LOOPBACK = "127.0.0.1"
+from mailjudge.demo.sink import LOOPBACK, MailSink, Received, free_port
+
+__all__ = ["LOOPBACK", "Dovecot", "Received", "SmtpSink", "free_port"]
+
 INSTALL_HINT = (
     "install it as root with: apt-get update && "
     "apt-get install -y --no-install-recommends dovecot-imapd openssl"
 )
-
-
-def free_port() -> int:
-    """A port nobody listens on right now (the server binds it a moment later)."""
-    with socket.socket() as probe:
-        probe.bind((LOOPBACK, 0))
-        return int(probe.getsockname()[1])
 
 
 def _dovecot_binary() -> Path | None:
@@ -277,82 +267,15 @@ def dovecot() -> Iterator[Dovecot]:
 # -- an SMTP sink for what the judge sends -----------------------------------------------
 
 
-@dataclass
-class Received:
-    mail_from: str
-    rcpt_tos: list[str]
-    raw: bytes
+class SmtpSink(MailSink):
+    """The package's sink, refusing recipients named nobody@ (550) and busy@ (451)."""
 
-    @property
-    def message(self) -> EmailMessage:
-        parsed = email.message_from_bytes(self.raw, policy=email.policy.default)
-        assert isinstance(parsed, EmailMessage)
-        return parsed
-
-
-class _Recorder:
-    """Keeps every mail; refuses recipients named nobody@ (550) and busy@ (451)."""
-
-    def __init__(self) -> None:
-        self.mails: list[Received] = []
-        self.changed = threading.Condition()
-
-    async def handle_RCPT(
-        self, server: SMTP, session: Session, envelope: Envelope, address: str, options: list[str]
-    ) -> str:
+    def refusal(self, address: str) -> str | None:
         if address.startswith("nobody@"):
             return "550 5.1.1 No such user here"
         if address.startswith("busy@"):
             return "451 4.2.1 Mailbox busy, try later"
-        envelope.rcpt_tos.append(address)
-        return "250 OK"
-
-    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
-        with self.changed:
-            self.mails.append(
-                Received(
-                    envelope.mail_from or "",
-                    list(envelope.rcpt_tos),
-                    envelope.original_content or b"",
-                )
-            )
-            self.changed.notify_all()
-        return "250 2.0.0 OK"
-
-
-class _SinkController(Controller):
-    def _trigger_server(self) -> None:
-        with socket.create_connection((LOOPBACK, self.port), timeout=1.0) as probe:
-            probe.recv(1024)
-
-
-class SmtpSink:
-    """An aiosmtpd server on a fixed free port that records every mail; it can be
-    stopped and started again on the same port, as a relay that goes down."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.recorder = _Recorder()
-        self._controller: _SinkController | None = None
-
-    @property
-    def mails(self) -> list[Received]:
-        return self.recorder.mails
-
-    def start(self) -> None:
-        self._controller = _SinkController(self.recorder, hostname=LOOPBACK, port=self.port)
-        self._controller.start()
-
-    def stop(self) -> None:
-        if self._controller is not None:
-            self._controller.stop()
-            self._controller = None
-
-    def wait_for(self, count: int, timeout: float = 5.0) -> list[Received]:
-        with self.recorder.changed:
-            if not self.recorder.changed.wait_for(lambda: len(self.mails) >= count, timeout):
-                raise AssertionError(f"expected {count} mails, got {len(self.mails)}")
-            return list(self.mails)
+        return None
 
 
 @pytest.fixture

@@ -25,6 +25,7 @@ from typing import Any
 from aiosmtpd.controller import Controller
 
 from mailjudge import db
+from mailjudge.demo.sink import free_port
 from mailjudge.models import InboundMessage, Outbox
 from mailjudge.service import games, seats
 from mailjudge.service.orders import current_position
@@ -57,17 +58,9 @@ def _relay(port: int, arrivals: Any, stop: Any) -> None:
     relay.stop()
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def run(mails: int, clients: int, workers: int) -> dict[str, float]:
     folder = Path(tempfile.mkdtemp(prefix="mailjudge-bench-"))
-    sink_port = _free_port()
+    sink_port = free_port()
     mp = multiprocessing.get_context("spawn")
     arrivals, relay_stop = mp.Queue(), mp.Event()
     relay = mp.Process(target=_relay, args=(sink_port, arrivals, relay_stop), daemon=True)

@@ -1,0 +1,158 @@
+"""`mailjudge backup` / `restore`: a live database to a file and back, SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg2
+import pytest
+
+from mailjudge import db
+from mailjudge.cli import main
+from mailjudge.models import Game
+from mailjudge.service import games, seats
+
+
+def fill(count: int, prefix: str = "g") -> list[str]:
+    names = []
+    for n in range(count):
+        with db.database_proxy.atomic():  # a game and its player in one transaction
+            game = games.create_game(f"{prefix}{n}", "gm@example.org", "gm-pw")
+            seats.join(game, f"p{n}@example.org", "pw")
+        names.append(game.name)
+    return names
+
+
+def game_names(url: str) -> set[str]:
+    db.connect(url)
+    try:
+        return {g.name for g in Game.select(Game.name)}
+    finally:
+        db.close()
+
+
+def use(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    monkeypatch.setenv("MAILJUDGE_DATABASE_URL", url)
+
+
+def test_sqlite_backup_while_the_judge_writes(
+    sqlite_db: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    before = set(fill(5))
+    stop = threading.Event()
+    written: list[str] = []
+
+    def keep_writing() -> None:  # another connection, as the judge's worker would be
+        n = 0
+        while not stop.is_set():
+            written.extend(fill(1, prefix=f"w{n}-"))
+            n += 1
+
+    writer = threading.Thread(target=keep_writing)
+    writer.start()
+    try:
+        use(monkeypatch, sqlite_db)
+        while len(written) < 3:
+            stop.wait(0.01)
+        assert main(["backup", str(tmp_path / "judge.backup")]) == 0
+    finally:
+        stop.set()
+        writer.join()
+    db.close()
+    assert "backed up to" in capsys.readouterr().out
+    backup = tmp_path / "judge.backup"
+    assert not (tmp_path / "judge.backup-wal").exists()  # one self-contained file
+    con = sqlite3.connect(backup)
+    assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    con.close()
+
+    fresh = f"sqlite:///{tmp_path / 'restored' / 'judge.db'}"
+    use(monkeypatch, fresh)
+    assert main(["restore", str(backup)]) == 0
+    restored = game_names(fresh)
+    assert before <= restored and restored <= before | set(written)
+    assert len(restored) >= len(before) + 3  # the writes before the backup began are in it
+    # A snapshot of committed transactions: each game came back with its master and player.
+    db.connect(fresh)
+    try:
+        for game in Game.select():
+            assert len(list(game.seats)) == 2, game.name
+    finally:
+        db.close()
+
+
+def test_restore_asks_before_replacing_games(
+    sqlite_db: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    fill(2)
+    use(monkeypatch, sqlite_db)
+    assert main(["backup", str(tmp_path / "b.db")]) == 0
+    fill(1, prefix="later")
+    db.close()
+    assert main(["restore", str(tmp_path / "b.db")]) == 1
+    assert "add --force" in capsys.readouterr().err
+    assert game_names(sqlite_db) == {"g0", "g1", "later0"}
+    assert main(["restore", "--force", str(tmp_path / "b.db")]) == 0
+    assert game_names(sqlite_db) == {"g0", "g1"}
+    (tmp_path / "junk").write_text("not a database")
+    assert main(["restore", "--force", str(tmp_path / "junk")]) == 1
+    assert "is not a SQLite backup" in capsys.readouterr().err
+    assert main(["restore", str(tmp_path / "absent")]) == 1
+    assert "no backup file at" in capsys.readouterr().err
+
+
+@pytest.fixture
+def scratch_databases(postgres_server: str) -> Iterator[tuple[str, str]]:
+    """Two new, empty PostgreSQL databases (the live one and where it is restored),
+    dropped afterwards."""
+    names = [f"mailjudge_backup_{uuid.uuid4().hex[:10]}" for _ in range(2)]
+    admin = psycopg2.connect(postgres_server)
+    admin.autocommit = True
+    parts = urlsplit(postgres_server)
+    try:
+        with admin.cursor() as cursor:
+            for name in names:
+                cursor.execute(f'CREATE DATABASE "{name}"')
+        live, fresh = (urlunsplit(parts._replace(path=f"/{name}")) for name in names)
+        yield live, fresh
+    finally:
+        db.close()
+        with admin.cursor() as cursor:
+            for name in names:
+                cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.close()
+
+
+def test_postgresql_backup_and_restore(
+    scratch_databases: tuple[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    cheap_scrypt: None,
+) -> None:
+    live, fresh = scratch_databases
+    db.connect(live)
+    db.create_tables()
+    names = set(fill(4))
+    use(monkeypatch, live)
+    assert main(["backup", str(tmp_path / "judge.dump")]) == 0  # the judge still connected
+    fill(1, prefix="after")
+    db.close()
+    use(monkeypatch, fresh)
+    assert main(["restore", str(tmp_path / "judge.dump")]) == 0
+    assert game_names(fresh) == names
+    # Over a database with games only when told to.
+    use(monkeypatch, live)
+    assert main(["restore", str(tmp_path / "judge.dump")]) == 1
+    assert main(["restore", "--force", str(tmp_path / "judge.dump")]) == 0
+    assert game_names(live) == names
