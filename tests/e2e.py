@@ -11,22 +11,16 @@ from pathlib import Path
 
 from mailjudge.demo import mailroom
 from mailjudge.demo.mailroom import Harness, wire
-from mailjudge.demo.sink import MailSink
+from mailjudge.demo.sink import MailSink, text_of
 from mailjudge.demo.table import Person, Table
 from mailjudge.engine.maps import load_map
 from mailjudge.engine.randomplay import random_orders
 from mailjudge.settings import Settings
 
 JUDGE = "judge@example.test"
-__all__ = ["Harness", "wire"]  # the tests import them from here
+__all__ = ["Harness", "text_of", "wire"]  # the tests import them from here
 POWERS = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
 MASTER = "master@example.test"
-
-
-def text_of(message: EmailMessage) -> str:
-    """The text part of a mail, one part or many (results mails carry HTML and pictures)."""
-    body = message.get_body(preferencelist=("plain",))
-    return "" if body is None else str(body.get_content())
 
 
 def player(power: str) -> str:

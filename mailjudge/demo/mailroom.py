@@ -16,7 +16,7 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
 
-from mailjudge.demo.sink import LOOPBACK, MailSink, Received
+from mailjudge.demo.sink import LOOPBACK, MailSink, Received, text_of
 from mailjudge.service.runner import Judge
 from mailjudge.settings import Settings, load_settings
 
@@ -91,7 +91,7 @@ class Harness:
 
     def command(self, sender: str, text: str) -> str:
         """Mail commands and return the text of the judge's reply."""
-        body = self.reply(self.send(sender, text)).get_content()
+        body = text_of(self.reply(self.send(sender, text)))
         assert isinstance(body, str)
         return body
 

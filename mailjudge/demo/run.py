@@ -23,7 +23,7 @@ from pathlib import Path
 
 from mailjudge.demo.greedy import greedy_orders
 from mailjudge.demo.mailroom import running_judge
-from mailjudge.demo.sink import LOOPBACK, MailSink
+from mailjudge.demo.sink import LOOPBACK, MailSink, text_of
 from mailjudge.demo.table import Person, Table
 from mailjudge.engine.maps import load_map
 from mailjudge.engine.randomplay import random_orders
@@ -134,7 +134,7 @@ def run_demo(
         outcome = table.state().outcome or ""
         harness.wait_until(lambda: bool(_endings(table, me.address)), what="the end-of-game mail")
         for ending in _endings(table, me.address):
-            _show(echo, f"\n{me.address} received: {ending['Subject']}", str(ending.get_content()))
+            _show(echo, f"\n{me.address} received: {ending['Subject']}", text_of(ending))
         sent = len(sink.mails)
     result = DemoResult(outcome, phases, sent, time.monotonic() - started)
     echo(
@@ -147,7 +147,7 @@ def run_demo(
 def _results_to(table: Table, phase: str, address: str) -> str:
     for mail in table.results(phase):
         if mail.rcpt_tos == [address]:
-            return str(mail.message.get_content())
+            return text_of(mail.message)
     return ""
 
 

@@ -23,6 +23,12 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 LOOPBACK = "127.0.0.1"
 
 
+def text_of(message: EmailMessage) -> str:
+    """The text part of a mail, one part or many (results mails carry HTML and pictures)."""
+    body = message.get_body(preferencelist=("plain",))
+    return "" if body is None else str(body.get_content())
+
+
 def free_port() -> int:
     """A port nobody listens on right now (the server binds it a moment later)."""
     with socket.socket() as probe:
