@@ -60,6 +60,7 @@ class RetryPolicy:
             max_attempts=settings.max_attempts,
             first_delay=timedelta(seconds=settings.retry_first_seconds),
             max_delay=timedelta(seconds=settings.retry_max_seconds),
+            lease=timedelta(seconds=settings.lease_seconds),
         )
 
     def delay(self, attempts: int) -> timedelta:
@@ -334,9 +335,11 @@ def flush(
     limit: int | None = None,
     retry: RetryPolicy | None = None,
 ) -> FlushResult:
-    """Send every mail that is due (at most `limit`), recording each outcome. The outcomes
-    of a claimed batch are recorded together, in one transaction: on SQLite each write
-    transaction waits its turn behind the others, and one turn per batch is enough."""
+    """Send every mail that is due (at most `limit`), recording each outcome as soon as
+    the relay has answered: a sender killed after the relay took a mail and before its
+    outcome was recorded sends that mail again when its lease runs out, so the record
+    must follow the send as closely as it can (the mail keeps its Message-ID, so a
+    receiver still sees one mail)."""
     now = now or utcnow()
     retry = retry or RetryPolicy()
     result = FlushResult()
@@ -346,16 +349,11 @@ def flush(
         rows = claim_due(now, batch, retry.lease)
         if not rows:
             break
-        outcomes: list[tuple[Outbox, dict[str, object]]] = []
-        try:
-            for row in rows:
-                outcome, changes = _send_one(sender, row, now, retry)
-                outcomes.append((row, changes))
-                setattr(result, outcome, getattr(result, outcome) + 1)
-        finally:
+        for row in rows:
+            outcome, changes = _send_one(sender, row, now, retry)
             with database_proxy.atomic():
-                for row, changes in outcomes:
-                    _finish(row, **changes)
+                _finish(row, **changes)
+            setattr(result, outcome, getattr(result, outcome) + 1)
     return result
 
 
