@@ -64,13 +64,24 @@ def wire(msg: EmailMessage) -> bytes:
     return msg.as_bytes(policy=email.policy.SMTP)
 
 
+# Every Harness made during the running test; conftest's secrecy check reads what went
+# through each of them when the test ends.
+HARNESSES: list[Harness] = []
+
+
 class Harness:
     def __init__(
         self, judge: Judge, sink: SmtpSink, deliver: Callable[[str, bytes], None] | None = None
     ):
         self.judge = judge
         self.sink = sink
-        self.deliver = deliver or self._smtp
+        self._deliver = deliver or self._smtp
+        self.delivered: list[bytes] = []  # every mail the players sent, as sent
+        HARNESSES.append(self)
+
+    def deliver(self, sender: str, raw: bytes) -> None:
+        self.delivered.append(raw)
+        self._deliver(sender, raw)
 
     def _smtp(self, sender: str, raw: bytes) -> None:
         with smtplib.SMTP("127.0.0.1", self.judge.listener.smtp_port, timeout=10) as client:

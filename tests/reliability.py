@@ -20,7 +20,7 @@ import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import make_msgid
@@ -247,10 +247,8 @@ class Stream:
 
 def _drop(client: smtplib.SMTP | None) -> None:
     if client is not None:
-        try:
+        with suppress(OSError):
             client.close()
-        except OSError:
-            pass
 
 
 def send_all(port: int, mails: list[tuple[str, bytes]], sender: str = "load@players.test") -> None:
@@ -346,7 +344,7 @@ def sink_on(port: int | None = None) -> Iterator[SmtpSink]:
 # -- the scenarios (short in tests/, long in tests/soak/) ------------------------------------
 
 
-def run_crash(folder: Path, kills: int, rate: float, seed: int, uptime: tuple[float, float] = (0.3, 2.5)) -> Figures:  # noqa: E501
+def run_crash(folder: Path, kills: int, rate: float, seed: int, uptime: tuple[float, float] = (0.3, 2.5)) -> Figures:
     """Mail streams in while the judge is SIGKILLed `kills` times at random moments, and
     started again each time."""
     import random
