@@ -26,7 +26,7 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
 
-from mailstack import Received, SmtpSink, free_port
+from mailstack import Dovecot, Received, SmtpSink, free_port
 
 from mailjudge import db, passwords
 from mailjudge.models import InboundMessage, Outbox
@@ -407,3 +407,129 @@ def run_outage(folder: Path, mails: int, outages: int, down: float, workers: int
             judge.stop()
     figures.extra.update(outages=outages, down_seconds=down, mails_retried=retried, failed=failed)
     return figures
+
+
+class Appender:
+    """Mails into an IMAP folder from a thread (APPEND, as an MTA's delivery would); an
+    APPEND that fails because the server is away is tried again until it is taken."""
+
+    def __init__(self, server: Dovecot, folder: str, bodies: dict[str, str], mails: int) -> None:
+        self.server = server
+        self.folder = folder
+        self.bodies = list(bodies.items())
+        self.mails = mails
+        self.accepted: list[str] = []
+        self.refused = 0
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def join(self) -> None:
+        self._thread.join(300)
+
+    def _run(self) -> None:
+        client = None
+        for n in range(self.mails):
+            sender, body = self.bodies[n % len(self.bodies)]
+            message_id, raw = order_mail(sender, body, n)
+            while True:
+                try:
+                    client = client or self.server.connect()
+                    client.append(self.folder, raw)
+                    break
+                except Exception:  # the server went away: connect again and retry
+                    self.refused += 1
+                    client = None
+                    time.sleep(0.1)
+            self.accepted.append(message_id)
+        if client is not None:
+            with suppress(Exception):
+                client.logout()
+
+
+def run_imap(folder: Path, server: Dovecot, mails: int, restarts: int,
+             database_url: str | None = None, judges: int = 1) -> Figures:  # fmt: skip
+    """Mail arrives in a Dovecot folder that `judges` judges poll (sharing one database)
+    while Dovecot is stopped and started again `restarts` times."""
+    mailbox = f"soak-{folder.name[-12:]}-{int(time.time() * 1000) % 10**8}"
+    client = server.connect()
+    client.create_folder(mailbox)
+    client.logout()
+    url = database_url or f"sqlite:///{folder / 'judge.db'}"
+    bodies = set_up_game(url)
+    imap = {
+        "host": "127.0.0.1", "port": server.imap_port, "user": "judge@example.test",
+        "password": server.users["judge@example.test"], "ssl": False, "mailbox": mailbox,
+        "idle_seconds": 5,
+    }  # fmt: skip
+    with sink_on() as sink:
+        running = [
+            JudgeProcess(folder, judge_config(url, sink.port, imap=imap), name=f"judge{n}")
+            for n in range(judges)
+        ]
+        for judge in running:
+            judge.start()
+        appender = Appender(server, mailbox, bodies, mails)
+        appender.start()
+        try:
+            for n in range(restarts):
+                while len(appender.accepted) < mails * (n + 1) // (restarts + 1):
+                    time.sleep(0.05)
+                server.restart()
+            appender.join()
+            wait_for_answers(sink, appender.accepted, timeout=90)
+            figures = count(sink, appender.accepted, url)
+        finally:
+            for judge in running:
+                judge.stop()
+    db.connect(url)
+    try:
+        stored = InboundMessage.select().count()
+    finally:
+        db.close()
+    figures.extra.update(restarts=restarts, judges=judges, stored=stored,
+                         refused_appends=appender.refused)  # fmt: skip
+    return figures
+
+
+@contextmanager
+def own_dovecot() -> Iterator[Dovecot]:
+    """A throw-away Dovecot for the long forms (the tests use the session fixture)."""
+    import shutil
+    import tempfile
+
+    from mailstack import _dovecot_binary
+
+    binary = _dovecot_binary()
+    if binary is None:
+        raise SystemExit("no dovecot binary: apt-get install dovecot-imapd")
+    directory = Path(tempfile.mkdtemp(prefix="mailjudge-dovecot-", dir="/tmp"))
+    server = Dovecot(directory, binary, users={"judge@example.test": "judge-pass"})
+    try:
+        server.configure()
+        server.start()
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+@contextmanager
+def scratch_postgres(server_url: str) -> Iterator[str]:
+    """A PostgreSQL database of its own on `server_url`'s server, dropped afterwards."""
+    import uuid
+
+    import psycopg2
+
+    name = f"mailjudge_soak_{uuid.uuid4().hex[:10]}"
+    admin = psycopg2.connect(server_url)
+    admin.autocommit = True
+    try:
+        with admin.cursor() as cursor:
+            cursor.execute(f'CREATE DATABASE "{name}"')
+        yield server_url.rsplit("/", 1)[0] + "/" + name
+        with admin.cursor() as cursor:
+            cursor.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+    finally:
+        admin.close()
