@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from email import policy
 from email.header import Header
 from email.message import EmailMessage
-from email.utils import format_datetime, getaddresses, make_msgid
+from email.utils import format_datetime, getaddresses
 from typing import Any
 
 from peewee import Field, IntegrityError
@@ -31,7 +31,7 @@ from mailjudge.db import (
     update_by_id_compiled,
 )
 from mailjudge.models import Game, InboundMessage, Outbox, utcnow
-from mailjudge.outbound.message import build_message
+from mailjudge.outbound.message import build_message, new_message_id
 from mailjudge.outbound.send import Sender, is_permanent
 from mailjudge.settings import OutboundSettings
 
@@ -134,7 +134,7 @@ def enqueue_draft(
     """Queue a mail as the arguments of build_message (JSON-able: ``date`` as ISO text,
     attachments left out); the sender renders it. It gets its Message-ID now."""
     sender = str(draft["sender"])
-    message_id = draft.get("message_id") or make_msgid(domain=sender.rpartition("@")[2])
+    message_id = draft.get("message_id") or new_message_id(sender.rpartition("@")[2])
     draft = {**draft, "message_id": message_id}
     # With `envelope` (a list's members) the mail goes to them, not to the list address
     # its To names: that would send it round the list again.
