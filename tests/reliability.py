@@ -413,11 +413,14 @@ class Appender:
     """Mails into an IMAP folder from a thread (APPEND, as an MTA's delivery would); an
     APPEND that fails because the server is away is tried again until it is taken."""
 
-    def __init__(self, server: Dovecot, folder: str, bodies: dict[str, str], mails: int) -> None:
+    def __init__(
+        self, server: Dovecot, folder: str, bodies: dict[str, str], mails: int, rate: float
+    ) -> None:
         self.server = server
         self.folder = folder
         self.bodies = list(bodies.items())
         self.mails = mails
+        self.rate = rate
         self.accepted: list[str] = []
         self.refused = 0
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -430,7 +433,9 @@ class Appender:
 
     def _run(self) -> None:
         client = None
+        started = time.monotonic()
         for n in range(self.mails):
+            time.sleep(max(0.0, started + n / self.rate - time.monotonic()))
             sender, body = self.bodies[n % len(self.bodies)]
             message_id, raw = order_mail(sender, body, n)
             while True:
@@ -448,10 +453,32 @@ class Appender:
                 client.logout()
 
 
+def restart_dovecot(server: Dovecot, hard: bool) -> None:
+    """Stop Dovecot by its process id and start it again. A plain stop leaves the imap
+    processes of open sessions serving them (their clients notice nothing), so every
+    other restart is `hard`: the whole process group is killed and connections break."""
+    old = server.process
+    if hard:
+        server.crash()
+        return
+    server.restart()
+    if old is not None:  # what still serves the old sessions goes once the test is over
+        _LEFTOVER_GROUPS.append(old.pid)
+
+
+_LEFTOVER_GROUPS: list[int] = []
+
+
+def _end_leftovers() -> None:
+    while _LEFTOVER_GROUPS:
+        with suppress(ProcessLookupError):
+            os.killpg(_LEFTOVER_GROUPS.pop(), signal.SIGKILL)
+
+
 def run_imap(folder: Path, server: Dovecot, mails: int, restarts: int,
-             database_url: str | None = None, judges: int = 1) -> Figures:  # fmt: skip
+             database_url: str | None = None, judges: int = 1, rate: float = 40.0) -> Figures:  # fmt: skip
     """Mail arrives in a Dovecot folder that `judges` judges poll (sharing one database)
-    while Dovecot is stopped and started again `restarts` times."""
+    while Dovecot is stopped and started again `restarts` times (every other time hard)."""
     mailbox = f"soak-{folder.name[-12:]}-{int(time.time() * 1000) % 10**8}"
     client = server.connect()
     client.create_folder(mailbox)
@@ -470,19 +497,20 @@ def run_imap(folder: Path, server: Dovecot, mails: int, restarts: int,
         ]
         for judge in running:
             judge.start()
-        appender = Appender(server, mailbox, bodies, mails)
+        appender = Appender(server, mailbox, bodies, mails, rate)
         appender.start()
         try:
             for n in range(restarts):
                 while len(appender.accepted) < mails * (n + 1) // (restarts + 1):
                     time.sleep(0.05)
-                server.restart()
+                restart_dovecot(server, hard=n % 2 == 0)
             appender.join()
             wait_for_answers(sink, appender.accepted, timeout=90)
             figures = count(sink, appender.accepted, url)
         finally:
             for judge in running:
                 judge.stop()
+            _end_leftovers()
     db.connect(url)
     try:
         stored = InboundMessage.select().count()

@@ -13,7 +13,7 @@ from reliability import run_imap
 def test_a_dovecot_restart_mid_stream_loses_and_doubles_nothing(
     tmp_path: Path, dovecot: Dovecot
 ) -> None:
-    figures = run_imap(tmp_path, dovecot, mails=80, restarts=2)
-    assert figures.accepted == 80 and figures.extra["stored"] == 80, figures.lines()
+    figures = run_imap(tmp_path, dovecot, mails=120, restarts=2)
+    assert figures.accepted == 120 and figures.extra["stored"] == 120, figures.lines()
     assert figures.lost == 0 and figures.duplicates == 0 and figures.resent == 0, figures.lines()
     assert figures.processed_twice == 0 and figures.shunted == 0, figures.lines()
