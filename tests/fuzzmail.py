@@ -12,9 +12,9 @@ decides, so that the check can disagree with it.
 from __future__ import annotations
 
 import base64
-import itertools
 import email
 import email.policy
+import itertools
 from dataclasses import dataclass
 
 from hypothesis import strategies as st

@@ -561,3 +561,44 @@ def scratch_postgres(server_url: str) -> Iterator[str]:
             cursor.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
     finally:
         admin.close()
+
+
+def run_load(folder: Path, seconds: float, rate: float, sample_every: float = 5.0) -> Figures:
+    """Order mails at `rate` per second for `seconds`; the judge's resident memory (with
+    its worker and sender processes) is sampled every `sample_every` seconds."""
+    url = f"sqlite:///{folder / 'judge.db'}"
+    bodies = set_up_game(url)
+    samples: list[tuple[float, int]] = []
+    with sink_on() as sink:
+        judge = JudgeProcess(folder, judge_config(url, sink.port, free_port()))
+        judge.start()
+        stream = Stream(judge.smtp_port, bodies, rate)
+        started = time.monotonic()
+        stream.start()
+        try:
+            while (elapsed := time.monotonic() - started) < seconds:
+                samples.append((elapsed, judge.rss_kib()))
+                time.sleep(min(sample_every, max(0.0, seconds - elapsed)))
+            stream.stop()
+            sent_for = time.monotonic() - started
+            wait_for_answers(sink, stream.accepted, timeout=120)
+            figures = count(sink, stream.accepted, url)
+        finally:
+            stream.stop()
+            judge.stop()
+
+    def mean(lo: float, hi: float) -> float:
+        inside = [kib for t, kib in samples if lo <= t < hi] or [0]
+        return sum(inside) / len(inside) / 1024
+
+    early, late = mean(60, 120), mean(seconds - 60, seconds)
+    figures.extra.update(
+        seconds=round(sent_for),
+        mails_per_second=round(len(stream.accepted) / sent_for, 1),
+        rss_peak_mib=round(max(kib for _, kib in samples) / 1024, 1),
+        rss_second_minute_mib=round(early, 1),
+        rss_last_minute_mib=round(late, 1),
+        memory_flat=bool(early) and late <= early * 1.10,
+        rss_samples_mib=[round(kib / 1024) for _, kib in samples[:: max(1, len(samples) // 20)]],
+    )
+    return figures

@@ -16,9 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-
-from fuzzmail import FuzzMail, check_one, fuzz_mails  # noqa: E402
+from fuzzmail import FuzzMail, check_one, fuzz_mails
+from hypothesis import HealthCheck, given, settings
 
 
 def main() -> int:
