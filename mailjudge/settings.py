@@ -189,6 +189,11 @@ class OutboundSettings:
         30, "Wait before the first retry; each later wait doubles.", minimum=1
     )
     retry_max_seconds: int = _setting(3600, "Longest wait between two attempts.", minimum=1)
+    lease_seconds: int = _setting(
+        600,
+        "A mail a sender took up and did not report on this long (the sender died) is sent again.",
+        minimum=1,
+    )
     reply_limit: int = _setting(
         20,
         "Answer at most this many mails per address within reply_window_minutes "

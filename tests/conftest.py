@@ -8,6 +8,7 @@ cannot be reached the test is skipped, or fails if MAILJUDGE_REQUIRE_POSTGRES=1.
 from __future__ import annotations
 
 import os
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -94,3 +95,27 @@ def harness(tmp_path: Path, smtp_sink: Any, cheap_scrypt: None) -> Iterator[Any]
 
     with running_judge(tmp_path / "judge.db", smtp_sink) as h:
         yield h
+
+
+@pytest.fixture(autouse=True)
+def no_secret_in_mail_out() -> Iterator[None]:
+    """Secrecy across every test that plays through an e2e Harness: when the test ends, no
+    mail the judge sent carries a password the players wrote, or a ballot to anyone but
+    its voters (see tests/secrecy.py)."""
+    e2e = sys.modules.get("e2e")
+    if e2e is not None:
+        e2e.HARNESSES.clear()
+    yield
+    e2e = sys.modules.get("e2e")
+    if e2e is None:
+        return
+    from secrecy import Secrets
+
+    for harness in e2e.HARNESSES:
+        secrets = Secrets()
+        for raw in harness.delivered:
+            secrets.read(raw)
+        leaks = secrets.leaks(harness.sink.mails)
+        if leaks:
+            pytest.fail("secret shown in mail out:\n" + "\n".join(leaks[:20]), pytrace=False)
+    e2e.HARNESSES.clear()

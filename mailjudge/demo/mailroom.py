@@ -51,7 +51,12 @@ class Harness:
         self.judge = judge
         self.sink = sink
         self.address = judge.settings.judge.address
-        self.deliver = deliver or self._smtp
+        self._deliver = deliver or self._smtp
+        self.delivered: list[bytes] = []  # every mail the players sent, as sent
+
+    def deliver(self, sender: str, raw: bytes) -> None:
+        self.delivered.append(raw)
+        self._deliver(sender, raw)
 
     def _smtp(self, sender: str, raw: bytes) -> None:
         port = self.judge.listener.smtp_port

@@ -8,11 +8,12 @@ that players can filter it.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.message import EmailMessage
-from email.utils import format_datetime, formataddr, make_msgid
+from email.utils import format_datetime, formataddr
 
 AUTO_REPLIED = "auto-replied"
 AUTO_GENERATED = "auto-generated"
@@ -45,6 +46,13 @@ def _one_line(value: str) -> str:
     Runs of white space become one space, as the lean renderer (outbox.plain_text_mail)
     writes them, so that a mail reads the same whichever way it was made."""
     return " ".join(value.split())
+
+
+def new_message_id(domain: str) -> str:
+    """A Message-ID from the system's randomness: email.utils.make_msgid draws on the
+    `random` module, whose shared state anything in the process may seed, and two mails
+    with one Message-ID make the outbox refuse the second."""
+    return f"<{uuid.uuid4().hex}@{domain}>"
 
 
 def build_message(
@@ -95,7 +103,7 @@ def build_message(
         message["Reply-To"] = reply_to
     message["Subject"] = _one_line(subject)
     message["Date"] = format_datetime((date or datetime.now(UTC)).astimezone(UTC))
-    message["Message-ID"] = message_id or make_msgid(domain=domain or sender.rpartition("@")[2])
+    message["Message-ID"] = message_id or new_message_id(domain or sender.rpartition("@")[2])
     if in_reply_to:
         message["In-Reply-To"] = in_reply_to
         chain = [r for r in references if r != in_reply_to]

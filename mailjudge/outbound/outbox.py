@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from email import policy
 from email.header import Header
 from email.message import EmailMessage
-from email.utils import format_datetime, getaddresses, make_msgid
+from email.utils import format_datetime, getaddresses
 from typing import Any
 
 from peewee import Field, IntegrityError
@@ -31,7 +31,13 @@ from mailjudge.db import (
     update_by_id_compiled,
 )
 from mailjudge.models import BoardPicture, Game, InboundMessage, Outbox, utcnow
-from mailjudge.outbound.message import Attachment, InlineImage, board_cid, build_message
+from mailjudge.outbound.message import (
+    Attachment,
+    InlineImage,
+    board_cid,
+    build_message,
+    new_message_id,
+)
 from mailjudge.outbound.send import Sender, is_permanent
 from mailjudge.settings import OutboundSettings
 
@@ -60,6 +66,7 @@ class RetryPolicy:
             max_attempts=settings.max_attempts,
             first_delay=timedelta(seconds=settings.retry_first_seconds),
             max_delay=timedelta(seconds=settings.retry_max_seconds),
+            lease=timedelta(seconds=settings.lease_seconds),
         )
 
     def delay(self, attempts: int) -> timedelta:
@@ -133,7 +140,7 @@ def enqueue_draft(
     """Queue a mail as the arguments of build_message (JSON-able: ``date`` as ISO text,
     attachments left out); the sender renders it. It gets its Message-ID now."""
     sender = str(draft["sender"])
-    message_id = draft.get("message_id") or make_msgid(domain=sender.rpartition("@")[2])
+    message_id = draft.get("message_id") or new_message_id(sender.rpartition("@")[2])
     draft = {**draft, "message_id": message_id}
     # With `envelope` (a list's members) the mail goes to them, not to the list address
     # its To names: that would send it round the list again.
@@ -349,9 +356,11 @@ def flush(
     limit: int | None = None,
     retry: RetryPolicy | None = None,
 ) -> FlushResult:
-    """Send every mail that is due (at most `limit`), recording each outcome. The outcomes
-    of a claimed batch are recorded together, in one transaction: on SQLite each write
-    transaction waits its turn behind the others, and one turn per batch is enough."""
+    """Send every mail that is due (at most `limit`), recording each outcome as soon as
+    the relay has answered: a sender killed after the relay took a mail and before its
+    outcome was recorded sends that mail again when its lease runs out, so the record
+    must follow the send as closely as it can (the mail keeps its Message-ID, so a
+    receiver still sees one mail)."""
     now = now or utcnow()
     retry = retry or RetryPolicy()
     result = FlushResult()
@@ -361,16 +370,11 @@ def flush(
         rows = claim_due(now, batch, retry.lease)
         if not rows:
             break
-        outcomes: list[tuple[Outbox, dict[str, object]]] = []
-        try:
-            for row in rows:
-                outcome, changes = _send_one(sender, row, now, retry)
-                outcomes.append((row, changes))
-                setattr(result, outcome, getattr(result, outcome) + 1)
-        finally:
+        for row in rows:
+            outcome, changes = _send_one(sender, row, now, retry)
             with database_proxy.atomic():
-                for row, changes in outcomes:
-                    _finish(row, **changes)
+                _finish(row, **changes)
+            setattr(result, outcome, getattr(result, outcome) + 1)
     return result
 
 

@@ -12,7 +12,7 @@ import logging
 import multiprocessing
 import threading
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import schedule
@@ -32,6 +32,14 @@ log = logging.getLogger(__name__)
 Clock = Callable[[], datetime]
 
 
+def claim_limits(settings: Settings) -> dict[str, Any]:
+    """inbound.claim_timeout_seconds and inbound.max_attempts, as process_pending takes them."""
+    return {
+        "stale_after": timedelta(seconds=settings.inbound.claim_timeout_seconds),
+        "max_attempts": settings.inbound.max_attempts,
+    }
+
+
 def _worker_process(settings: Settings, wake: Any, send: Any, stop: Any) -> None:
     """A worker in its own process: answer stored mail as it comes."""
     use_settings(settings)
@@ -45,7 +53,7 @@ def _worker_process(settings: Settings, wake: Any, send: Any, stop: Any) -> None
 
     while not stop.is_set():
         try:
-            if spool.process_pending(handle, prepare=prepare):
+            if spool.process_pending(handle, prepare=prepare, **claim_limits(settings)):
                 send.set()
         except Exception:
             log.exception("worker round failed; trying again")
@@ -182,7 +190,9 @@ class Judge:
 
     def work_once(self) -> int:
         """Answer every stored mail and send what is queued; returns mails answered."""
-        done = spool.process_pending(self.handle, prepare=self.prepare)
+        done = spool.process_pending(
+            self.handle, prepare=self.prepare, **claim_limits(self.settings)
+        )
         self._flush_outbox()
         return done
 

@@ -1,0 +1,95 @@
+"""Secrecy across the end-to-end tests: what the players mailed the judge (passwords,
+ballots) against what the judge mailed out.
+
+A password is the one a player wrote in SIGNON, CREATE, JOIN, OBSERVE, TAKEOVER or SET
+PASSWORD; no mail out may carry it. A ballot is a VOTE line with its choices (VOTE OUT
+TURKEY 3, VOTE ORDERS 2 1, VOTE DIPLOMAT ann); a mail out may show it only when every
+recipient cast that very ballot (a voter's own reply echoes it). What a player wrote inside
+PRESS ... ENDPRESS is press, published by that player's choice, and is not checked.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from email.utils import getaddresses
+
+from mailstack import Received
+
+_PASSWORD_AT = {"SIGNON": 2, "CREATE": 2, "JOIN": 2, "OBSERVE": 2, "TAKEOVER": 2}
+_PRESS_START = ("PRESS", "BROADCAST")
+_PRESS_END = ("ENDPRESS", "END PRESS", "END")
+
+
+def _parse(raw: bytes) -> EmailMessage:
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    assert isinstance(message, EmailMessage)
+    return message
+
+
+def _texts(message: EmailMessage) -> list[str]:
+    texts = []
+    for part in message.walk():
+        if part.get_content_maintype() == "text":
+            try:
+                texts.append(str(part.get_content()))
+            except (LookupError, ValueError):
+                texts.append(part.get_payload(decode=True).decode("utf-8", "replace"))
+    return texts
+
+
+def _norm(line: str) -> str:
+    return " ".join(line.lstrip("> \t").split()).upper()
+
+
+@dataclass
+class Secrets:
+    passwords: set[str] = field(default_factory=set)
+    voters: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # ballot -> who
+
+    def read(self, raw: bytes) -> None:
+        """Note the passwords and ballots of one mail a player sent the judge."""
+        message = _parse(raw)
+        sender = next((a.lower() for _, a in getaddresses([str(message["From"] or "")])), "")
+        in_press = False
+        for text in _texts(message):
+            for line in text.splitlines():
+                words = line.split()
+                head = words[0].upper() if words else ""
+                if in_press:
+                    in_press = _norm(line) not in _PRESS_END
+                    continue
+                if head in _PRESS_START:
+                    in_press = True
+                elif head in _PASSWORD_AT and len(words) > _PASSWORD_AT[head]:
+                    self.passwords.add(words[_PASSWORD_AT[head]])
+                elif head == "SET" and len(words) > 2 and words[1].upper() == "PASSWORD":
+                    self.passwords.add(words[2])
+                elif head == "VOTE" and len(words) > 2:
+                    self.voters[_norm(line)].add(sender)
+
+    def leaks(self, mails: Iterable[Received]) -> list[str]:
+        """What each mail out shows that it should not."""
+        found = []
+        patterns = {
+            pw: re.compile(r"(?<![\w-])" + re.escape(pw) + r"(?![\w-])") for pw in self.passwords
+        }
+        for mail in mails:
+            message = _parse(mail.raw)
+            texts = [mail.raw.decode("utf-8", "replace"), *_texts(message)]
+            what = f"mail {message['Subject']!r} to {', '.join(mail.rcpt_tos)}"
+            for password, pattern in patterns.items():
+                if any(pattern.search(text) for text in texts):
+                    found.append(f"{what} carries the password {password!r}")
+            readers = {r.lower() for r in mail.rcpt_tos}
+            for text in texts[1:]:
+                for line in text.splitlines():
+                    voters = self.voters.get(_norm(line))
+                    if voters is not None and not readers <= voters:
+                        found.append(f"{what} shows the ballot {line.strip()!r}")
+        return found
