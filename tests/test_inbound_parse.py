@@ -410,3 +410,14 @@ def test_deeply_nested_multiparts_do_not_crash() -> None:
     parsed = parse_mail(raw, max_bytes=len(raw))
     assert parsed.sender == "alice@example.com"  # the headers survive for the answer
     assert parsed.text in ("HELP", "")
+
+
+def test_a_lone_cr_in_a_header_hides_no_header_after_it() -> None:
+    raw = (
+        b"From: robot@example.org\r\nSubject: out of\roffice\r\nMessage-ID: <cr@example.org>\r\n"
+        b"Auto-Submitted: auto-replied\r\nList-Id: <l.example.org>\r\n\r\nHELP\r\n"
+    )
+    mail = parse_mail(raw)
+    assert mail.message_id == "<cr@example.org>"
+    assert mail.auto_submitted == "auto-replied" and mail.list_id == "<l.example.org>"
+    assert mail.subject == "out of office" and mail.text == "HELP"

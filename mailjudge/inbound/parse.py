@@ -253,7 +253,23 @@ def command_lines(text: str) -> list[str]:
 # -- the whole mail --------------------------------------------------------------------
 
 
+_LONE_CR = re.compile(rb"\r(?!\n)")
+
+
+def _without_lone_cr(raw: bytes) -> bytes:
+    """A CR alone inside the header ends it for Python's parser, so every header after it
+    (Message-ID, Auto-Submitted, List-Id, ...) would go unseen and the loop rules with
+    them: in the header section such a CR becomes a space."""
+    ends = [i for i in (raw.find(b"\r\n\r\n"), raw.find(b"\n\n")) if i >= 0]
+    end = min(ends, default=len(raw))
+    head = raw[:end]
+    if not _LONE_CR.search(head):
+        return raw
+    return _LONE_CR.sub(b" ", head) + raw[end:]
+
+
 def _parse_bytes(raw: bytes, headers_only: bool) -> Message:
+    raw = _without_lone_cr(raw)
     try:
         if headers_only:
             return BytesHeaderParser(policy=policy.compat32).parsebytes(raw)
