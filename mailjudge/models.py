@@ -292,6 +292,12 @@ class Proposal(BaseModel):
             (("game", "phase", "kind"), False),
         )
 
+    @classmethod
+    def next_number(cls, game: Game) -> int:
+        """Proposals of every kind are numbered together within their game."""
+        last = cls.select(cls.number).where(cls.game == game).order_by(cls.number.desc()).first()
+        return 1 if last is None else int(last.number) + 1
+
 
 class Rulebook(BaseModel):
     """A version of a game's numbered rules text (RULEBOOK, enacted proposals)."""

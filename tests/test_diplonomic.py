@@ -6,11 +6,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from boards import GMAP, position
 
 from mailjudge.commands.base import Context
 from mailjudge.commands.run import execute, reply_text
-from mailjudge.engine.interchange import position_from_dict, position_to_dict
-from mailjudge.engine.maps import load_map
+from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.passive import Passive, Removal
 from mailjudge.engine.phases import EngineOptions, process_phase
 from mailjudge.models import Game, Proposal, Rulebook, Seat
@@ -24,7 +24,6 @@ pytestmark = pytest.mark.usefixtures("sqlite_db")
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 JUDGE = "judge@example.org"
 POWERS = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
-GMAP = load_map("standard")
 RULES_TEXT = """\
 1. Contestants play the standard map.
 
@@ -346,15 +345,6 @@ def test_players_do_not_vote_draws() -> None:
 
 
 # Rule 16: a win at 18 includes the teammates unless the master rules otherwise.
-
-
-def position(phase: str, units: list[str], owners: dict[str, str]) -> dict[str, object]:
-    doc = {
-        "phase": phase,
-        "units": [dict(zip(("power", "type", "loc"), u.split(), strict=True)) for u in units],
-        "sc_owners": owners,
-    }
-    return position_to_dict(position_from_dict(doc, GMAP))
 
 
 @pytest.mark.parametrize(("ruled", "outcome"), [("", "WIN FRANCE with teammates bob"),

@@ -44,39 +44,25 @@ def test_the_readme_commands_work_in_a_new_virtual_environment(tmp_path: Path) -
     shutil.copytree(ROOT_DIR, checkout, ignore=LEFT_BEHIND)
     install, tests = readme_commands()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
-    run = subprocess.run(
-        f"{install} --years 1 --seed 4",
-        shell=True,
-        cwd=checkout,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    assert "Game over after" in run.stdout and "DRAW" in run.stdout
+
+    def run(command: str | list[str], cwd: Path, timeout: int) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            command, shell=isinstance(command, str), cwd=cwd, env=env,
+            capture_output=True, text=True, timeout=timeout,
+        )  # fmt: skip
+
+    installed = run(f"{install} --years 1 --seed 4", checkout, 600)
+    assert installed.returncode == 0, installed.stdout[-3000:] + installed.stderr[-3000:]
+    assert "Game over after" in installed.stdout and "DRAW" in installed.stdout
     assert len(list((checkout / "demo-mail").glob("*.eml"))) > 20
     venv = checkout / ".venv"
     config = (venv / "pyvenv.cfg").read_text()
     assert "include-system-site-packages = false" in config
-    # The installed package is the copy's, not the one these tests run from.
-    where = subprocess.run(
-        [str(venv / "bin" / "python"), "-c", "import mailjudge; print(mailjudge.__file__)"],
-        cwd="/",  # not beside a folder named mailjudge
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    # The installed package is the copy's, not the one these tests run from (and the
+    # command runs from / so that no folder named mailjudge sits beside it).
+    program = "import mailjudge; print(mailjudge.__file__)"
+    where = run([str(venv / "bin" / "python"), "-c", program], Path("/"), 60)
     assert where.stdout.strip() == str(checkout / "mailjudge" / "__init__.py")
-    collected = subprocess.run(
-        f"{tests} --collect-only -p no:cacheprovider",
-        shell=True,
-        cwd=checkout,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    collected = run(f"{tests} --collect-only -p no:cacheprovider", checkout, 300)
     assert collected.returncode == 0, collected.stdout[-3000:] + collected.stderr[-3000:]
     assert "tests collected" in collected.stdout and "tests/test_demo.py::" in collected.stdout

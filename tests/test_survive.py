@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from boards import GMAP, position
 
-from mailjudge.engine.interchange import position_from_dict, position_to_dict
-from mailjudge.engine.maps import load_map
+from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.passive import Passive, Removal
 from mailjudge.engine.phases import EngineOptions, process_phase
 from mailjudge.models import Game, Outcast
@@ -23,7 +23,6 @@ from mailjudge.variants.outcasts import outcasts
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 POWERS = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
-GMAP = load_map("standard")
 SURVIVE = EngineOptions(
     victory_centres=35,
     keep_adjustments_every=2,
@@ -36,15 +35,6 @@ FOUR = (
     {"par": "FRANCE", "mar": "FRANCE", "bre": "FRANCE", "con": "TURKEY", "ank": "TURKEY",
      "lon": "ENGLAND", "edi": "ENGLAND", "ber": "GERMANY"},
 )  # fmt: skip
-
-
-def position(phase: str, units: list[str], owners: dict[str, str]) -> dict[str, object]:
-    doc = {
-        "phase": phase,
-        "units": [dict(zip(("power", "type", "loc"), u.split(), strict=True)) for u in units],
-        "sc_owners": owners,
-    }
-    return position_to_dict(position_from_dict(doc, GMAP))
 
 
 def passive(*powers: str) -> EngineOptions:

@@ -58,6 +58,15 @@ class Context:
             raise CommandError("SIGNON first: SIGNON power@game password")
         return self.game, self.seat
 
+    def signed_on_in(self, variant: str, what: str) -> tuple[Game, Seat]:
+        """signed_on, in a game of ``variant``; ``what`` ("OVERRIDE is") opens the refusal."""
+        game, seat = self.signed_on()
+        if game.variant != variant:
+            raise CommandError(
+                f"{what} for {variant.capitalize()} games; {game.name} is {game.variant}"
+            )
+        return game, seat
+
 
 @dataclass(frozen=True)
 class Block:

@@ -7,15 +7,12 @@ from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.models import Game, Proposal
 from mailjudge.render import render
-from mailjudge.service.errors import NotAllowed
 from mailjudge.service.lists import JUDGE, list_mail
 from mailjudge.variants import democratic as dem
 
 
 def democratic_game(ctx: Context) -> Game:
-    game, _ = ctx.signed_on()
-    if game.variant != "democratic":
-        raise NotAllowed(f"that is for Democratic games; {game.name} is {game.variant}")
+    game, _ = ctx.signed_on_in("democratic", "that is")
     return game
 
 

@@ -16,9 +16,7 @@ from mailjudge.variants.rulebook import parse_rules
 
 
 def contestant(ctx: Context) -> Seat:
-    game, seat = ctx.signed_on()
-    if game.variant != "diplonomic":
-        raise CommandError(f"teammates are for Diplonomic games; {game.name} is {game.variant}")
+    _, seat = ctx.signed_on_in("diplonomic", "teammates are")
     tm.require_contestant(seat)
     return seat
 
@@ -128,10 +126,8 @@ class RulebookCommand(MasterCommand):
     block_end = "END"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        game, _ = ctx.signed_on()
+        game, _ = ctx.signed_on_in("diplonomic", "a rulebook is")
         ctx.require("master")
-        if game.variant != "diplonomic":
-            raise CommandError(f"a rulebook is for Diplonomic games; {game.name} is {game.variant}")
         book = rc.load_rulebook(game, "\n".join(block.body))
         numbers = list(parse_rules(book.text))
         return [f"rules version {book.version} stored: {len(numbers)} rules, {numbers[0]} to"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
-from mailjudge.service.errors import NotAllowed
 from mailjudge.variants import double
 
 
@@ -16,9 +15,7 @@ class Override(Command):
     summary = "Double (Lytton): your order for a shared unit stands against your partner's"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        game, seat = ctx.signed_on()
-        if game.variant != "double":
-            raise NotAllowed(f"OVERRIDE is for Double games; {game.name} is {game.variant}")
+        game, seat = ctx.signed_on_in("double", "OVERRIDE is")
         ctx.require("orders")
         if len(args) < 2:
             raise CommandError("write OVERRIDE ENGLAND F LON - NTH (or OVERRIDE ENGLAND NONE)")

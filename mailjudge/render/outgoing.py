@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 
-from mailjudge.models import Seat
+from mailjudge.models import Game, Seat
 
 
 @dataclass
@@ -43,3 +43,11 @@ def mail_to_seat(
         phase=phase or game.phase,
         role=f"{seat.role} {seat.powers}".strip(),
     )
+
+
+def mail_to_everyone(
+    game: Game, subject: str, body: str, phase: str | None = None
+) -> list[Outgoing]:
+    """A notice to everyone seated in the game: players, teammates, observers, the master."""
+    seats = Seat.select().where((Seat.game == game) & (Seat.status == "active"))
+    return [mail_to_seat(s, subject, body, "notice", phase) for s in seats if s.person_id]

@@ -152,12 +152,11 @@ def propose(game: Game, seat: Seat, what: str) -> Proposal:
     with database_proxy.atomic():
         if _open_proposal(game) is not None:
             raise NotAllowed("a proposal is already open; it must be voted on first")
-        number = (Proposal.select().where(Proposal.game == game).count()) + 1
         proposal = Proposal.create(
             game=game,
             phase=game.phase,
             kind="draw",
-            number=number,
+            number=Proposal.next_number(game),
             text=" ".join(words),
             author=seat,
         )

@@ -149,14 +149,8 @@ def nominate(game: Game, seat: Seat, name: str, commentary: str = "") -> Proposa
 def _new_proposal(
     game: Game, kind: str, power: str, text: str, author: Seat, note: str = ""
 ) -> Proposal:
-    last = (
-        Proposal.select(Proposal.number)
-        .where(Proposal.game == game)
-        .order_by(Proposal.number.desc())
-        .first()
-    )
     return Proposal.create(
-        game=game, phase=game.phase, kind=kind, number=(last.number + 1) if last else 1,
+        game=game, phase=game.phase, kind=kind, number=Proposal.next_number(game),
         power=power, text=text + (f"\n\n{note.strip()}" if note.strip() else ""), author=author,
     )  # fmt: skip
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from mailjudge.engine.passive import Passive, Removal
 from mailjudge.models import Game, PhaseRecord, Seat
 from mailjudge.render import render
-from mailjudge.render.outgoing import Outgoing, mail_to_seat
+from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
 from mailjudge.service.errors import NotAllowed
 from mailjudge.variants import rule_changes as rc
 from mailjudge.variants import teammates as tm
@@ -36,11 +36,6 @@ if TYPE_CHECKING:
 
 STATIC_YEARS = 3  # rule 9
 DRAW_NOTICE = timedelta(days=2)
-
-
-def _everyone(game: Game) -> list[Seat]:
-    seats = Seat.select().where((Seat.game == game) & (Seat.status == "active"))
-    return [s for s in seats if s.person_id is not None]
 
 
 def with_teammates(game: Game, outcome: str, powers: list[str]) -> str:
@@ -96,7 +91,7 @@ class Diplonomic(Variant):
             return []
         body = render("rulebook.txt.j2", game=game, rulebook=current)
         subject = f"the rules, version {current.version}"
-        return [mail_to_seat(s, subject, body, "notice") for s in _everyone(game)]
+        return mail_to_everyone(game, subject, body)
 
     def after_process(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
         if game.state != "active" or not (game.phase or "").endswith("M"):
@@ -144,7 +139,7 @@ class Diplonomic(Variant):
         body = render(
             "draw_notice.txt.j2", game=game, when=show(when, game.timezone), winners=winners
         )
-        return [mail_to_seat(s, "a draw is declared", body, "notice") for s in _everyone(game)]
+        return mail_to_everyone(game, "a draw is declared", body)
 
     def _draw(self, game: Game) -> str:
         powers = sorted(p for s in rc.contestants(game) for p in s.powers.split())
@@ -169,4 +164,4 @@ class Diplonomic(Variant):
         game.__data__.update(Game.get_by_id(game.id).__data__)
         body = render("game_over.txt.j2", game=game, outcome=outcome)
         subject = f"the game is over: {outcome.lower()}"
-        return [mail_to_seat(s, subject, body, "notice") for s in _everyone(game)]
+        return mail_to_everyone(game, subject, body)

@@ -17,7 +17,7 @@ from datetime import datetime
 from mailjudge.db import database_proxy
 from mailjudge.models import Ballot, Game, Proposal, Rulebook, Seat
 from mailjudge.render import render
-from mailjudge.render.outgoing import Outgoing, mail_to_seat
+from mailjudge.render.outgoing import Outgoing, mail_to_everyone
 from mailjudge.service.errors import NotAllowed, NotFound, ServiceError
 from mailjudge.variants import amendments as am
 from mailjudge.variants import rulebook as rb
@@ -113,11 +113,10 @@ def propose(game: Game, seat: Seat, title: str, text: str) -> Proposal:
         if isinstance(change, am.SettingChange) and change.setting == "rule":
             _check_rules_change(game, change.value)
     with database_proxy.atomic():
-        last = Proposal.select().where(Proposal.game == game).order_by(Proposal.number.desc())
-        number = (last.first().number if last.exists() else 0) + 1
         body = (f"{title.strip()}\n\n" if title.strip() else "") + text.strip("\n")
         return Proposal.create(
-            game=game, phase=turn_of(game.phase), kind=KIND, number=number, text=body,
+            game=game, phase=turn_of(game.phase), kind=KIND, number=Proposal.next_number(game),
+            text=body,
             author=seat, state="submitted",
         )  # fmt: skip
 
@@ -302,5 +301,4 @@ def publish(game: Game) -> list[Proposal]:
 def _to_everyone(game: Game, subject: str, template: str, **values: object) -> list[Outgoing]:
     """Contestants, teammates, observers and the master: rule 8 publishes to all."""
     body = render(template, game=game, majority=majority, **values)
-    seats = Seat.select().where((Seat.game == game) & (Seat.status == "active"))
-    return [mail_to_seat(s, subject, body, "notice") for s in seats if s.person_id]
+    return mail_to_everyone(game, subject, body)

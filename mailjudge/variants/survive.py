@@ -18,7 +18,7 @@ from mailjudge.engine.passive import Passive, Removal
 from mailjudge.engine.state import ADJUSTMENT, Position
 from mailjudge.models import Game, Outcast, Seat
 from mailjudge.render import render
-from mailjudge.render.outgoing import Outgoing, mail_to_seat
+from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
 from mailjudge.variants import outcasts as oc
 from mailjudge.variants import vote_out as vo
 from mailjudge.variants.base import Variant, Wait
@@ -31,12 +31,6 @@ def _position(game: Game) -> Position:
     from mailjudge.service.orders import current_position
 
     return current_position(game)
-
-
-def _to_everyone(game: Game, subject: str, body: str, phase: str) -> list[Outgoing]:
-    """Players (outcasts too), the master and observers."""
-    seats = Seat.select().where((Seat.game == game) & (Seat.status == "active"))
-    return [mail_to_seat(s, subject, body, "notice", phase) for s in seats if s.person]
 
 
 class Survive(Variant):
@@ -141,4 +135,5 @@ class Survive(Variant):
             voted=[] if victor else happened.get("voted", []),
             victor=victor, winner=winner,
         )  # fmt: skip
-        return _to_everyone(game, f"vote-out {done.phase}", body, done.phase)
+        # Outcasts' players are told too: they keep their seats.
+        return mail_to_everyone(game, f"vote-out {done.phase}", body, done.phase)

@@ -13,7 +13,7 @@ from mailjudge.db import database_proxy
 from mailjudge.models import Game, Person, Seat
 from mailjudge.passwords import hash_password
 from mailjudge.render import render
-from mailjudge.render.outgoing import Outgoing, mail_to_seat
+from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
 from mailjudge.service.errors import NotAllowed, NotFound
 from mailjudge.service.games import person_for
 from mailjudge.service.seats import unique_name
@@ -140,6 +140,4 @@ def announcement(game: Game, teammate: Seat, joined: bool) -> list[Outgoing]:
         joined=joined,
     )  # fmt: skip
     verb = "joins" if joined else "leaves"
-    subject = f"{teammate.name} {verb} {teammate.powers}'s team"
-    seats = Seat.select().where((Seat.game == game) & (Seat.status == "active"))
-    return [mail_to_seat(s, subject, body, "notice") for s in seats if s.person_id]
+    return mail_to_everyone(game, f"{teammate.name} {verb} {teammate.powers}'s team", body)
