@@ -26,7 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg2  # type: ignore[import-untyped]
 from peewee import SqliteDatabase
 
-from mailjudge.db import open_database
+from mailjudge.db import open_database, private_file
 
 JUDGE_TABLE = "game"  # present in every judge database
 
@@ -40,6 +40,7 @@ def backup(url: str, dest: Path) -> str:
     database = open_database(url)
     if isinstance(database, SqliteDatabase):
         return _sqlite_backup(_sqlite_file(database), dest)
+    private_file(dest)
     _pg_tool("pg_dump", url, ["--format=custom", "--no-owner", f"--file={dest}"])
     return f"PostgreSQL database backed up with pg_dump to {dest}"
 
@@ -90,6 +91,7 @@ def _copy(source: sqlite3.Connection, target: Path) -> None:
 def _sqlite_backup(path: Path, dest: Path) -> str:
     part = dest.with_name(dest.name + ".part")
     part.unlink(missing_ok=True)
+    private_file(part)  # a backup holds every mail, as the database does
     source = sqlite3.connect(path, timeout=30)
     try:
         _copy(source, part)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from mailjudge.engine.interchange import InterchangeError, adjudicate_document
@@ -70,12 +70,19 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from mailjudge.inbound.smtp import PortInUse
+    from mailjudge.logs import setup_logging
     from mailjudge.service.runner import Judge
 
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    Judge(_settings(args), workers=args.workers).serve_forever()
+    settings = _settings(args)
+    if args.log_level:
+        settings = replace(settings, logging=replace(settings.logging, level=args.log_level))
+    setup_logging(settings.logging, "listener" if args.workers else "judge")
+    try:
+        Judge(settings, workers=args.workers).serve_forever()
+    except PortInUse as err:
+        print(f"mailjudge serve: {err}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -91,8 +98,14 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
-    print(describe_settings(_settings(args)))
-    return 0
+    from mailjudge.preflight import problems
+
+    settings = _settings(args)
+    print(describe_settings(settings))
+    found = problems(settings)
+    for problem in found:
+        print(f"mailjudge check-config: {problem}", file=sys.stderr)
+    return 1 if found else 0
 
 
 def cmd_backup(args: argparse.Namespace) -> int:
@@ -107,6 +120,31 @@ def cmd_backup(args: argparse.Namespace) -> int:
     except (BackupError, ValueError) as err:
         print(f"mailjudge {args.command}: {err}", file=sys.stderr)
         return 1
+    return 0
+
+
+def cmd_prune(args: argparse.Namespace) -> int:
+    from datetime import timedelta
+
+    from mailjudge import db
+    from mailjudge.models import utcnow
+    from mailjudge.outbound.outbox import prune_sent
+
+    settings = _settings(args)
+    days = args.days if args.days is not None else settings.outbound.keep_sent_days
+    db.connect(settings.database.url)
+    count = prune_sent(utcnow() - timedelta(days=days))
+    print(f"{count} sent mails older than {days} days kept their headers and outcome only")
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from mailjudge import db
+    from mailjudge.status import status_report
+
+    settings = _settings(args)
+    db.connect(settings.database.url)
+    print(status_report(settings.database.url), end="")
     return 0
 
 
@@ -225,6 +263,8 @@ def build_parser() -> argparse.ArgumentParser:
         ("docs", "print the README's reference of commands and settings", None),
         ("backup", "copy the database to FILE while the judge runs", None),
         ("restore", "put a backup back into the database (stop the judge first)", None),
+        ("status", "games, mail waiting, last errors, database size and largest tables", None),
+        ("prune", "keep only headers and outcome of mail sent long ago (also done daily)", None),
     ):
         cmd = sub.add_parser(
             name,
@@ -245,6 +285,8 @@ def build_parser() -> argparse.ArgumentParser:
                 action="store_true",
                 help="replace the games of a database that has some",
             )
+        if name == "prune":
+            cmd.add_argument("--days", type=int, help="instead of outbound.keep_sent_days")
         if name == "serve":
             cmd.add_argument(
                 "--workers",
@@ -252,6 +294,12 @@ def build_parser() -> argparse.ArgumentParser:
                 default=1,
                 help="processes answering mail (default 1), besides one sending; "
                 "0 runs everything as threads of one process",
+            )
+            cmd.add_argument(
+                "--log-level",
+                choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+                type=str.upper,
+                help="least important log lines written (instead of logging.level)",
             )
     return ap
 
@@ -266,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     commands: dict[str, Callable[[argparse.Namespace], int]] = {
         "adjudicate": cmd_adjudicate,
         "serve": cmd_serve,
+        "status": cmd_status,
+        "prune": cmd_prune,
         "init": cmd_init,
         "check-config": cmd_check_config,
         "docs": cmd_docs,

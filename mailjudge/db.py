@@ -8,6 +8,8 @@ PostgreSQL, the query options going to psycopg2 as they are (for example
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -97,9 +99,17 @@ def _sqlite(url: str, rest: str) -> SqliteDatabase:
     path = unquote(rest[1:])
     if path != ":memory:":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
+        private_file(Path(path))
     # IMMEDIATE: take the write lock when a transaction starts, not halfway through it,
     # where SQLite could only fail with "database is locked".
     return SqliteDatabase(path, pragmas=SQLITE_PRAGMAS, timeout=10, lock_type="IMMEDIATE")
+
+
+def private_file(path: Path) -> None:
+    """Create `path` readable and writable by its owner only, if it is not there yet: the
+    database holds every mail received. SQLite gives its -wal and -shm files the same mode."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
 
 
 def _postgres(url: str) -> PostgresqlDatabase:

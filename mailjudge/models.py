@@ -426,6 +426,40 @@ class Outbox(BaseModel):
         indexes = ((("state", "next_attempt_at"), False),)
 
 
+class Bounce(BaseModel):
+    """A mail the judge sent that came back undelivered to one address. An address with
+    outbound.bounce_limit of them gets no more mail until its player signs on again,
+    which clears them."""
+
+    address = CharField(max_length=254, index=True)  # lower-cased
+    outbox = ForeignKeyField(Outbox, null=True, on_delete="SET NULL")
+    status = CharField(max_length=16, default="")  # the DSN's Status, e.g. 5.1.1
+    diagnostic = TextField(default="")  # what the far server said
+    created_at = UTCDateTimeField(default=utcnow)
+
+
+class AddressCounter(BaseModel):
+    """How often something happened lately for a key (wrong passwords for a seat from an
+    address, mail to an unproven address), counted from the start of a window."""
+
+    key = CharField(max_length=400, unique=True)
+    count = IntegerField(default=0)
+    window_start = UTCDateTimeField(default=utcnow)
+    last_at = UTCDateTimeField(default=utcnow)
+
+
+class Confirmation(BaseModel):
+    """Something waiting for an address to show it wants the mail: an observer's seat
+    ("observe") or a new address for a seat ("address"). The token went to that address
+    only; CONFIRM token from it completes the change."""
+
+    token = CharField(max_length=64, unique=True)
+    kind = CharField(max_length=16)
+    seat = ForeignKeyField(Seat, on_delete="CASCADE")
+    address = CharField(max_length=254)  # lower-cased
+    created_at = UTCDateTimeField(default=utcnow)
+
+
 class MailboxCursor(BaseModel):
     """How far the IMAP poller has read one mailbox, so nothing is read twice."""
 
@@ -452,4 +486,7 @@ ALL_MODELS: tuple[type[BaseModel], ...] = (
     Outbox,
     MailboxCursor,
     Outcast,
+    Bounce,
+    AddressCounter,
+    Confirmation,
 )

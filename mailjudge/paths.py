@@ -1,12 +1,23 @@
 """Where the judge's shipped files live.
 
-data/ and templates/ sit at the top of the repository, beside the package, so every
-module finds them through here instead of guessing relative to its own file.
+The map, the rules and the templates are kept at the top of the repository, in data/ and
+templates/ (the required layout). A wheel carries them as the packages mailjudge.data and
+mailjudge.templates (pyproject's package-dir), found through importlib.resources; a
+checkout, or an editable install of one, reads the top-level folders themselves.
 """
 
+from importlib import resources
 from pathlib import Path
 
 ROOT_DIR = Path(__file__).resolve().parent.parent
-DATA_DIR = ROOT_DIR / "data"
-TEMPLATES_DIR = ROOT_DIR / "templates"
+
+
+def _shipped(folder: str) -> Path:
+    """mailjudge/<folder> inside an installed wheel, else the checkout's top-level one."""
+    inside = Path(str(resources.files("mailjudge").joinpath(folder)))
+    return inside if inside.is_dir() else ROOT_DIR / folder
+
+
+DATA_DIR = _shipped("data")
+TEMPLATES_DIR = _shipped("templates")
 MAPS_DIR = DATA_DIR / "maps"

@@ -83,6 +83,9 @@ class JudgeSettings:
         "The judge's own address; judge+GAME@ sub-addresses of it are accepted too.",
         check=_check_address,
     )
+    name: str = _setting(
+        "mailjudge", "The display name in the From of the judge's mail; empty for none."
+    )
     timezone: str = _setting("UTC", "Default time zone of new games.", check=_check_zone)
     digest_hours: int = _setting(
         24,
@@ -195,13 +198,98 @@ class OutboundSettings:
         minimum=1,
     )
     reply_limit: int = _setting(
-        20,
+        120,
         "Answer at most this many mails per address within reply_window_minutes "
-        "(loop safety); 0 means no limit.",
+        "(loop safety; beyond it the address gets one notice that answers are paused); "
+        "0 means no limit.",
+        minimum=0,
+    )
+    keep_sent_days: int = _setting(
+        30,
+        "Days the whole text of a sent mail is kept; after that only its headers and "
+        "outcome (mailjudge prune, and the judge once a day).",
+        minimum=1,
+    )
+    bounce_limit: int = _setting(
+        3,
+        "After this many bounces an address gets no mail until its player signs on "
+        "again (the game's master is told of each bounce); 0 never stops.",
         minimum=0,
     )
     reply_window_minutes: int = _setting(
         60, "The window of the reply limit, in minutes.", minimum=1
+    )
+
+
+@dataclass(frozen=True)
+class SecuritySettings:
+    max_commands: int = _setting(
+        40, "Commands read from one mail; the rest are refused with one line.", minimum=1
+    )
+    max_mails_out: int = _setting(
+        40,
+        "Mails one incoming mail may cause besides its reply (results of a phase it "
+        "completes are not counted).",
+        minimum=1,
+    )
+    max_reply_bytes: int = _setting(
+        65536, "The longest reply; what does not fit is cut with a line saying so.", minimum=1024
+    )
+    unproven_per_hour: int = _setting(
+        10,
+        "Mails in an hour to an address that never signed on with a password (HELP, LIST, "
+        "errors, JOIN replies to a forged From); beyond it, nothing until the hour is over.",
+        minimum=1,
+    )
+    signon_window_minutes: int = _setting(
+        60, "The window over which wrong passwords are counted.", minimum=1
+    )
+    signon_slow_after: int = _setting(
+        3,
+        "Wrong passwords for one seat from one address before that address must wait "
+        "signon_slow_seconds between tries.",
+        minimum=1,
+    )
+    signon_slow_seconds: int = _setting(60, "The wait between tries once slowed.", minimum=1)
+    signon_lock_after: int = _setting(
+        6,
+        "Wrong passwords for one seat from one address before that address is refused for "
+        "the rest of the window (the seat's own player, from elsewhere, is not).",
+        minimum=1,
+    )
+    address_lock_after: int = _setting(
+        20,
+        "Wrong passwords from one address, for any seats, before it is refused for the rest "
+        "of the window.",
+        minimum=1,
+    )
+
+
+@dataclass(frozen=True)
+class DkimSettings:
+    selector: str | None = _setting(
+        None, "DKIM selector (the DNS name SELECTOR._domainkey.DOMAIN); unset: no signing."
+    )
+    key_file: str | None = _setting(
+        None, "The DKIM private key, a PEM file readable by the judge only."
+    )
+    domain: str | None = _setting(
+        None, "The signing domain (d=); by default the judge's own address's domain."
+    )
+
+
+@dataclass(frozen=True)
+class LoggingSettings:
+    level: str = _setting(
+        "INFO",
+        "Least important log lines written: DEBUG, INFO (one line per mail handled and "
+        "per mail sent), WARNING or ERROR.",
+        choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+    )
+    format: str = _setting(
+        "text",
+        '"text" (time, level, process, message) or "json" (one object a line, for log shippers).',
+        choices=("text", "json"),
     )
 
 
@@ -213,6 +301,9 @@ class Settings:
     imap: ImapSettings = field(default_factory=ImapSettings)
     inbound: InboundSettings = field(default_factory=InboundSettings)
     outbound: OutboundSettings = field(default_factory=OutboundSettings)
+    logging: LoggingSettings = field(default_factory=LoggingSettings)
+    dkim: DkimSettings = field(default_factory=DkimSettings)
+    security: SecuritySettings = field(default_factory=SecuritySettings)
 
 
 @dataclass(frozen=True)

@@ -272,4 +272,14 @@ def parse_when(text: str, zone_name: str) -> datetime:
 def show(moment: datetime, zone_name: str) -> str:
     """A time as players read it: wall-clock time and the zone's name."""
     local = moment.astimezone(zone_of(zone_name))
-    return f"{local:%a %Y-%m-%d %H:%M} {local.tzname()} ({zone_name})"
+    label = local.tzname()
+    shown = label if label == zone_name else f"{label} ({zone_name})"  # never "UTC (UTC)"
+    return f"{local:%a %Y-%m-%d %H:%M} {shown}"
+
+
+def show_both(moment: datetime, zone_name: str, own_zone: str | None) -> str:
+    """A time in the game's zone, and in the reader's own (SET ZONE) when that differs."""
+    text = show(moment, zone_name)
+    if own_zone and own_zone != zone_name:
+        text += f" ({show(moment, own_zone)} in your zone)"
+    return text

@@ -99,9 +99,10 @@ def harness(tmp_path: Path, smtp_sink: Any, cheap_scrypt: None) -> Iterator[Any]
 
 @pytest.fixture(autouse=True)
 def no_secret_in_mail_out() -> Iterator[None]:
-    """Secrecy across every test that plays through an e2e Harness: when the test ends, no
-    mail the judge sent carries a password the players wrote, or a ballot to anyone but
-    its voters (see tests/secrecy.py)."""
+    """Secrecy and form across every test that plays through an e2e Harness: when the test
+    ends, every mail the judge sent reads well in a mail client (tests/mailform.py), and
+    none carries a password the players wrote, or a ballot to anyone but its voters (see
+    tests/secrecy.py)."""
     e2e = sys.modules.get("e2e")
     if e2e is not None:
         e2e.HARNESSES.clear()
@@ -109,9 +110,17 @@ def no_secret_in_mail_out() -> Iterator[None]:
     e2e = sys.modules.get("e2e")
     if e2e is None:
         return
+    from mailform import format_problems
     from secrecy import Secrets
 
     for harness in e2e.HARNESSES:
+        problems = [
+            problem
+            for mail in harness.sink.mails
+            for problem in format_problems(mail.raw, str(mail.message["Subject"]))
+        ]
+        if problems:
+            pytest.fail("mail out that reads badly:\n" + "\n".join(problems[:20]), pytrace=False)
         secrets = Secrets()
         for raw in harness.delivered:
             secrets.read(raw)

@@ -123,8 +123,11 @@ class Postfix:
         transport.write_text(
             (DEPLOY / "transport").read_text().replace(":8024", f":{self.judge_lmtp_port}")
         )
+        verify = self.etc / "mailjudge-verify"
+        shutil.copy(DEPLOY / "verify", verify)
         operator = (DEPLOY / "main.cf").read_text()
         operator = operator.replace("/etc/postfix/mailjudge-transport", str(transport))
+        operator = operator.replace("/etc/postfix/mailjudge-verify", str(verify))
         main = _private_lines(self.folder, self.port) + "\n# deploy/postfix/main.cf\n" + operator
         (self.etc / "main.cf").write_text(main)
         (self.etc / "master.cf").write_text(MASTER_CF.format(port=f"{LOOPBACK}:{self.port}"))

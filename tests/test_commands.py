@@ -80,10 +80,32 @@ def test_bare_orders_in_one_mail_make_one_set() -> None:
 def test_an_error_does_not_stop_the_rest() -> None:
     setup_game()
     ctx = send(
-        "SIGNON france@alpha pw2\nPROCESS\nORDERS\nA PAR H\nEND\nFROBNICATE\n", "p2@example.org"
+        "SIGNON france@alpha pw2\nPROCESS\nORDERS\nA PAR H\nEND\nA PAR - XYZ\n", "p2@example.org"
     )
     assert [a.ok for a in ctx.answers] == [True, False, True, False]
     assert "only the game's master" in ctx.answers[1].lines[0]
+
+
+def test_a_line_that_is_not_an_order_is_left_alone() -> None:
+    setup_game()
+    send("SIGNON france@alpha pw2\nORDERS\nA PAR - BUR\nF BRE - MAO\nA MAR H\nEND\n",
+         "p2@example.org")  # fmt: skip
+    ctx = send("SIGNON france@alpha pw2\nFROBNICATE\nThanks, see you next turn.\n",
+               "p2@example.org")  # fmt: skip
+    assert [a.ok for a in ctx.answers] == [True, True]
+    assert "orders on file are unchanged" in ctx.answers[1].lines[0]
+    status = send("SIGNON france@alpha pw2\nSTATUS\n", "p2@example.org")
+    assert "A PAR - BUR" in reply_text(status) and "no orders" not in reply_text(status)
+
+
+def test_bare_order_lines_replace_only_the_units_they_name() -> None:
+    setup_game()
+    send("SIGNON france@alpha pw2\nORDERS\nA PAR - BUR\nF BRE - MAO\nA MAR H\nEND\n",
+         "p2@example.org")  # fmt: skip
+    ctx = send("SIGNON france@alpha pw2\nA MAR - SPA\nGood luck!\n", "p2@example.org")
+    text = reply_text(ctx)
+    assert "A MAR - SPA" in text and "A PAR - BUR" in text and "F BRE - MAO" in text
+    assert "A MAR H" not in text and "ERROR" not in text
 
 
 def test_master_orders_for_any_power_and_processes() -> None:

@@ -138,13 +138,29 @@ def test_posting_to_a_country_list(harness: Harness) -> None:
     sender = sorted(turks)[0]
     listed = dem.list_address(game, "TURKEY")
     sent = h.send(
-        address(sender), f"SIGNON {sender}@lists pw-{sender}\nLet us take the Black Sea.", to=listed
-    )
+        address(sender), f"SIGNON {sender}@lists pw-{sender}\nLet us take the Black Sea.",
+        to=listed, subject="Black Sea plan",
+    )  # fmt: skip
     assert "ok: your post went to the list of TURKEY" in h.reply(sent).get_content()
-    h.wait_until(lambda: any("[lists-turkey] from" in m.message["Subject"] for m in h.sink.mails))
-    post = next(m for m in h.sink.mails if "[lists-turkey] from" in m.message["Subject"])
+    subject = "[lists-turkey] Black Sea plan"  # the poster's Subject, tagged
+    h.wait_until(lambda: any(m.message["Subject"] == subject for m in h.sink.mails))
+    post = next(m for m in h.sink.mails if m.message["Subject"] == subject)
     assert set(post.rcpt_tos) == {address(n) for n in turks if n != sender} | {address(sender)}
     assert post.message["List-Post"] == f"<mailto:{listed}>" and post.message["List-Id"]
+    # Reply goes back to the list, as a list-reply does, and keeps the thread's Subject.
+    assert post.message["Reply-To"] == listed
+    second = sorted(turks)[1]
+    answer = h.send(
+        address(second),
+        f"SIGNON {second}@lists pw-{second}\nAgreed, the Black Sea first.\n\n"
+        f"On Mon, Nov 23, 2026 at 11:46:43PM +0000, {listed} wrote:\n> Let us take the Black Sea.\n",
+        to=post.message["Reply-To"], subject=f"Re: {subject}",
+    )  # fmt: skip
+    assert "ok: your post went to the list of TURKEY" in h.reply(answer).get_content()
+    h.wait_until(lambda: any(m.message["Subject"] == f"Re: {subject}" for m in h.sink.mails))
+    reply_post = next(m for m in h.sink.mails if m.message["Subject"] == f"Re: {subject}")
+    assert "Agreed" in reply_post.message.get_content()
+    assert "wrote:" not in reply_post.message.get_content()
     text = post.message.get_content()
     assert "Black Sea" in text and f"pw-{sender}" not in text and "SIGNON" not in text
     refused = h.send(address(others[0]), f"SIGNON {others[0]}@lists pw-{others[0]}\nhi", to=listed)

@@ -5,7 +5,7 @@ voted on in the next turn, enacted, and the new rules text goes to everyone."""
 
 from __future__ import annotations
 
-from e2e import MASTER, POWERS, Harness, player, secret
+from e2e import MASTER, POWERS, Harness, player, secret, text_of
 
 from mailjudge.service.games import get_game
 
@@ -40,7 +40,7 @@ def subjects(h: Harness, to: str, contains: str) -> list[str]:
 
 def bodies(h: Harness, contains: str) -> list[str]:
     found = [m.message for m in h.sink.mails if contains in str(m.message["Subject"])]
-    return [str(m.get_content()) for m in found]
+    return [text_of(m) for m in found]
 
 
 def process_turn(h: Harness) -> None:

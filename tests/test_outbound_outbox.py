@@ -8,6 +8,7 @@ import smtplib
 import ssl
 import subprocess
 import threading
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from aiosmtpd.smtp import SMTP as SMTPServer
 from aiosmtpd.smtp import AuthResult, Envelope, LoginPassword, Session
 from mailstack import LOOPBACK, SmtpSink, free_port
 
+from mailjudge.demo.sink import MailSink, _Recorder
 from mailjudge.inbound import spool
 from mailjudge.models import Outbox, utcnow
 from mailjudge.outbound import outbox
@@ -56,7 +58,11 @@ def test_queued_mail_is_sent_later_with_every_header(any_db: str, smtp_sink: Smt
         result = outbox.flush(sender)
     assert (result.sent, result.retried, result.failed) == (1, 0, 0)
     (received,) = smtp_sink.wait_for(1)
-    assert received.mail_from == JUDGE and received.rcpt_tos == ["alice@example.com"]
+    # Bounces come back to a VERP address of the judge naming this mail (inbound.bounces).
+    assert received.mail_from.startswith("judge+bounce-") and received.mail_from.endswith(
+        "@example.org"
+    )
+    assert received.rcpt_tos == ["alice@example.com"]
     message = received.message
     for header in ("From", "To", "Subject", "Date", "Message-ID", "Auto-Submitted"):
         assert message[header], header
@@ -340,3 +346,37 @@ def test_starttls_and_login(tmp_path: Path) -> None:
             clear.send(raw, ["a@example.com"])
     finally:
         controller.stop()
+
+
+class _Impatient(SMTPServer):
+    """A relay that, like Postfix, says 421 and hangs up on a session quiet too long."""
+
+    def _timeout_cb(self) -> None:
+        assert self.transport is not None
+        self.transport.write(b"421 4.4.2 relay.test Error: timeout exceeded\r\n")
+        self.transport.close()
+
+
+class _ImpatientRelay(Controller):
+    def factory(self) -> SMTPServer:
+        return _Impatient(self.handler, timeout=0.3)
+
+
+def test_a_relay_dropping_an_idle_connection_delays_nothing(sqlite_db: str) -> None:
+    sink = MailSink()
+    relay = _ImpatientRelay(_Recorder(sink), hostname="127.0.0.1", port=free_port())
+    relay.start()
+    try:
+        sender = SmtpSender("127.0.0.1", relay.port, "judge@example.org")
+        outbox.enqueue(build_message(sender="judge@example.org", to=["a@example.org"],
+                                     subject="one", text="first"))  # fmt: skip
+        assert outbox.flush(sender).sent == 1
+        time.sleep(1.0)  # the relay times the session out: 421, then it hangs up
+        outbox.enqueue(build_message(sender="judge@example.org", to=["a@example.org"],
+                                     subject="two", text="second"))  # fmt: skip
+        result = outbox.flush(sender)
+        assert (result.sent, result.retried) == (1, 0)
+        assert [m.message["Subject"] for m in sink.mails] == ["one", "two"]
+        sender.close()
+    finally:
+        relay.stop()

@@ -12,7 +12,6 @@ from mailjudge.service.errors import BadSecret, NotAllowed, NotFound, ServiceErr
 from mailjudge.service.games import create_game, get_game, pause_game, resume_game
 from mailjudge.service.orders import clear_orders, current_position, orders_on_file, submit_orders
 from mailjudge.service.seats import (
-    LOCKOUT_AFTER,
     eject,
     make_dummy,
     resign,
@@ -21,6 +20,7 @@ from mailjudge.service.seats import (
     signon,
     takeover,
 )
+from mailjudge.settings import current_settings
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 
@@ -37,16 +37,21 @@ def test_game_names_and_variants_are_checked() -> None:
         get_game("nope")
 
 
-def test_signon_and_lockout() -> None:
+def test_signon_locks_the_guesser_not_the_player() -> None:
     game = game_with("", "locks")
     france = seat_for_power(game, "FRANCE")
     password = "pw" + france.person.email[1]  # p<i>@example.org joined with pw<i>
-    assert signon(game, "france", password).id == france.id
-    for _ in range(LOCKOUT_AFTER):
-        with pytest.raises(BadSecret, match="wrong password"):
-            signon(game, "france", "guess")
-    with pytest.raises(BadSecret, match="locked"):
-        signon(game, "france", password)  # even the right one, for a while
+    assert signon(game, "france", password, france.person.email).id == france.id
+    limits = current_settings().security
+    told = []
+    for _ in range(limits.signon_slow_after):
+        with pytest.raises(BadSecret, match="wrong password") as wrong:
+            signon(game, "france", "guess", "guesser@evil.test")
+        told.append(wrong.value.tell_owner)
+    assert told == [True, False, False]  # the player hears once a window
+    with pytest.raises(BadSecret, match="wait until"):
+        signon(game, "france", password, "guesser@evil.test")  # slowed, even if right
+    assert signon(game, "france", password, france.person.email).id == france.id
     with pytest.raises(NotFound):
         signon(game, "narnia", "pw")
     assert signon(game, "master", "gm-pw").role == "master"

@@ -73,6 +73,7 @@ def run(mails: int, clients: int, workers: int) -> dict[str, float]:
             "MAILJUDGE_DATABASE_URL": f"sqlite:///{folder / 'judge.db'}",
             "MAILJUDGE_OUTBOUND_PORT": str(sink_port),
             "MAILJUDGE_OUTBOUND_REPLY_LIMIT": "0",
+            "MAILJUDGE_SECURITY_UNPROVEN_PER_HOUR": "100000",
         },
     )
     judge = Judge(settings, free_ports=True, workers=workers)

@@ -7,8 +7,10 @@ from mailjudge.commands.registry import register
 from mailjudge.models import Game, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
-from mailjudge.service import games, seats
+from mailjudge.service import confirmations, games, seats
+from mailjudge.service.bounces import clear_bounces
 from mailjudge.service.errors import BadSecret, NotFound
+from mailjudge.timing import show_both
 
 
 def split_at(word: str) -> tuple[str, str]:
@@ -20,11 +22,12 @@ def split_at(word: str) -> tuple[str, str]:
 
 def resolve_signon(ctx: Context, who: str) -> tuple[str, str]:
     """(game name, seat name) from ``france@game``, ``alice@game``, ``Fgame`` / ``Mgame``
-    (DPjudge initials), or a bare name when the mail went to judge+GAME@."""
+    (DPjudge initials), or a bare name when the mail went to judge+GAME@ (where the
+    initials work too)."""
     if "@" in who:
         name, game_name = split_at(who)
         return game_name, name
-    if ctx.default_game:
+    if ctx.default_game and who[1:].lower() != ctx.default_game:
         return ctx.default_game, who.lower()
     initial, game_name = who[:1].upper(), who[1:].lower()
     if not game_name:
@@ -65,15 +68,16 @@ class Signon(Command):
             raise
         game = seat.game
         try:
-            seats.authenticate(seat, args[1])
-        except BadSecret:
+            seats.authenticate(seat, args[1], ctx.sender)
+        except BadSecret as err:
             ctx.stopped = True
-            _notify_owner(ctx, seat)
+            if err.tell_owner:
+                _notify_owner(ctx, seat)
             raise
         ctx.game, ctx.seat = game, seat
-        return [
-            f"signed on as {seat.name} in {game.name} ({game.state}, {game.phase or 'forming'})"
-        ]
+        clear_bounces(ctx.sender, *([seat.person.email] if seat.person else []))
+        state = game.state if not game.phase else f"{game.state}, {game.phase}"
+        return [f"signed on as {seat.name} in {game.name} ({state})"]
 
 
 @register
@@ -121,9 +125,11 @@ class Create(Command):
         )  # fmt: skip
         ctx.game, ctx.seat = game, seats.seat_named(game, "master")
         rules = game.rules or "none"
+        power = " FRANCE" if "POWER_CHOICE" in game.rules.split() else ""
         return [
             f"game {game.name} created ({game.variant}; rules: {rules}); you are its master",
-            f"players join with: JOIN {game.name} password",
+            f"players join with: JOIN {game.name} password{power}",
+            "(each player makes up their own password when joining: never send them yours)",
         ]
 
 
@@ -156,6 +162,9 @@ class Join(Command):
         if game.state == "active":
             announce_start(ctx, game)
             lines.append(f"the game has started: you play {seat.powers}")
+        elif seat.powers:
+            lines.append(f"you will play {seat.powers} when the game starts; you will be told "
+                         "by mail")  # fmt: skip
         else:
             lines.append("your power is dealt when the game starts; you will be told by mail")
         return lines
@@ -183,8 +192,51 @@ class Observe(Command):
         ctx.game, ctx.seat = game, None
         ctx.require("observe")
         seat = seats.observe(game, ctx.sender, args[1], name)
-        ctx.seat = seat
-        return [f"you observe {game.name} as {seat.name}"]
+        token = confirmations.new_token("observe", seat, ctx.sender)
+        return [
+            f"to observe {game.name} as {seat.name}, answer this mail with the line",
+            f"    CONFIRM {token}",
+            "from this address. Nothing more is sent to it until then. If you did not ask "
+            f"for this, do nothing; STOP {game.name} stops all mail from {game.name}.",
+        ]
+
+
+@register
+class Confirm(Command):
+    name = "CONFIRM"
+    usage = "CONFIRM token"
+    summary = "confirm, from the address it was sent to, an OBSERVE or a SET ADDRESS"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        if len(args) != 1:
+            raise CommandError("write CONFIRM and the token the judge sent to this address")
+        done = confirmations.confirm(args[0], ctx.sender)
+        seat, game = done.seat, done.seat.game
+        if done.kind == "observe":
+            return [f"you observe {game.name} as {seat.name}: its results come to this address"]
+        if not done.old_address:
+            return [f"mail for {seat.name} in {game.name} now comes to this address"]
+        ctx.outgoing.append(Outgoing(
+            to=[done.old_address], subject=f"[{game.name}] your address changed",
+            body=f"Mail for {seat.name} in {game.name} now goes to {done.address}.\n",
+            kind="notice", game=game.name,
+        ))  # fmt: skip
+        return [f"mail for {seat.name} in {game.name} now comes to this address"]
+
+
+@register
+class Stop(Command):
+    name = "STOP"
+    usage = "STOP game"
+    summary = "no more mail from a game to this address's observer seats (no password)"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        if len(args) != 1:
+            raise CommandError("write STOP game")
+        game = games.get_game(args[0])
+        stopped = confirmations.stop(game, ctx.sender)
+        return [f"no more mail from {game.name} to {ctx.sender} "
+                f"({', '.join(s.name for s in stopped)})"]  # fmt: skip
 
 
 @register
@@ -240,12 +292,17 @@ class SetAddress(Command):
     summary = "send this game's mail for you to another address"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        _, seat = ctx.signed_on()
-        if len(args) != 1 or "@" not in args[0]:
-            raise CommandError("write SET ADDRESS you@example.org")
-        seat.person = games.person_for(args[0])
-        seat.save()
-        return [f"mail for {seat.name} now goes to {seat.person.email}"]
+        game, seat = ctx.signed_on()
+        if len(args) != 1 or "@" not in args[0] or "," in args[0]:
+            raise CommandError("write SET ADDRESS you@example.org (one address)")
+        new = args[0].strip("<>").lower()
+        token = confirmations.new_token("address", seat, new)
+        body = render("confirm_address.txt.j2", game=game, seat=seat, token=token, judge=ctx.judge)
+        ctx.outgoing.append(Outgoing(to=[new], subject=f"[{game.name}] confirm your address",
+                                     body=body, kind="notice", game=game.name))  # fmt: skip
+        old = seat.person.email if seat.person is not None else "your old address"
+        return [f"a token went to {new}: mail for {seat.name} moves there once it is answered "
+                f"with CONFIRM from that address; until then it keeps coming to {old}"]  # fmt: skip
 
 
 @register
@@ -289,7 +346,8 @@ class SetAbsence(Command):
             raise CommandError("write SET ABSENCE 2026-12-01 TO 2026-12-05")
         deadlines.set_absence(seat, words[0], words[1], ctx.now)
         game = seat.game
-        when = f"{game.deadline:%Y-%m-%d %H:%M} UTC" if game.deadline else "none"
+        own = seat.person.timezone if seat.person is not None else None
+        when = show_both(game.deadline, game.timezone, own) if game.deadline else "none"
         return [f"absence noted from {words[0]} to {words[1]}; the deadline is {when}"]
 
 

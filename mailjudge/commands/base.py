@@ -38,11 +38,10 @@ class Context:
     stopped: bool = False  # a failed SIGNON stops the rest of the mail
     quiet: bool = False  # after SIGNOFF the rest is ignored without a word
     pending: list[tuple[int, str]] = field(default_factory=list)  # bare order lines
-    # Orders already filed from this mail's bare lines, by (game id, power): later bare
-    # lines in the same mail add to them instead of replacing them.
-    filed: dict[tuple[int, str], list[str]] = field(default_factory=dict)
     order_errors: int = 0  # order lines not accepted, in the whole mail
     touched: set[int] = field(default_factory=set)  # games to check for processing
+    pictured: set[int] = field(default_factory=set)  # games a MAP already drew in this mail
+    max_commands: int = 40  # security.max_commands: the rest of a mail is refused
 
     @property
     def actor(self) -> Actor:

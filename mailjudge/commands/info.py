@@ -90,6 +90,10 @@ class Map(Command):
         if not args or len(args) > 2:
             raise CommandError("write MAP game, or MAP game S1901M for a phase played")
         game = games.get_game(args[0])
+        if game.id in ctx.pictured:
+            raise CommandError(f"one picture of {game.name} per mail: ask for another phase "
+                               "in a mail of its own")  # fmt: skip
+        ctx.pictured.add(game.id)
         phase = args[1].upper() if len(args) > 1 else None
         if phase is None or (phase == game.phase and game.state != "finished"):
             if not game.position:

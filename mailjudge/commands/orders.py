@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from mailjudge.commands.base import Block, Command, CommandError, Context
+from mailjudge.commands.base import Answer, Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
+from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.orders import OrderError
-from mailjudge.engine.reader import read_order
+from mailjudge.engine.reader import read_order, reads_as_order
+from mailjudge.engine.state import MOVEMENT
 from mailjudge.models import Game, OrderLine, Seat
 from mailjudge.service import orders as service_orders
 from mailjudge.service.games import game_map, has_rule
+from mailjudge.timing import show_both
 from mailjudge.variants import variant_of
 
 
@@ -23,13 +26,14 @@ def describe(report: service_orders.Submission, phase: str | None) -> list[str]:
     return lines
 
 
-def submit(ctx: Context, power: str, texts: list[str], adding: bool = False) -> list[str]:
+def submit(ctx: Context, power: str, texts: list[str], merge: bool = False) -> list[str]:
+    """File ``texts`` as ``power``'s orders: the whole set, or (``merge``) laid over the
+    orders on file unit by unit."""
     game, seat = ctx.signed_on()
     ctx.require("orders")
-    key = (game.id, power.upper())
-    earlier = ctx.filed.get(key, []) if adding else []
-    report = service_orders.submit_orders(game, seat, power, earlier + texts)
-    ctx.filed[key] = report.accepted
+    if merge:
+        texts = service_orders.merged_with_file(game, seat, power, texts)
+    report = service_orders.submit_orders(game, seat, power, texts)
     if not report.missing:
         ctx.touched.add(game.id)  # only a complete order set can make the game ready
     if report.errors:
@@ -68,13 +72,37 @@ def split_by_power(game: Game, seat: Seat, texts: list[str]) -> dict[str, list[s
     return table
 
 
+def _map_of(ctx: Context) -> GameMap:
+    return game_map(ctx.game) if ctx.game is not None else load_map()
+
+
+def _phase_type(ctx: Context) -> str:
+    if ctx.game is None:
+        return MOVEMENT
+    return service_orders.current_position(ctx.game).phase.type
+
+
 def flush_bare_lines(ctx: Context) -> None:
-    """Bare order lines since the last SIGNON become one order set (per power)."""
+    """Bare lines since the last command. Those that read as orders are laid over the
+    orders on file unit by unit; the rest (small talk, a signature) are left alone with a
+    note, and never change the orders on file."""
     if not ctx.pending:
         return
     pending, ctx.pending = ctx.pending, []
-    from mailjudge.commands.base import Answer
+    gmap, phase_type = _map_of(ctx), _phase_type(ctx)
+    orders = [(n, text) for n, text in pending if reads_as_order(text, gmap, phase_type)]
+    chatter = [text for n, text in pending if not reads_as_order(text, gmap, phase_type)]
+    if orders:
+        _file_bare_orders(ctx, orders)
+    if chatter:
+        echo = chatter[0] + (f" ... ({len(chatter)} lines)" if len(chatter) > 1 else "")
+        note = "not orders or commands, so left alone" + (
+            "; the orders on file are unchanged" if ctx.seat and not orders else ""
+        )
+        ctx.answers.append(Answer(echo, True, [note, "(HELP lists the commands)"]))
 
+
+def _file_bare_orders(ctx: Context, pending: list[tuple[int, str]]) -> None:
     echo = pending[0][1] + (f" ... ({len(pending)} lines)" if len(pending) > 1 else "")
     try:
         game, seat = ctx.signed_on()
@@ -84,13 +112,10 @@ def flush_bare_lines(ctx: Context) -> None:
         errors_before = ctx.order_errors
         for power, texts in split_by_power(game, seat, [t for _, t in pending]).items():
             if texts:
-                lines += submit(ctx, power, texts, adding=True)
-        if ctx.order_errors > errors_before:
-            lines.append("(lines that are not orders or commands: HELP lists the commands)")
+                lines += submit(ctx, power, texts, merge=True)
         ctx.answers.append(Answer(echo, ctx.order_errors == errors_before, lines))
     except (CommandError, ValueError) as err:
-        hint = "" if ctx.seat else " (or this is not a command: HELP lists them)"
-        ctx.answers.append(Answer(echo, False, [f"{err}{hint}"]))
+        ctx.answers.append(Answer(echo, False, [str(err)]))
 
 
 @register
@@ -154,10 +179,9 @@ class Status(Command):
             if seat.role == "master"
             else seat.powers.split()
         )
-        lines = [
-            f"{game.name} {game.phase}"
-            + (f", deadline {game.deadline:%Y-%m-%d %H:%M} UTC" if game.deadline else "")
-        ]
+        own = seat.person.timezone if seat.person is not None else None
+        when = show_both(game.deadline, game.timezone, own) if game.deadline else ""
+        lines = [f"{game.name} {game.phase}" + (f", deadline {when}" if when else "")]
         for power in powers:
             mine = _shown(game, seat, on_file.get(power, []))
             lines.append(f"{power}:")

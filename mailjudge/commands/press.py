@@ -6,7 +6,7 @@ from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.models import Game, Seat
 from mailjudge.render import render
-from mailjudge.render.outgoing import mail_to_seat
+from mailjudge.render.outgoing import mail_to_seat, press_reply_address
 from mailjudge.service.lists import list_mail
 from mailjudge.service.press import MASTER, resolve_recipients, send_press
 
@@ -55,9 +55,15 @@ def deliver(
         shown = " ".join(sender.powers.split()) or sender.name
     broadcast = {p for s in seats for p in s.powers.split()} <= set(recipients)
     to_line = "everyone" if broadcast else ", ".join(recipients)
-    text = render("press.txt.j2", game=game, sender=shown, to_line=to_line, body=body)
+    text = render("press.txt.j2", game=game, sender=shown, to_line=to_line, body=body,
+                  answerable=not grey)  # fmt: skip
+    # A Reply goes back to the writer as press; grey press must not say who wrote it.
+    writer = sender.powers.split() if sender.role != "master" else [MASTER]
+    reply_to = None if grey or not writer else press_reply_address(ctx.judge, game.name, writer)
     for seat in targets:
-        ctx.outgoing.append(mail_to_seat(seat, f"press from {shown}", text, "press"))
+        mail = mail_to_seat(seat, f"press from {shown}", text, "press")
+        mail.reply_to = reply_to
+        ctx.outgoing.append(mail)
     for country in _countries(game, sender, recipients):
         mail = list_mail(game, country, f"press from {shown}", text, shown)
         if mail is not None:
@@ -137,3 +143,17 @@ class Broadcast(Command):
         send_press(game, seat, recipients, body, grey=False)
         deliver(ctx, game, seat, recipients, body, grey=False)
         return ["broadcast sent to everyone"]
+
+
+def as_press_reply(text: str, powers: list[str]) -> str:
+    """A Reply to a press mail, as commands: its SIGNON line, then the rest of what the
+    replier wrote as press to the powers that wrote the press."""
+    lines = text.strip("\n").splitlines()
+    first = lines[0].split() if lines else []
+    if not first or first[0].upper() != "SIGNON":
+        raise CommandError(
+            "a Reply to press goes to its writer as press, and begins with your SIGNON "
+            "power@game password line; nothing was sent"
+        )
+    body = lines[1:]
+    return "\n".join([lines[0], f"PRESS TO {' '.join(powers)}", *body, "ENDPRESS"])

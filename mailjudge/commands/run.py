@@ -8,7 +8,9 @@ from mailjudge.commands.base import Answer, Block, CommandError, Context
 from mailjudge.commands.finder import BARE, find_blocks
 from mailjudge.commands.master import after_processing
 from mailjudge.commands.orders import flush_bare_lines
+from mailjudge.commands.press import as_press_reply
 from mailjudge.commands.registry import lookup
+from mailjudge.masking import mask_text
 from mailjudge.models import Game
 from mailjudge.render import render
 from mailjudge.service import processing
@@ -16,12 +18,31 @@ from mailjudge.service.errors import ServiceError
 
 # Commands after which bare order lines read so far must be on file.
 _FLUSH_BEFORE = {"SIGNON", "SIGNOFF", "ORDERS", "CLEAR", "STATUS", "PROCESS", "PROCESS!", "PREVIEW"}
-MAX_ANSWERS = 200
+
+
+def _within_limit(blocks: list[Block], limit: int) -> tuple[list[Block], Answer | None]:
+    """The blocks of a mail up to `limit` commands (a run of bare order lines counts as
+    one), and the answer refusing the rest: one mail cannot make the judge do unbounded
+    work or send unbounded mail."""
+    commands = 0
+    for n, block in enumerate(blocks):
+        bare = block.words[0] == BARE
+        if not (bare and n and blocks[n - 1].words[0] == BARE):
+            commands += 1
+        if commands > limit:
+            refusal = Answer(
+                f"(the {len(blocks) - n} lines after command {limit})",
+                False,
+                [f"not done: one mail may hold at most {limit} commands; send the rest in "
+                 "another mail"],
+            )  # fmt: skip
+            return blocks[:n], refusal
+    return blocks, None
 
 
 def run_commands(text: str, ctx: Context) -> None:
     """Each command is answered; an error never stops the rest, a failed SIGNON does."""
-    blocks = find_blocks(text)
+    blocks, limit_answer = _within_limit(find_blocks(text), ctx.max_commands)
     for block in blocks:
         if ctx.stopped:
             if not ctx.quiet:
@@ -50,6 +71,8 @@ def run_commands(text: str, ctx: Context) -> None:
         ctx.answers.append(answer)
     if not ctx.stopped or ctx.pending:
         flush_bare_lines(ctx)
+    if limit_answer is not None:
+        ctx.answers.append(limit_answer)
     process_touched(ctx)
 
 
@@ -75,14 +98,30 @@ def process_touched(ctx: Context) -> None:
 
 
 def execute(
-    text: str, sender: str, judge: str, now: datetime, default_game: str | None = None
+    text: str,
+    sender: str,
+    judge: str,
+    now: datetime,
+    default_game: str | None = None,
+    press_to: list[str] | None = None,
+    max_commands: int = 40,
 ) -> Context:
-    """Run a mail's commands; the context holds the answers and the other mail to send."""
-    ctx = Context(sender=sender, judge=judge, now=now, default_game=default_game)
+    """Run a mail's commands; the context holds the answers and the other mail to send.
+    ``press_to``: the mail is a Reply to press by those powers, so its text is press."""
+    ctx = Context(sender=sender, judge=judge, now=now, default_game=default_game,
+                  max_commands=max_commands)  # fmt: skip
+    if press_to is not None:
+        try:
+            text = as_press_reply(text, press_to)
+        except CommandError as err:
+            ctx.answers.append(Answer("(your reply to press)", False, [str(err)]))
+            return ctx
     run_commands(text, ctx)
     return ctx
 
 
 def reply_text(ctx: Context) -> str:
+    for answer in ctx.answers:  # whatever the line was read as, a password stays hidden
+        answer.echo = mask_text(answer.echo)
     errors = sum(1 for a in ctx.answers if not a.ok)
     return render("reply.txt.j2", answers=ctx.answers, errors=errors, judge=ctx.judge)

@@ -34,6 +34,8 @@ def judge_settings(database: Path, relay_port: int, address: str, **extra: str) 
         "MAILJUDGE_OUTBOUND_PORT": str(relay_port),
         # Scripted players write faster than people: no per-address reply limit.
         "MAILJUDGE_OUTBOUND_REPLY_LIMIT": "0",
+        # ... and mail many times an hour before they first sign on.
+        "MAILJUDGE_SECURITY_UNPROVEN_PER_HOUR": "100000",
     }
     environ.update({f"MAILJUDGE_{k.upper()}": v for k, v in extra.items()})
     return load_settings(None, environ)

@@ -26,7 +26,8 @@ LOOPBACK = "127.0.0.1"
 def text_of(message: EmailMessage) -> str:
     """The text part of a mail, one part or many (results mails carry HTML and pictures)."""
     body = message.get_body(preferencelist=("plain",))
-    return "" if body is None else str(body.get_content())
+    # Python keeps the CRLF of quoted-printable text; mail clients show plain lines.
+    return "" if body is None else str(body.get_content()).replace("\r\n", "\n")
 
 
 def free_port() -> int:

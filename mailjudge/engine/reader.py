@@ -471,3 +471,41 @@ def read_order(text: str, gmap: GameMap, phase_type: str = MOVEMENT) -> Syntax:
 
 # The same, for callers that read many orders: one call fewer for each.
 read_order_memo = _read_cached
+
+
+# Words that open an order on their own; a lone "A" or "F" must be followed by a place or
+# an order sign, since "A" also opens English sentences.
+_OPENERS = frozenset(["army", "fleet", BUILD_W, REMOVE_W, RETREAT_W, WAIVE_W, LOC_W])
+_ORDER_SIGNS = frozenset(["-", "->", "=>", ">", "h", "s", "c", "r", "d", "b"])
+
+
+def reads_as_order(text: str, gmap: GameMap, phase_type: str = MOVEMENT) -> bool:
+    """Whether a free line in a mail is meant as an order (it may still be a wrong one).
+
+    A line that reads cleanly is one; so is a line opened by a place, ARMY, FLEET, BUILD,
+    REMOVE, RETREAT or WAIVE, or by A/F and then a place or an order sign. Anything else
+    ("Thanks, see you next turn.") is small talk that must not touch the orders on file.
+    """
+    try:
+        read_order(text, gmap, phase_type)
+        return True
+    except (UnreadableOrder, IllegalOrder):
+        pass
+    raw = _TOKEN.findall(_fold(_without_power_tags(text, gmap)))
+    if not raw:
+        return False
+    lex = _lexicon(gmap)
+    first = raw[0]
+    if any(_match_words(raw, 0, parts) for parts, _ in lex.multi.get(first, [])):
+        return True
+    hit = lex.words.get(first)
+    if hit is None:
+        return False
+    if first in ("army", "fleet") or hit[0] in _OPENERS:
+        return True
+    if hit[0] != UNIT_W or len(raw) < 2:
+        return False
+    second = lex.words.get(raw[1])
+    if second is not None and second[0] == LOC_W:
+        return True
+    return raw[1] in lex.multi or any(word in _ORDER_SIGNS for word in raw[1:])

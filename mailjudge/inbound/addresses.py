@@ -33,3 +33,12 @@ def judge_detail(address: str, judge_address: str) -> str | None:
 
 def is_judge_address(address: str, judge_address: str) -> bool:
     return judge_detail(address, judge_address) is not None
+
+
+def press_reply_target(detail: str) -> tuple[str, list[str]] | None:
+    """(game, the writer's powers) for the detail of judge+GAME-press-FRANCE@, where a
+    Reply to press arrives; None for any other detail."""
+    game, sep, who = detail.rpartition("-press-")
+    if not sep or not game or not who:
+        return None
+    return game, [w.upper() for w in who.split(".") if w]

@@ -18,6 +18,7 @@ from email.parser import BytesHeaderParser, BytesParser
 
 from mailjudge.inbound.addresses import is_judge_address
 from mailjudge.inbound.html2text import html_to_text
+from mailjudge.inbound.replies import without_quoted_reply
 
 DEFAULT_MAX_BYTES = 256 * 1024
 DEFAULT_MAX_LINES = 500
@@ -59,6 +60,8 @@ class ParsedMail:
     auto_submitted: str
     precedence: str
     list_id: str
+    autoreply: str  # X-Autoreply, X-Autorespond: set by vacation responders
+    suppress: str  # X-Auto-Response-Suppress (Microsoft): what the sender wants no answer to
     content_type: str  # of the whole message, e.g. multipart/report for a bounce
     text: str  # the command text: quotes, signature and // comments removed
     size: int
@@ -304,6 +307,8 @@ def _headers(message: Message, raw: bytes, envelope_from: str | None) -> ParsedM
         auto_submitted=header_text(message, "Auto-Submitted").lower(),
         precedence=header_text(message, "Precedence").lower(),
         list_id=header_text(message, "List-Id"),
+        autoreply=(header_text(message, "X-Autoreply") or header_text(message, "X-Autorespond")),
+        suppress=header_text(message, "X-Auto-Response-Suppress").lower(),
         content_type=_content_type(message),
         text="",
         size=len(raw),
@@ -328,7 +333,7 @@ def parse_mail(
         )
     message = _parse_bytes(raw, headers_only=False)
     mail = _headers(message, raw, envelope_from)
-    lines = command_lines(body_text(message))
+    lines = command_lines(without_quoted_reply(body_text(message)))
     counted = sum(1 for line in lines if line.strip())
     if counted > max_lines:
         raise TooManyLines(
@@ -357,8 +362,15 @@ def silence_reason(mail: ParsedMail, judge_address: str) -> str | None:
     auto = mail.auto_submitted.split(";")[0].strip()
     if auto and auto != "no":
         return f"it is automatic (Auto-Submitted: {auto})"
-    if mail.precedence in ("bulk", "list", "junk"):
-        return f"it is bulk mail (Precedence: {mail.precedence})"
+    if mail.precedence in ("bulk", "list", "junk", "auto_reply"):
+        return f"it is bulk or automatic mail (Precedence: {mail.precedence})"
+    if mail.autoreply:
+        return "it is an automatic reply (X-Autoreply)"
+    suppressed = {word.strip() for word in mail.suppress.split(",")}
+    if suppressed & {"all", "autoreply"}:
+        return (
+            f"its sender asks for no automatic answer (X-Auto-Response-Suppress: {mail.suppress})"
+        )
     if mail.list_id:
         return f"it came through a mailing list (List-Id: {mail.list_id})"
     if mail.return_path == "":
@@ -367,6 +379,8 @@ def silence_reason(mail: ParsedMail, judge_address: str) -> str | None:
         return "it is a delivery or read report"
     if mail.sender and is_judge_address(mail.sender, judge_address):
         return "it comes from the judge's own address"
+    if mail.reply_to and is_judge_address(mail.reply_to, judge_address):
+        return "its answer would go to the judge's own address"
     if mail.sender.partition("@")[0] in ("mailer-daemon", "postmaster"):
         return f"it comes from {mail.sender}"
     if not mail.reply_to:

@@ -8,8 +8,10 @@ answered 250. Nothing about games happens inside the SMTP transaction.
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import socket
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +30,15 @@ RecipientCheck = Callable[[str], bool]
 StoreFunction = Callable[[bytes, str, list[str], str], tuple[InboundMessage, bool]]
 
 TEMPORARY_FAILURE = "451 4.3.0 Mail not stored, please try again later"
+SHUTTING_DOWN = "421 4.3.2 The judge is stopping; please try again later"
+
+
+class PortInUse(OSError):
+    """Another program (another judge?) listens on the port already."""
+
+    def __init__(self, source: str, host: str, port: int) -> None:
+        super().__init__(f"{source.upper()} port {port} is in use on {host}: is another "
+                         "judge running? Stop it, or set smtp.port to a free port")  # fmt: skip
 
 
 def judge_recipients(judge_address: str, also: RecipientCheck | None = None) -> RecipientCheck:
@@ -60,6 +71,8 @@ class SpoolHandler:
         self.source = source
         self.store = store
         self.lmtp = source == "lmtp"
+        self.closing = False  # while the judge stops: new mail is turned away with 421
+        self.storing = 0  # mails between DATA and their answer: a stop waits for them
 
     async def _accepts(self, address: str) -> bool:
         if is_judge_address(address, self.judge_address):
@@ -76,6 +89,8 @@ class SpoolHandler:
         address: str,
         rcpt_options: list[str],
     ) -> str:
+        if self.closing:
+            return SHUTTING_DOWN
         try:
             accepted = await self._accepts(address)
         except Exception:
@@ -91,6 +106,7 @@ class SpoolHandler:
         raw = envelope.original_content or b""
         recipients = list(envelope.rcpt_tos)
         mail_from = envelope.mail_from or ""
+        self.storing += 1
         try:
             row, new = await asyncio.to_thread(self.store, raw, mail_from, recipients, self.source)
         except Exception:
@@ -99,6 +115,8 @@ class SpoolHandler:
         else:
             what = "stored" if new else "already stored"
             status = f"250 2.0.0 Message {what} as #{row.__data__['id']}"
+        finally:
+            self.storing -= 1
         if self.lmtp:
             # LMTP answers once per accepted recipient (RFC 2033 4.2); the mail is one
             # judge mail whoever it was addressed to, so every answer is the same.
@@ -162,12 +180,27 @@ class Listener:
                     server_hostname=self.settings.judge.domain,
                     data_size_limit=smtp.max_message_bytes,
                 )
-                controller.start()
+                try:
+                    controller.start()
+                except OSError as err:
+                    if err.errno == errno.EADDRINUSE or "in use" in str(err):
+                        raise PortInUse(source, smtp.host, port) from None
+                    raise
                 self._controllers[source] = controller
                 log.info("%s listener on %s:%s", source.upper(), smtp.host, controller.port)
         except BaseException:
             self.stop()
             raise
+
+    def close_doors(self, wait: float = 10.0) -> None:
+        """Turn new mail away with 421 (senders retry later); mail already in its DATA
+        phase is still stored and answered 250 (waited for, at most `wait` seconds)."""
+        handlers = [controller.handler for controller in self._controllers.values()]
+        for handler in handlers:
+            handler.closing = True
+        deadline = time.monotonic() + wait
+        while any(h.storing for h in handlers) and time.monotonic() < deadline:
+            time.sleep(0.02)
 
     def stop(self) -> None:
         for controller in self._controllers.values():

@@ -233,12 +233,14 @@ def process_pending(
     stale_after: timedelta = DEFAULT_STALE_AFTER,
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
     prepare: Callable[[InboundMessage], Any] | None = None,
+    stopping: Callable[[], bool] | None = None,
 ) -> int:
-    """Handle queued mails one by one until none is left (or `limit` were taken);
+    """Handle queued mails one by one until none is left (or `limit` were taken, or
+    `stopping` says the judge is stopping: the mail in hand is always finished first);
     returns how many were taken, done or shunted. `prepare`, when given, does a mail's pure
     work (parsing) before its transaction; the handler is then called with its result."""
     taken = 0
-    while limit is None or taken < limit:
+    while (limit is None or taken < limit) and not (stopping is not None and stopping()):
         row = claim_next(stale_after, max_attempts)
         if row is None:
             break

@@ -8,6 +8,7 @@ that players can filter it.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,6 +35,78 @@ class InlineImage:
     filename: str
     content: bytes
     mime_type: str
+
+
+# Mail clients show 78 characters a line comfortably (RFC 5322 2.1.1).
+MAX_LINE = 78
+
+
+def wrapped(text: str, width: int = MAX_LINE) -> str:
+    """Lines longer than ``width`` broken at spaces. What does not fit moves to the start
+    of the next line when that line goes on the same paragraph (same indent, not a new
+    item), so a paragraph is refilled rather than left with short stubs; otherwise it
+    makes a line of its own, indented as its line began. A word longer than the line (an
+    address, a link) is left whole."""
+    out: list[str] = []
+    carry: list[str] = []
+    carry_indent = ""
+    for line in text.split("\n"):
+        indent = line[: len(line) - len(line.lstrip())]
+        if carry:
+            if _goes_on(line, carry_indent):
+                line = carry_indent + " ".join([*carry, line.strip()])
+            else:
+                out += _fill(carry_indent, carry, width)
+            carry = []
+        if len(line) <= width or " " not in line.strip():
+            out.append(line)
+            continue
+        head, rest = _split(line, indent, width)
+        out.append(head)
+        carry, carry_indent = rest, indent
+    if carry:
+        out += _fill(carry_indent, carry, width)
+    return "\n".join(out)
+
+
+_WORD = re.compile(r"\S+")
+_ITEM_START = ("-", "*", "+", ">", "|", "(")
+
+
+def _goes_on(line: str, indent: str) -> bool:
+    """Whether ``line`` continues the paragraph of a line indented by ``indent``."""
+    stripped = line.strip()
+    if not stripped or line[: len(line) - len(line.lstrip())] != indent:
+        return False
+    first = stripped.split()[0]
+    numbered = first.rstrip(".):").isdigit() and first != first.rstrip(".):")
+    table_row = "  " in stripped  # columns line up by runs of spaces: keep rows apart
+    return not (stripped.startswith(_ITEM_START) or numbered or table_row or stripped.isupper())
+
+
+def _split(line: str, indent: str, width: int) -> tuple[str, list[str]]:
+    """The longest head of ``line`` that fits ``width`` (its spacing kept, as in a table
+    row), and the words after it."""
+    ends = [m.end() for m in _WORD.finditer(line)]
+    fits = [end for end in ends if end <= width] or ends[:1]
+    head = line[: fits[-1]]
+    return head, line[fits[-1] :].split()
+
+
+def _fill(indent: str, words: list[str], width: int) -> list[str]:
+    lines: list[str] = []
+    while words:
+        head, words = _split(indent + " ".join(words), indent, width)
+        lines.append(head)
+    return lines
+
+
+def text_encoding(text: str) -> str:
+    """7bit for ASCII text with short lines; quoted-printable for anything else, never
+    base64, which no person can read in a raw mail or a split digest."""
+    if text.isascii() and all(len(line) <= 998 for line in text.split("\n")):
+        return "7bit"
+    return "quoted-printable"
 
 
 def board_cid(picture_id: int) -> str:
@@ -122,19 +195,20 @@ def build_message(
     ):
         if value:
             message[header] = _one_line(value)
-    message.set_content(text)
+    text = wrapped(text)
+    message.set_content(text, cte=text_encoding(text))
     if digest:
         message.make_mixed()
         message.attach(_digest_part(digest))
     if html is not None:
-        message.add_alternative(html, subtype="html")
+        message.add_alternative(html, subtype="html", cte=text_encoding(html))
         html_part = message.get_body(preferencelist=("html",))
         for image in inline_images:
             maintype, _, subtype = image.mime_type.partition("/")
             assert html_part is not None  # added just above
             html_part.add_related(
                 image.content, maintype=maintype, subtype=subtype,
-                cid=f"<{image.cid}>", filename=image.filename,
+                cid=f"<{image.cid}>", filename=image.filename, disposition="inline",
             )  # fmt: skip
     else:
         attachments = [

@@ -9,19 +9,19 @@ holding mail only delays it until the lease runs out.
 
 from __future__ import annotations
 
-import base64
 import copy
 import logging
+import quopri
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email import policy
 from email.header import Header
 from email.message import EmailMessage
-from email.utils import format_datetime, getaddresses
+from email.utils import format_datetime, formataddr, getaddresses
 from typing import Any
 
-from peewee import Field, IntegrityError
+from peewee import SQL, Field, IntegrityError, fn
 
 from mailjudge.db import (
     database_proxy,
@@ -30,13 +30,16 @@ from mailjudge.db import (
     skip_locked,
     update_by_id_compiled,
 )
-from mailjudge.models import BoardPicture, Game, InboundMessage, Outbox, utcnow
+from mailjudge.inbound.bounces import bounce_address
+from mailjudge.models import BoardPicture, Bounce, Game, InboundMessage, Outbox, utcnow
 from mailjudge.outbound.message import (
     Attachment,
     InlineImage,
     board_cid,
     build_message,
     new_message_id,
+    text_encoding,
+    wrapped,
 )
 from mailjudge.outbound.send import Sender, is_permanent
 from mailjudge.settings import OutboundSettings
@@ -59,6 +62,8 @@ class RetryPolicy:
     max_delay: timedelta = timedelta(hours=1)
     # How long a claimed mail is reserved for the sender that claimed it.
     lease: timedelta = timedelta(minutes=10)
+    # An address whose mail bounced this often gets none until its player signs on.
+    bounce_limit: int = 3
 
     @classmethod
     def from_settings(cls, settings: OutboundSettings) -> RetryPolicy:
@@ -67,6 +72,7 @@ class RetryPolicy:
             first_delay=timedelta(seconds=settings.retry_first_seconds),
             max_delay=timedelta(seconds=settings.retry_max_seconds),
             lease=timedelta(seconds=settings.lease_seconds),
+            bounce_limit=settings.bounce_limit,
         )
 
     def delay(self, attempts: int) -> timedelta:
@@ -185,7 +191,7 @@ def _board_parts(picture_id: int) -> tuple[list[InlineImage], list[Attachment]]:
 
 _PLAIN_KEYS = {
     "sender", "to", "subject", "text", "in_reply_to", "references", "auto_submitted",
-    "game", "phase", "role", "date", "message_id", "html",
+    "game", "phase", "role", "date", "message_id", "html", "reply_to", "sender_name",
 }  # fmt: skip
 
 
@@ -203,17 +209,21 @@ def plain_text_mail(
     phase: str | None = None,
     role: str | None = None,
     html: str | None = None,
+    reply_to: str | None = None,
+    sender_name: str = "",
 ) -> bytes:
     """The same mail build_message makes for a plain-text draft, written out directly:
     the email package's header objects cost more than everything else a reply needs.
     The tests hold both ways to the same headers and body."""
     headers = [
-        ("From", sender),
+        ("From", formataddr((sender_name, sender)) if sender_name else sender),
         ("To", ", ".join(to)),
         ("Subject", _header_text(subject)),
         ("Date", format_datetime((date or utcnow()).astimezone(UTC))),
         ("Message-ID", message_id),
     ]
+    if reply_to:
+        headers.append(("Reply-To", reply_to))
     if in_reply_to:
         chain = [r for r in references if r != in_reply_to]
         headers += [("In-Reply-To", in_reply_to), ("References", " ".join([*chain, in_reply_to]))]
@@ -228,14 +238,14 @@ def plain_text_mail(
         if value:
             headers.append((name, _header_text(value)))
     headers += [("MIME-Version", "1.0"), ("Content-Type", 'text/plain; charset="utf-8"')]
-    body = text if text.endswith("\n") else text + "\n"
-    if body.isascii() and all(len(line) <= 78 for line in body.split("\n")):
+    body = wrapped(text if text.endswith("\n") else text + "\n")
+    if text_encoding(body) == "7bit":
         headers.append(("Content-Transfer-Encoding", "7bit"))
         payload = body.replace("\n", "\r\n").encode("ascii")
     else:
-        headers.append(("Content-Transfer-Encoding", "base64"))
-        encoded = base64.b64encode(body.encode("utf-8"))
-        payload = b"".join(encoded[i : i + 76] + b"\r\n" for i in range(0, len(encoded), 76))
+        headers.append(("Content-Transfer-Encoding", "quoted-printable"))
+        encoded = quopri.encodestring(body.encode("utf-8"))
+        payload = encoded.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
     head = "".join(f"{name}: {_fold(value)}\r\n" for name, value in headers)
     return head.encode("ascii") + b"\r\n" + payload
 
@@ -315,23 +325,49 @@ def _finish(row: Outbox, **changes: object) -> None:
     update_by_id_compiled(Outbox, _pk(row), changes)
 
 
+def bounced_addresses(addresses: Sequence[str], limit: int) -> list[str]:
+    """Those of `addresses` whose mail bounced `limit` times since their player last
+    signed on (0: never stop)."""
+    if limit <= 0 or not addresses:
+        return []
+    counts = (
+        Bounce.select(Bounce.address, fn.COUNT(SQL("*")))
+        .where(Bounce.address.in_([a.lower() for a in addresses]))
+        .group_by(Bounce.address)
+        .tuples()
+    )
+    pairs: list[tuple[str, int]] = list(counts)  # type: ignore[arg-type]
+    return [address for address, count in pairs if count >= limit]
+
+
 def _send_one(
     sender: Sender, row: Outbox, now: datetime, retry: RetryPolicy
 ) -> tuple[str, dict[str, object]]:
     """Send one claimed mail; the outcome (sent, retried or failed) and what to record."""
     attempts = row.attempts + 1
     rendered = None
+    recipients = row.to_addrs.split()
+    stopped = bounced_addresses(recipients, retry.bounce_limit)
+    if stopped and len(stopped) == len(recipients):
+        note = f"not sent: mail to {', '.join(stopped)} bounced {retry.bounce_limit} times; it is "
+        log.info("outbox %s %s", _pk(row), note + "held until the player signs on again")
+        return "failed", {"state": "failed", "attempts": attempts,
+                          "last_error": note + "held until the player signs on again"}  # fmt: skip
     try:
         raw = row.raw
         if not raw and row.draft is not None:
             raw = rendered = render_draft(row.draft)
-        refused = sender.send(raw, row.to_addrs.split())
+        judge = getattr(sender, "envelope_from", None)
+        verp = bounce_address(judge, _pk(row), row.message_id) if judge else None
+        live = [r for r in recipients if r not in stopped]
+        refused = sender.send(raw, live, verp)
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
         if is_permanent(exc) or attempts >= retry.max_attempts:
             log.error("outbox %s failed after %s attempt(s): %s", _pk(row), attempts, error)
             return "failed", {"state": "failed", "attempts": attempts, "last_error": error}
-        log.warning("outbox %s: attempt %s failed: %s", _pk(row), attempts, error)
+        log.warning("outbox %s to %s deferred: attempt %s failed: %s", _pk(row), row.to_addrs,
+                    attempts, error)  # fmt: skip
         return "retried", {
             "state": "queued",
             "attempts": attempts,
@@ -339,6 +375,7 @@ def _send_one(
             "next_attempt_at": now + retry.delay(attempts),
         }
     note = "refused: " + ", ".join(sorted(refused)) if refused else ""
+    log.info("outbox %s sent to %s%s", _pk(row), row.to_addrs, f" ({note})" if note else "")
     changes: dict[str, object] = {
         "state": "sent",
         "attempts": attempts,
@@ -346,7 +383,10 @@ def _send_one(
         "sent_at": utcnow(),
     }
     if rendered is not None:
-        changes["raw"] = rendered  # keep what went out
+        # Keep what went out; a mail with the board picture keeps its headers only, since
+        # the draft and the picture (stored once for every recipient) make it again.
+        with_picture = row.draft is not None and row.draft.get("board") is not None
+        changes["raw"] = header_section(rendered) if with_picture else rendered
     return "sent", changes
 
 
@@ -378,6 +418,31 @@ def flush(
     return result
 
 
+def header_section(raw: bytes) -> bytes:
+    """The header lines of a mail, up to and with the blank line that ends them."""
+    end = raw.find(b"\r\n\r\n")
+    return raw if end < 0 else raw[: end + 4]
+
+
+def prune_sent(older_than: datetime) -> int:
+    """Mail sent before `older_than` keeps only its headers and its outcome (state,
+    attempts, last error, when it went): the text and the draft go. Returns how many."""
+    pruned, after = 0, 0
+    old = (Outbox.state == "sent") & (Outbox.sent_at < older_than)
+    while True:
+        batch = Outbox.select(_id_field, Outbox.raw, Outbox.draft).where(old & (_id_field > after))
+        rows = list(batch.order_by(_id_field).limit(200))
+        if not rows:
+            return pruned
+        after = _pk(rows[-1])
+        with database_proxy.atomic():
+            for row in rows:
+                headers = header_section(row.raw)
+                if headers != row.raw or row.draft is not None:
+                    update_by_id_compiled(Outbox, _pk(row), {"raw": headers, "draft": None})
+                    pruned += 1
+
+
 def replies_sent(address: str, within: timedelta, now: datetime | None = None) -> int:
     """How many answers (mails queued for an inbound mail) went to `address` lately."""
     address = address.lower()
@@ -389,6 +454,35 @@ def replies_sent(address: str, within: timedelta, now: datetime | None = None) -
     )
     # contains() is a substring match: keep only whole addresses.
     return sum(1 for row in query if address in row.to_addrs.split())
+
+
+PAUSED_SUBJECT = "answers paused"
+
+
+def answers_resume_at(address: str, settings: OutboundSettings, now: datetime) -> datetime:
+    """When the reply limit lets answers to `address` go out again: the oldest answer in
+    the window leaves it then."""
+    window = timedelta(minutes=settings.reply_window_minutes)
+    address = address.lower()
+    recent = (
+        Outbox.inbound.is_null(False)
+        & (Outbox.created_at >= now - window)
+        & Outbox.to_addrs.contains(address)
+    )
+    query = Outbox.select(Outbox.to_addrs, Outbox.created_at).where(recent)
+    query = query.order_by(Outbox.created_at)
+    oldest = next((row.created_at for row in query if address in row.to_addrs.split()), now)
+    return oldest + window
+
+
+def pause_notice_sent(address: str, settings: OutboundSettings, now: datetime) -> bool:
+    """Whether `address` was already told, within the window, that answers are paused."""
+    window = timedelta(minutes=settings.reply_window_minutes)
+    query = Outbox.select(Outbox.to_addrs).where(
+        (Outbox.subject == PAUSED_SUBJECT) & (Outbox.created_at >= now - window)
+        & Outbox.to_addrs.contains(address.lower())
+    )  # fmt: skip
+    return any(address.lower() in row.to_addrs.split() for row in query)
 
 
 def may_reply(address: str, settings: OutboundSettings, now: datetime | None = None) -> bool:

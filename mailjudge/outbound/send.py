@@ -6,13 +6,17 @@ import smtplib
 import ssl
 from typing import Protocol
 
-from mailjudge.settings import OutboundSettings
+from mailjudge.outbound.dkim_sign import DkimSigner
+from mailjudge.settings import DkimSettings, OutboundSettings
 
 
 class Sender(Protocol):
-    def send(self, raw: bytes, to_addrs: list[str]) -> dict[str, tuple[int, bytes]]:
-        """Send one mail; returns the recipients the server refused (others were
-        taken), raises when the mail was not taken at all."""
+    def send(
+        self, raw: bytes, to_addrs: list[str], envelope_from: str | None = None
+    ) -> dict[str, tuple[int, bytes]]:
+        """Send one mail (bounces going to `envelope_from`, by default the judge's own
+        address); returns the recipients the server refused (others were taken), raises
+        when the mail was not taken at all."""
         ...
 
 
@@ -51,6 +55,7 @@ class SmtpSender:
         password: str | None = None,
         timeout: float = 30.0,
         ssl_context: ssl.SSLContext | None = None,
+        signer: DkimSigner | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -60,10 +65,14 @@ class SmtpSender:
         self.password = password
         self.timeout = timeout
         self.ssl_context = ssl_context
+        self.signer = signer
         self._smtp: smtplib.SMTP | None = None
 
     @classmethod
-    def from_settings(cls, settings: OutboundSettings, envelope_from: str) -> SmtpSender:
+    def from_settings(
+        cls, settings: OutboundSettings, envelope_from: str, dkim: DkimSettings | None = None
+    ) -> SmtpSender:
+        domain = envelope_from.rpartition("@")[2]
         return cls(
             settings.host,
             settings.port,
@@ -72,6 +81,7 @@ class SmtpSender:
             user=settings.user,
             password=settings.password,
             timeout=settings.timeout_seconds,
+            signer=DkimSigner.from_settings(dkim, domain) if dkim is not None else None,
         )
 
     def _connection(self) -> smtplib.SMTP:
@@ -91,15 +101,17 @@ class SmtpSender:
         self._smtp = smtp
         return smtp
 
-    def send(self, raw: bytes, to_addrs: list[str]) -> dict[str, tuple[int, bytes]]:
-        if self._smtp is not None:
-            try:
-                self._smtp.noop()
-            except (smtplib.SMTPException, OSError):
-                # The relay dropped the idle connection: not a failure of this mail.
-                self.close()
+    def send(
+        self, raw: bytes, to_addrs: list[str], envelope_from: str | None = None
+    ) -> dict[str, tuple[int, bytes]]:
+        if self._smtp is not None and not self._still_open(self._smtp):
+            # The relay dropped the idle connection (Postfix says 421 after 5 quiet
+            # minutes): not a failure of this mail, so connect again before sending it.
+            self.close()
+        if self.signer is not None:
+            raw = self.signer.sign(raw)
         try:
-            return self._connection().sendmail(self.envelope_from, to_addrs, raw)
+            return self._connection().sendmail(envelope_from or self.envelope_from, to_addrs, raw)
         except smtplib.SMTPRecipientsRefused:
             # The session is still good: only this mail's recipients were refused.
             self._reset()
@@ -107,6 +119,16 @@ class SmtpSender:
         except BaseException:
             self.close()
             raise
+
+    @staticmethod
+    def _still_open(smtp: smtplib.SMTP) -> bool:
+        """NOOP answered 250: the session is alive. A relay that timed the session out
+        has already written its 421, which NOOP reads back instead of raising."""
+        try:
+            code, _ = smtp.noop()
+        except (smtplib.SMTPException, OSError):
+            return False
+        return code == 250
 
     def _reset(self) -> None:
         try:

@@ -27,6 +27,15 @@ class Outgoing:
     list_post: str | None = None
     digest: list[EmailMessage] = field(default_factory=list)  # a MIME digest's messages
     board: int | None = None  # a stored BoardPicture: PNG shown in the HTML part, SVG attached
+    reply_to: str | None = None  # where a Reply goes: the press's writer, the list
+
+
+def press_reply_address(judge: str, game: str, powers: list[str]) -> str:
+    """judge+GAME-press-FRANCE@domain: a Reply there is press back to FRANCE (several
+    powers joined with dots). It names who wrote, never a password."""
+    local, _, domain = judge.rpartition("@")
+    who = ".".join(p.lower() for p in powers)
+    return f"{local}+{game.lower()}-press-{who}@{domain}"
 
 
 def mail_to_seat(

@@ -81,6 +81,28 @@ def record_facts(
     )
 
 
+def _unused_adjustments(gmap: GameMap, facts: PhaseFacts) -> dict[str, str]:
+    """After an adjustment phase, a line for each power the results would leave out: its
+    builds not used (waived by default) or that it had nothing to adjust. The count due
+    is worked back from the board after the phase and the builds and removals made."""
+    lines: dict[str, str] = {}
+    for power in gmap.power_names:
+        mine = [r for r in facts.results if r["power"] == power]
+        done = [r["order"] for r in mine if r["outcome"] in ("succeeds", "civil disorder")]
+        built = sum(1 for order in done if order.endswith(" B"))
+        removed = sum(1 for order in done if order.endswith(" D"))
+        waived = sum(1 for order in done if order == "WAIVE")
+        centres = sum(1 for owner in facts.after.sc_owners.values() if owner == power)
+        units = sum(1 for unit in facts.after.units.values() if unit.power == power)
+        due = centres - (units - built + removed)
+        unused = due - built - waived
+        if unused > 0:
+            lines[power] = f"{unused} build{'s' if unused > 1 else ''} not used (waived)"
+        elif not mine and (centres or units):
+            lines[power] = "no builds or removals due"
+    return lines
+
+
 def _report(facts: PhaseFacts, build_any: bool = False) -> dict[str, Any]:
     gmap = load_map("standard")
     by_power: dict[str, list[str]] = {}
@@ -89,6 +111,9 @@ def _report(facts: PhaseFacts, build_any: bool = False) -> dict[str, Any]:
         by_power.setdefault(r["power"], []).append(order_line(r))
         if r["outcome"] == "invalid" and r.get("reason"):
             reasons.append(f"{r['power']}: {r['order']}: {r['reason']}")
+    if facts.after.phase.type == ADJUSTMENT:
+        for power, line in _unused_adjustments(gmap, facts).items():
+            by_power.setdefault(power, []).append(line)
     nxt: Position = facts.next
     counts = nxt.centre_counts()
     owners_by_power: dict[str, list[str]] = {}
@@ -179,7 +204,8 @@ def results_mails(game: Game, done: Any) -> list[Outgoing]:
     picture = played_picture(game, record) if record is not None else None
     mails = []
     for seat in Seat.select().where(Seat.game == game):
-        if seat.person is None:
+        # An observer gets results once its address confirmed, and until it said STOP.
+        if seat.person is None or (seat.role == "observer" and seat.status != "active"):
             continue
         context = {
             "game": game, "phase": done.phase, "r": report, "seat": seat,

@@ -16,4 +16,9 @@ class NotFound(ServiceError):
 
 
 class BadSecret(ServiceError):
-    """A wrong password (counted towards a lock-out)."""
+    """A wrong password, counted against the address that sent it. ``tell_owner``: the
+    seat's player should hear of it (the first time in a window only)."""
+
+    def __init__(self, message: str, tell_owner: bool = False) -> None:
+        super().__init__(message)
+        self.tell_owner = tell_owner

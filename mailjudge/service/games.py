@@ -15,6 +15,7 @@ from mailjudge.passwords import hash_password
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.rules import RuleError, RuleSet, apply_change
 from mailjudge.service.errors import NotAllowed, NotFound, ServiceError
+from mailjudge.settings import current_settings
 
 
 def _variants() -> tuple[str, ...]:
@@ -84,8 +85,10 @@ def create_game(
     variant: str = "standard",
     rules: str = "",
     map_name: str = "standard",
+    timezone: str | None = None,
 ) -> Game:
-    """A new game in the forming state; the creator is its master."""
+    """A new game in the forming state; the creator is its master. Its deadlines are in
+    ``timezone``, by default the judge's (judge.timezone)."""
     name = name.strip().lower()
     if not GAME_NAME.fullmatch(name):
         raise ServiceError(
@@ -117,6 +120,7 @@ def create_game(
             victory_count=victory,
             timing=chosen.default_timing,
             private="SOLITAIRE" in ruleset,
+            timezone=timezone or current_settings().judge.timezone,
         )
         Seat.create(
             game=game,

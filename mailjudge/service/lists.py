@@ -59,7 +59,8 @@ def list_mail(
 
     archive(game, power, author, subject, body)
     chosen = country_list(game, power)
-    tag = f"[{game.name}-{power.lower()}] {subject}"
+    label = f"[{game.name}-{power.lower()}]"
+    tag = subject if label in subject.lower() else f"{label} {subject}"
     if chosen is not None and chosen.external:
         return Outgoing(
             to=[chosen.address], subject=tag, body=body, kind="list", game=game.name,
@@ -71,7 +72,7 @@ def list_mail(
     address = list_address(game, power)
     return Outgoing(
         to=[address], subject=tag, body=body, kind="list", game=game.name, phase=game.phase,
-        bcc=members, list_id=list_id(game, power), list_post=address,
+        bcc=members, list_id=list_id(game, power), list_post=address, reply_to=address,
     )  # fmt: skip
 
 
@@ -123,8 +124,11 @@ def list_target(address: str, judge_address: str) -> tuple[Game, str] | None:
     return (game, power) if power in game_map(game).powers else None
 
 
-def post(game: Game, power: str, text: str) -> tuple[Seat, Outgoing]:
-    """Check a post's SIGNON and make the list mail; the sender's seat and the mail."""
+def post(
+    game: Game, power: str, text: str, subject: str = "", sender: str = ""
+) -> tuple[Seat, Outgoing]:
+    """Check a post's SIGNON and make the list mail (under the poster's Subject); the
+    sender's seat and the mail."""
     from mailjudge.variants.democratic import CITIZEN_ROLES, country_of
 
     chosen = country_list(game, power)
@@ -141,7 +145,7 @@ def post(game: Game, power: str, text: str) -> tuple[Seat, Outgoing]:
             "line; that line is taken off before the post goes out"
         )
     who, _, game_name = words[1].partition("@")
-    seat = authenticate(seat_in(game_name or game.name, who), words[2])
+    seat = authenticate(seat_in(game_name or game.name, who), words[2], sender)
     if seat.game_id != game.id:
         raise NotAllowed(f"that SIGNON is for another game than {game.name}")
     if seat.role != "master" and (seat.role not in CITIZEN_ROLES or country_of(seat) != power):
@@ -151,8 +155,9 @@ def post(game: Game, power: str, text: str) -> tuple[Seat, Outgoing]:
         raise ServiceError("the post is empty after its SIGNON line")
     Press.create(game=game, phase=game.phase, sender=seat, recipients=power, body=body + "\n")
     mail = list_mail(
-        game, power, f"from {seat.name}", f"{seat.name} writes:\n\n{body}\n", seat.name
-    )
+        game, power, subject.strip() or f"from {seat.name}", f"{seat.name} writes:\n\n{body}\n",
+        seat.name,
+    )  # fmt: skip
     if mail is None:
         raise ServiceError(f"{power} has no citizens to write to")
     return seat, mail

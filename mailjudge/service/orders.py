@@ -131,6 +131,29 @@ def _delete_orders(game: Game, power: str, only: Seat | None = None) -> None:
                      [game.id, game.phase, power, only.id])  # fmt: skip
 
 
+def merged_with_file(game: Game, seat: Seat, power: str, texts: list[str]) -> list[str]:
+    """``power``'s orders on file with ``texts`` laid over them: a new order for a unit
+    replaces that unit's order on file, and the units the texts do not name keep theirs
+    (how bare order lines in a mail are read; ORDERS ... END replaces the whole set)."""
+    gmap = game_map(game)
+    phase_type = current_position(game).phase.type
+
+    def unit_of(text: str) -> str | None:
+        try:
+            syntax = read_order(text, gmap, phase_type)
+        except OrderError:
+            return None
+        return syntax.loc[0] if syntax.loc is not None else None
+
+    named = {unit_of(text) for text in texts} - {None}
+    only = _own_only(game, seat)
+    on_file = [
+        line.text for line in orders_on_file(game).get(power.upper(), [])
+        if (only is None or line.submitted_by_id == only.id) and unit_of(line.text) not in named
+    ]  # fmt: skip
+    return on_file + texts
+
+
 def clear_orders(game: Game, seat: Seat, power: str) -> None:
     require_active(game)
     if not may_order_for(seat, power):
@@ -181,8 +204,12 @@ def missing_orders(game: Game, pos: Position, power: str, texts: list[str]) -> l
         return []
     plural = "s" if left > 1 else ""
     if due > 0:
-        return [f"{left} build{plural} (A PAR B, F BRE B, or WAIVE)"]
-    return [f"{left} removal{plural} (A PAR D)"]
+        sites = build_sites(gmap, pos, power, has_rule(game, "BUILD_ANY"))
+        examples = [f"A {site.upper()} B" for site in sorted(sites)[:2]]
+        choices = ", ".join(examples) + ("," if len(examples) > 1 else "") + " or WAIVE"
+        return [f"{left} build{plural} ({choices})"]
+    units = sorted(str(u) for u in pos.units.values() if u.power == power)
+    return [f"{left} removal{plural} ({units[0]} D, for instance)"] if units else []
 
 
 def powers_to_order(game: Game, pos: Position) -> list[str]:

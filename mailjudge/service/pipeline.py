@@ -8,19 +8,32 @@ its effects are stored, the reply included, or none are and the mail is shunted.
 from __future__ import annotations
 
 import logging
+import time
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
 import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge.commands.base import Context
 from mailjudge.commands.run import execute, reply_text
-from mailjudge.inbound.addresses import judge_detail
+from mailjudge.inbound.addresses import judge_detail, press_reply_target
+from mailjudge.inbound.bounces import bounced_outbox
 from mailjudge.inbound.parse import MailLimitError, ParsedMail, silence_reason
 from mailjudge.inbound.spool import parse_stored
+from mailjudge.masking import mask_mail, mask_text
 from mailjudge.models import Game, InboundMessage, utcnow
 from mailjudge.outbound.message import Attachment, build_message
-from mailjudge.outbound.outbox import enqueue, enqueue_draft, may_reply
+from mailjudge.outbound.outbox import (
+    PAUSED_SUBJECT,
+    answers_resume_at,
+    enqueue,
+    enqueue_draft,
+    may_reply,
+    pause_notice_sent,
+)
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing
+from mailjudge.service import guard
+from mailjudge.service.bounces import take_bounce
 from mailjudge.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -40,7 +53,24 @@ def handle(
     now: datetime | None = None,
     prepared: ParsedMail | MailLimitError | None = None,
 ) -> None:
-    now = now or utcnow()
+    """Handle one stored mail, and log one line saying what came of it."""
+    started = time.perf_counter()
+    outcome = _handle(row, settings, now or utcnow(), prepared)
+    # The stored copy loses its passwords in the same transaction as the mail's effects:
+    # if handling fails, the mail is retried with them.
+    masked = mask_mail(row.raw)
+    if masked != row.raw:
+        InboundMessage.update(raw=masked).where(InboundMessage.id == row.id).execute()
+    log.info("mail %s from %s: %s, %.0f ms", row.message_id, row.envelope_from or "<>",
+             outcome, (time.perf_counter() - started) * 1000)  # fmt: skip
+
+
+def _handle(
+    row: InboundMessage,
+    settings: Settings,
+    now: datetime,
+    prepared: ParsedMail | MailLimitError | None,
+) -> str:
     judge = settings.judge.address
     try:
         parsed = prepared if prepared is not None else prepare(row, settings)
@@ -53,24 +83,95 @@ def handle(
         ):
             body = render("limit_error.txt.j2", reason=str(err), judge=judge)
             _queue_reply(err.mail, body, row, settings, now, None)
-        return
+        return f"refused: {err}"
+    addresses = [*row.envelope_to.split(), *mail.delivered_to, *mail.to]
+    if any(bounced_outbox(address, judge) for address in addresses):
+        what, notices = take_bounce(row.raw, addresses, judge)
+        for item in notices:
+            queue_outgoing(item, settings, now)
+        return what
     reason = silence_reason(mail, judge)
     if reason is not None:
-        log.info("mail %s not answered: %s", row.message_id, reason)
-        return
+        return f"not answered: {reason}"
     target = _list_target(row, mail, judge)
     if target is not None:
         _list_post(row, mail, settings, now, *target)
-        return
+        return f"a post to the list of {target[1]} in {target[0].name}"
+    detail = _game_from_address(row, mail, judge)
+    press = press_reply_target(detail) if detail else None
     ctx = execute(
-        mail.text, mail.sender or mail.reply_to, judge, now, _game_from_address(row, mail, judge)
-    )
-    if may_reply(mail.reply_to, settings.outbound, now):
-        _queue_reply(mail, reply_text(ctx), row, settings, now, ctx)
+        mail.text, mail.sender or mail.reply_to, judge, now,
+        press[0] if press else detail, press[1] if press else None,
+        settings.security.max_commands,
+    )  # fmt: skip
+    answer_to = _answer_address(mail)
+    if answer_to != (mail.sender or mail.reply_to) and ctx.seat is None:
+        for answer in ctx.answers:  # a third address never reads an outsider's words
+            answer.echo = answer.echo.split()[0] if answer.echo else answer.echo
+    outgoing = _bounded(ctx.outgoing, settings.security.max_mails_out)
+    errors = sum(1 for answer in ctx.answers if not answer.ok)
+    summary = f"{len(ctx.answers)} commands, {errors} with errors, {len(outgoing)} mails out"
+    if not (ctx.seat is not None or _may_mail(answer_to, now)):
+        summary += f", answer not sent: {answer_to} has had its hour's mail"
+    elif may_reply(answer_to, settings.outbound, now):
+        body = _within_bytes(reply_text(ctx), settings.security.max_reply_bytes)
+        _queue_reply(mail, body, row, settings, now, ctx, answer_to)
+        summary += ", answered"
     else:
-        log.warning("reply to %s held back: too many replies lately", mail.reply_to)
-    for item in ctx.outgoing:
-        queue_outgoing(item, settings, now)
+        log.warning("reply to %s held back: too many replies lately", answer_to)
+        _tell_answers_paused(mail, row, settings, now)
+        summary += ", answer held back (reply limit)"
+    for item in outgoing:
+        if item.bcc or len(item.to) != 1 or _may_mail(item.to[0], now):
+            queue_outgoing(item, settings, now)
+    return summary
+
+
+def _answer_address(mail: ParsedMail) -> str:
+    """Where the answer goes: the Reply-To only when its address signed on before, or it
+    shares the sender's domain and the mail carries no password; else the From. A forged
+    Reply-To cannot aim the judge at a stranger."""
+    sender = mail.sender or mail.reply_to
+    if mail.reply_to == sender or guard.is_proven(mail.reply_to):
+        return mail.reply_to
+    same_domain = mail.reply_to.rpartition("@")[2] == sender.rpartition("@")[2]
+    return mail.reply_to if same_domain and mask_text(mail.text) == mail.text else sender
+
+
+def _may_mail(address: str, now: datetime) -> bool:
+    """Mail to an address that never signed on is capped per hour (security)."""
+    return guard.is_proven(address) or guard.may_mail_unproven(address, now)
+
+
+# Mail a phase's processing sends is the game's, not the asker's: never cut.
+_ALWAYS_SENT = ("results", "list", "digest")
+
+
+def _bounded(items: list[Outgoing], limit: int) -> list[Outgoing]:
+    """At most `limit` mails caused by one mail, besides what processing sends."""
+    kept: list[Outgoing] = []
+    counted = 0
+    for item in items:
+        if item.kind not in _ALWAYS_SENT:
+            counted += 1
+            if counted > limit:
+                continue
+        kept.append(item)
+    if counted > limit:
+        log.warning("%s mails caused by one mail were not sent (security.max_mails_out)",
+                    counted - limit)  # fmt: skip
+    return kept
+
+
+def _within_bytes(body: str, limit: int) -> str:
+    data = body.encode("utf-8")
+    if len(data) <= limit:
+        return body
+    cut = data[:limit].decode("utf-8", "ignore").rpartition("\n")[0]
+    return cut + (
+        f"\n\n[The rest of this answer is cut: it came to {len(data)} bytes, and "
+        f"the judge sends at most {limit}. Send fewer commands in one mail.]\n"
+    )
 
 
 def _list_target(row: InboundMessage, mail: ParsedMail, judge: str) -> tuple[Game, str] | None:
@@ -91,7 +192,7 @@ def _list_post(
     from mailjudge.service.lists import post
 
     try:
-        seat, item = post(game, power, mail.text)
+        seat, item = post(game, power, mail.text, mail.subject, mail.sender)
         queue_outgoing(item, settings, now)
         answer = f"ok: your post went to the list of {power} in {game.name}.\n"
         if seat.person is not None and seat.person.email != mail.reply_to.lower():
@@ -118,6 +219,7 @@ def _queue_reply(
     settings: Settings,
     now: datetime,
     ctx: Context | None,
+    to: str | None = None,
 ) -> None:
     subject = (
         mail.subject if mail.subject.lower().startswith("re:") else f"Re: {mail.subject}".strip()
@@ -125,8 +227,8 @@ def _queue_reply(
     game = ctx.game if ctx is not None else None
     seat = ctx.seat if ctx is not None else None
     draft = {
-        "sender": settings.judge.address,
-        "to": [mail.reply_to],
+        **_judge_as_sender(settings),
+        "to": [to or mail.reply_to],
         "subject": subject if subject != "Re:" else "Re: your commands",
         "text": body,
         "in_reply_to": mail.message_id,
@@ -140,10 +242,39 @@ def _queue_reply(
     enqueue_draft(draft, game=game, inbound=row)
 
 
+def _tell_answers_paused(
+    mail: ParsedMail, row: InboundMessage, settings: Settings, now: datetime
+) -> None:
+    """One notice a window when answers are held back: the commands were carried out,
+    and the answers start again at a time the person can read."""
+    if pause_notice_sent(mail.reply_to, settings.outbound, now):
+        return
+    body = render(
+        "answers_paused.txt.j2",
+        limit=settings.outbound.reply_limit,
+        minutes=settings.outbound.reply_window_minutes,
+        until=answers_resume_at(mail.reply_to, settings.outbound, now).astimezone(
+            ZoneInfo(settings.judge.timezone)
+        ),
+        judge=settings.judge.address,
+    )
+    draft = {
+        **_judge_as_sender(settings),
+        "to": [mail.reply_to],
+        "subject": PAUSED_SUBJECT,
+        "text": body,
+        "in_reply_to": mail.message_id,
+        "references": list(mail.references),
+        "auto_submitted": "auto-replied",
+        "date": now.isoformat(),
+    }
+    enqueue_draft(draft)  # not linked to the mail: it must not count toward the limit
+
+
 def queue_outgoing(item: Outgoing, settings: Settings, now: datetime) -> None:
     if not item.attachments and not item.digest:
         draft: dict[str, object] = {
-            "sender": settings.judge.address,
+            **_judge_as_sender(settings),
             "to": item.to,
             "subject": item.subject,
             "text": item.body,
@@ -156,12 +287,15 @@ def queue_outgoing(item: Outgoing, settings: Settings, now: datetime) -> None:
         }
         if item.list_id:
             draft.update(list_id=item.list_id, list_post=item.list_post)
+        if item.reply_to:
+            draft["reply_to"] = item.reply_to
         if item.board is not None:
             draft["board"] = item.board
         enqueue_draft(draft, game=_game_row(item.game), envelope=item.bcc)
         return
     message = build_message(
         sender=settings.judge.address,
+        sender_name=settings.judge.name,
         to=item.to,
         subject=item.subject,
         text=item.body,
@@ -174,9 +308,15 @@ def queue_outgoing(item: Outgoing, settings: Settings, now: datetime) -> None:
         date=now,
         list_id=item.list_id,
         list_post=item.list_post,
+        reply_to=item.reply_to,
         digest=item.digest,
     )
     enqueue(message, game=_game_row(item.game), to_addrs=item.bcc or None)
+
+
+def _judge_as_sender(settings: Settings) -> dict[str, str]:
+    """The From of every mail the judge sends: its address and display name."""
+    return {"sender": settings.judge.address, "sender_name": settings.judge.name}
 
 
 def _game_row(name: str | None) -> Game | None:

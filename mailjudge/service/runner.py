@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import signal
 import threading
+import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -21,8 +23,9 @@ from mailjudge import db
 from mailjudge.inbound import spool
 from mailjudge.inbound.imap import ImapPoller
 from mailjudge.inbound.smtp import Listener, judge_recipients
+from mailjudge.logs import setup_logging
 from mailjudge.models import InboundMessage, utcnow
-from mailjudge.outbound.outbox import RetryPolicy, flush
+from mailjudge.outbound.outbox import RetryPolicy, flush, prune_sent
 from mailjudge.outbound.send import SmtpSender
 from mailjudge.service import pipeline
 from mailjudge.settings import Settings, use_settings
@@ -40,8 +43,20 @@ def claim_limits(settings: Settings) -> dict[str, Any]:
     }
 
 
+def _child_setup(settings: Settings) -> None:
+    """In a worker or the sender: the judge's log format, marked with the process's role;
+    SIGINT and SIGTERM ignored, since they reach the whole process group (Ctrl-C,
+    systemd) and the mail in hand must be finished: the judge's stop_event ends the
+    process once it is."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    role = multiprocessing.current_process().name.removeprefix("mailjudge-")
+    setup_logging(settings.logging, role)
+
+
 def _worker_process(settings: Settings, wake: Any, send: Any, stop: Any) -> None:
     """A worker in its own process: answer stored mail as it comes."""
+    _child_setup(settings)
     use_settings(settings)
     db.connect(settings.database.url)
 
@@ -53,7 +68,9 @@ def _worker_process(settings: Settings, wake: Any, send: Any, stop: Any) -> None
 
     while not stop.is_set():
         try:
-            if spool.process_pending(handle, prepare=prepare, **claim_limits(settings)):
+            if spool.process_pending(
+                handle, prepare=prepare, stopping=stop.is_set, **claim_limits(settings)
+            ):
                 send.set()
         except Exception:
             log.exception("worker round failed; trying again")
@@ -63,8 +80,9 @@ def _worker_process(settings: Settings, wake: Any, send: Any, stop: Any) -> None
 
 def _sender_process(settings: Settings, send: Any, stop: Any) -> None:
     """The outbound sender in its own process: one SMTP connection, kept open."""
+    _child_setup(settings)
     db.connect(settings.database.url)
-    sender = SmtpSender.from_settings(settings.outbound, settings.judge.address)
+    sender = SmtpSender.from_settings(settings.outbound, settings.judge.address, settings.dkim)
     retry = RetryPolicy.from_settings(settings.outbound)
     while not stop.is_set():
         try:
@@ -106,12 +124,15 @@ class Judge:
             free_ports=free_ports,
         )
         self.poller = ImapPoller(settings.imap, store=self._store) if settings.imap.host else None
-        self.sender = SmtpSender.from_settings(settings.outbound, settings.judge.address)
+        self.sender = SmtpSender.from_settings(
+            settings.outbound, settings.judge.address, settings.dkim
+        )
         self.retry = RetryPolicy.from_settings(settings.outbound)
         self.scheduler = schedule.Scheduler()
         if not workers:
             self.scheduler.every(5).seconds.do(self._flush_outbox)
         self.scheduler.every(10).seconds.do(self.clock_tick)
+        self.scheduler.every().day.do(self.prune)
         self._threads: list[threading.Thread] = []
 
     def _is_list(self, address: str) -> bool:
@@ -170,6 +191,9 @@ class Judge:
             self.stop_event.wait(timeout=1.0)
 
     def stop(self) -> None:
+        """Stop cleanly: new mail is turned away (421), the mail being answered and the
+        mail being sent are finished, then everything ends."""
+        self.listener.close_doors()
         self.stop_event.set()
         self.wake.set()
         self.send.set()
@@ -191,8 +215,9 @@ class Judge:
     def work_once(self) -> int:
         """Answer every stored mail and send what is queued; returns mails answered."""
         done = spool.process_pending(
-            self.handle, prepare=self.prepare, **claim_limits(self.settings)
-        )
+            self.handle, prepare=self.prepare, stopping=self.stop_event.is_set,
+            **claim_limits(self.settings),
+        )  # fmt: skip
         self._flush_outbox()
         return done
 
@@ -208,6 +233,12 @@ class Judge:
                 pipeline.queue_outgoing(item, self.settings, self.clock())
         self.send.set()
 
+    def prune(self) -> None:
+        """Once a day: sent mail past outbound.keep_sent_days keeps its headers only."""
+        days = self.settings.outbound.keep_sent_days
+        pruned = prune_sent(self.clock() - timedelta(days=days))
+        log.info("pruned %s sent mails older than %s days", pruned, days)
+
     def _work(self) -> None:
         while not self.stop_event.is_set():
             try:
@@ -219,10 +250,20 @@ class Judge:
             self.wake.clear()
 
     def serve_forever(self) -> None:
-        self.start()
+        """Serve until SIGTERM (systemd's stop) or SIGINT (Ctrl-C), then stop cleanly."""
+        received: list[str] = []
+
+        def on_signal(signum: int, frame: object) -> None:
+            received.append(signal.Signals(signum).name)
+
+        previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
         try:
-            self.stop_event.wait()
-        except KeyboardInterrupt:
-            pass
+            self.start()
+            while not received and not self.stop_event.is_set():
+                time.sleep(0.2)
         finally:
             self.stop()
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+        log.info("mailjudge stopped (%s): every mail accepted is answered or kept for the "
+                 "next start", received[0] if received else "stop requested")  # fmt: skip

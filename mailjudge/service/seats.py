@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import random
 import re
-from datetime import timedelta
 
 from mailjudge.db import database_proxy, select_compiled
 from mailjudge.models import Game, Seat, utcnow
 from mailjudge.passwords import hash_password, verify_password_remembered
 from mailjudge.render.outgoing import Outgoing
+from mailjudge.service import guard
 from mailjudge.service.errors import BadSecret, NotAllowed, NotFound, ServiceError
 from mailjudge.service.games import game_map, has_rule, person_for, start_game
-
-LOCKOUT_AFTER = 5  # wrong passwords in a row
-LOCKOUT_FOR = timedelta(minutes=15)
 
 
 def _seats(game: Game, role: str | None = None) -> list[Seat]:
@@ -151,10 +148,18 @@ def observe(game: Game, email: str, password: str, name: str | None = None) -> S
     if has_rule(game, "NO_OBSERVATIONS"):
         raise NotAllowed(f"game {game.name} takes no observers (NO_OBSERVATIONS)")
     person = person_for(email)
+    watching = Seat.select().where(
+        (Seat.game == game) & (Seat.role == "observer") & (Seat.person == person)
+        & Seat.status.in_(("active", "invited"))
+    )  # fmt: skip
+    if watching.exists():
+        raise NotAllowed(f"{person.email} observes {game.name} already: one seat an address")
+    # "invited" until the address answers its token: no results go to it before.
     return Seat.create(
         game=game,
         person=person,
         role="observer",
+        status="invited",
         name=unique_name(game, name or person.email.split("@")[0]),
         password_hash=hash_password(password),
     )
@@ -225,30 +230,24 @@ def revive(game: Game, power: str) -> Seat:
     return seat
 
 
-def authenticate(seat: Seat, password: str) -> Seat:
-    """Check a SIGNON secret; repeated failures lock the seat for a while."""
+def authenticate(seat: Seat, password: str, sender: str = "") -> Seat:
+    """Check a SIGNON secret. Wrong ones are counted against the sending address, which
+    is slowed and then refused for a while (service.guard); the seat itself is never
+    locked, so a guesser elsewhere cannot keep its player out."""
     now = utcnow()
-    if seat.locked_until is not None and seat.locked_until > now:
-        raise BadSecret(
-            f"{seat.name}@{seat.game.name} is locked after repeated wrong passwords; "
-            f"try again after {seat.locked_until:%H:%M} UTC"
-        )
+    sender = sender.lower()
+    guard.check_guesser(seat, sender, now)
     if seat.password_hash is None or not verify_password_remembered(password, seat.password_hash):
-        seat.failed_signons += 1
-        if seat.failed_signons >= LOCKOUT_AFTER:
-            seat.locked_until = now + LOCKOUT_FOR
-            seat.failed_signons = 0
-        seat.save()
-        raise BadSecret(f"wrong password for {seat.name}@{seat.game.name}")
-    if seat.failed_signons:
-        seat.failed_signons = 0
-        seat.save()
+        tell = guard.wrong_password(seat, sender, now)
+        raise BadSecret(f"wrong password for {seat.name}@{seat.game.name}", tell_owner=tell)
+    guard.right_password(seat, sender)
+    guard.mark_proven(sender, now)
     return seat
 
 
-def signon(game: Game, name: str, password: str) -> Seat:
+def signon(game: Game, name: str, password: str, sender: str = "") -> Seat:
     """SIGNON name@game password, or Mgame / Fgame (initials) forms resolved by the caller."""
-    return authenticate(seat_named(game, name), password)
+    return authenticate(seat_named(game, name), password, sender)
 
 
 def set_password(seat: Seat, password: str) -> None:

@@ -1,0 +1,60 @@
+"""Mail that came back: record it against the address, tell the game's master, and stop
+mailing an address that keeps bouncing until its player signs on again (the outbox reads
+the Bounce rows; a SIGNON clears them)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mailjudge.inbound.bounces import Failure, bounced_outbox, check_matches, failures
+from mailjudge.models import Bounce, Outbox, Person, Seat
+from mailjudge.render import render
+from mailjudge.render.outgoing import Outgoing, mail_to_seat
+
+
+def take_bounce(raw: bytes, addresses: Sequence[str], judge: str) -> tuple[str, list[Outgoing]]:
+    """A mail to one of the judge's VERP addresses: what it says, and the notices for
+    the masters of the games of whoever's mail bounced."""
+    target = next((found for a in addresses if (found := bounced_outbox(a, judge))), None)
+    if target is None:
+        return "not a bounce", []
+    outbox = Outbox.get_or_none(Outbox.id == target[0])
+    if outbox is None or not check_matches(target[1], outbox.message_id):
+        return "a bounce naming no mail the judge sent (ignored)", []
+    sent_to = outbox.to_addrs.split()
+    failed = [f for f in failures(raw) if f.recipient in sent_to]
+    if not failed and len(sent_to) == 1:  # no report, but VERP says whose mail came back
+        failed = [Failure(sent_to[0], "", "the mail came back without a delivery report")]
+    notices: list[Outgoing] = []
+    for failure in failed:
+        Bounce.create(address=failure.recipient, outbox=outbox, status=failure.status[:16],
+                      diagnostic=failure.diagnostic[:1000])  # fmt: skip
+        notices += _tell_masters(failure)
+    names = ", ".join(f.recipient for f in failed) or "nobody the mail went to"
+    return f"a bounce of outbox {outbox.id} for {names}", notices
+
+
+def _tell_masters(failure: Failure) -> list[Outgoing]:
+    person = Person.get_or_none(Person.email == failure.recipient)
+    if person is None:
+        return []
+    count = Bounce.select().where(Bounce.address == failure.recipient).count()
+    notices = []
+    seats = Seat.select().where((Seat.person == person) & (Seat.role != "master"))
+    for seat in seats:
+        game = seat.game
+        if game.state == "finished":
+            continue
+        master = Seat.get_or_none((Seat.game == game) & (Seat.role == "master"))
+        if master is None or master.person is None:
+            continue
+        who = seat.powers or seat.name
+        body = render("bounce_notice.txt.j2", game=game, seat=seat, who=who, failure=failure,
+                      count=count)  # fmt: skip
+        notices.append(mail_to_seat(master, f"mail to {who} bounces", body, "notice"))
+    return notices
+
+
+def clear_bounces(*addresses: str) -> None:
+    """A player signed on: mail to their address goes out again."""
+    Bounce.delete().where(Bounce.address.in_([a.lower() for a in addresses])).execute()

@@ -1,0 +1,70 @@
+"""Mail goes only where it was asked for: an observer's results start, and a seat's mail
+moves to a new address, only once that address answers the token it was sent (CONFIRM).
+An address can stop a game's mail to its observer seats with STOP, no password needed,
+as a mailing list's unsubscribe."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+from mailjudge.models import Confirmation, Game, Seat, utcnow
+from mailjudge.service import guard
+from mailjudge.service.errors import NotAllowed, NotFound, ServiceError
+from mailjudge.service.games import person_for
+
+
+def new_token(kind: str, seat: Seat, address: str) -> str:
+    """A token for `address` to send back; an earlier one of the same kind for the seat
+    is replaced."""
+    Confirmation.delete().where((Confirmation.seat == seat) & (Confirmation.kind == kind)).execute()
+    token = secrets.token_hex(6)
+    Confirmation.create(token=token, kind=kind, seat=seat, address=address.lower())
+    return token
+
+
+@dataclass(frozen=True)
+class Confirmed:
+    kind: str  # observe, address
+    seat: Seat
+    address: str  # where the mail goes now
+    old_address: str  # where it went before ("" for a new observer)
+
+
+def confirm(token: str, sender: str) -> Confirmed:
+    """CONFIRM token from `sender`: the observer's seat becomes active, or the seat's mail
+    moves to the new address."""
+    found = Confirmation.get_or_none(Confirmation.token == token.lower())
+    if found is None or found.address != sender.lower():
+        raise NotFound(
+            "no such confirmation for this address: answer from the address the token was "
+            "sent to, with CONFIRM and the token as it was written"
+        )
+    seat = found.seat
+    old = seat.person.email if seat.person is not None and found.kind == "address" else ""
+    if found.kind == "observe":
+        seat.status = "active"
+    else:
+        seat.person = person_for(found.address)
+    seat.save()
+    found.delete_instance()
+    guard.mark_proven(found.address, utcnow())
+    return Confirmed(str(found.kind), seat, str(found.address), old)
+
+
+def stop(game: Game, sender: str) -> list[Seat]:
+    """STOP game: the observer seats of `sender` in the game get no more mail."""
+    mine = [s for s in Seat.select().where((Seat.game == game) & (Seat.role == "observer"))
+            if s.person is not None and s.person.email == sender.lower()
+            and s.status in ("active", "invited")]  # fmt: skip
+    if not mine:
+        players = Seat.select().where((Seat.game == game) & (Seat.role != "observer"))
+        if any(s.person is not None and s.person.email == sender.lower() for s in players):
+            raise NotAllowed(f"STOP is for observers; a player leaves {game.name} with "
+                             "SIGNON and RESIGN")  # fmt: skip
+        raise ServiceError(f"{sender} observes nothing in {game.name}: it gets no mail from it")
+    for seat in mine:
+        seat.status = "resigned"
+        seat.save()
+        Confirmation.delete().where(Confirmation.seat == seat).execute()
+    return mine

@@ -1,0 +1,78 @@
+"""`mailjudge status`: what an operator checks first. The games, the mail waiting in
+and out, the last errors, and how big the database is and where its size goes."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from peewee import fn
+
+from mailjudge.db import database_proxy, is_postgres
+from mailjudge.models import Game, InboundMessage, Outbox
+
+
+def status_report(database_url: str, errors: int = 5) -> str:
+    lines = ["Games:"]
+    states = Counter(state for (state,) in Game.select(Game.state).tuples())
+    lines += [f"    {state:<10} {count}" for state, count in sorted(states.items())] or ["    none"]
+    waiting_in = InboundMessage.select().where(InboundMessage.state.in_(("queued", "processing")))
+    waiting_out = Outbox.select().where(Outbox.state.in_(("queued", "sending")))
+    lines += ["", "Mail waiting:", f"    to answer  {waiting_in.count()}",
+              f"    to send    {waiting_out.count()}"]  # fmt: skip
+    lines += ["", "Last errors:"] + (_last_errors(errors) or ["    none"])
+    lines += ["", f"Database: {_human(_database_bytes(database_url))}", "Largest tables:"]
+    lines += [f"    {name:<16} {_human(size)}" for name, size in _largest_tables()]
+    return "\n".join(lines) + "\n"
+
+
+def _last_errors(limit: int) -> list[str]:
+    columns = (InboundMessage.message_id, InboundMessage.error)
+    shunted = InboundMessage.select(*columns).where(InboundMessage.state == "shunted")
+    newest_in = shunted.order_by(InboundMessage.id.desc()).limit(limit)  # type: ignore[attr-defined]
+    failed = Outbox.select(Outbox.to_addrs, Outbox.last_error).where(Outbox.state == "failed")
+    newest_out = failed.order_by(Outbox.id.desc()).limit(limit)  # type: ignore[attr-defined]
+    found = [
+        f"    mail in {row.message_id}: {row.error.splitlines()[-1] if row.error else '?'}"
+        for row in newest_in
+    ]
+    found += [f"    mail out to {row.to_addrs}: {row.last_error}" for row in newest_out]
+    return [line[:200] for line in found]
+
+
+def _database_bytes(url: str) -> int:
+    if is_postgres():
+        return int(database_proxy.execute_sql("SELECT pg_database_size(current_database())")
+                   .fetchone()[0])  # fmt: skip
+    path = url.partition("://")[2]
+    path = path[1:] if path.startswith("/") else path
+    files = [Path(path), Path(path + "-wal")]
+    return sum(f.stat().st_size for f in files if f.exists())
+
+
+def _largest_tables(limit: int = 5) -> list[tuple[str, int]]:
+    if is_postgres():
+        sql = (
+            "SELECT relname, pg_total_relation_size(relid) "
+            "FROM pg_catalog.pg_statio_user_tables ORDER BY 2 DESC LIMIT %s"
+        )
+        return [(str(n), int(s)) for n, s in database_proxy.execute_sql(sql, (limit,)).fetchall()]
+    try:
+        sql = (  # a table's size with its indexes
+            "SELECT s.tbl_name, SUM(d.pgsize) FROM dbstat d JOIN sqlite_schema s "
+            "ON d.name = s.name WHERE s.tbl_name NOT LIKE 'sqlite_%' "
+            "GROUP BY s.tbl_name ORDER BY 2 DESC LIMIT ?"
+        )
+        return [(str(n), int(s)) for n, s in database_proxy.execute_sql(sql, (limit,)).fetchall()]
+    except Exception:  # an SQLite built without dbstat: the raw mail is what grows
+        size = Outbox.select(fn.SUM(fn.LENGTH(Outbox.raw))).scalar() or 0
+        return [("outbox (mail)", int(size))]
+
+
+def _human(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} B"

@@ -1,0 +1,169 @@
+"""`mailjudge serve` as systemd runs it (issue 17, points 2 and 3): stopped by SIGTERM or
+SIGINT in the middle of a stream of mail, it finishes what it holds and exits 0 with one
+log line; every mail it accepted is answered once after the next start; a port in use is
+one line; every process logs in one format."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import smtplib
+import socket
+import subprocess
+import sys
+import threading
+import time
+from email.message import EmailMessage
+from pathlib import Path
+
+from mailjudge.demo.sink import MailSink, free_port
+
+MAILJUDGE = str(Path(sys.executable).parent / "mailjudge")
+LINE = re.compile(
+    r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (DEBUG|INFO|WARNING|ERROR) "
+    r"(listener|worker-\d+|sender|judge) [\w.]+: "
+)
+
+
+def _env(tmp: Path, smtp_port: int, relay_port: int, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAILJUDGE_")}
+    env.update({
+        "MAILJUDGE_DATABASE_URL": f"sqlite:///{tmp}/judge.db",
+        "MAILJUDGE_JUDGE_ADDRESS": "judge@example.test",
+        "MAILJUDGE_SMTP_PORT": str(smtp_port),
+        "MAILJUDGE_OUTBOUND_HOST": "127.0.0.1",
+        "MAILJUDGE_OUTBOUND_PORT": str(relay_port),
+        **extra,
+    })  # fmt: skip
+    return env
+
+
+def _serve(env: dict[str, str], log: Path, workers: int = 1) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([MAILJUDGE, "serve", "--workers", str(workers)], env=env,
+                            stdout=log.open("ab"), stderr=subprocess.STDOUT)  # fmt: skip
+
+
+def _mail(n: int) -> EmailMessage:
+    message = EmailMessage()
+    message["From"], message["To"] = f"p{n}@players.test", "judge@example.test"
+    message["Subject"], message["Message-ID"] = "help", f"<m{n}@players.test>"
+    message.set_content("HELP")
+    return message
+
+
+def _wait_for_port(port: int, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise TimeoutError(f"nothing listens on {port}")
+
+
+def _replies(sink: MailSink) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for mail in sink.mails:
+        answered = str(mail.message["In-Reply-To"] or "")
+        counts[answered] = counts.get(answered, 0) + 1
+    return counts
+
+
+def test_sigterm_mid_stream_loses_nothing_and_answers_once(tmp_path: Path) -> None:
+    sink = MailSink()
+    sink.start()
+    port = free_port()
+    env = _env(tmp_path, port, sink.port)
+    log = tmp_path / "serve.log"
+    judge = _serve(env, log)
+    accepted: list[str] = []
+    try:
+        _wait_for_port(port)
+
+        def stream() -> None:
+            for n in range(80):
+                try:
+                    with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
+                        client.send_message(_mail(n))
+                    accepted.append(f"<m{n}@players.test>")
+                except (smtplib.SMTPException, OSError):
+                    pass  # 421 while stopping, or refused once stopped: the sender retries
+
+        sender = threading.Thread(target=stream)
+        sender.start()
+        while len(accepted) < 20:
+            time.sleep(0.01)
+        judge.send_signal(signal.SIGTERM)
+        assert judge.wait(timeout=60) == 0
+        sender.join(timeout=60)
+    finally:
+        if judge.poll() is None:
+            judge.kill()
+    text = log.read_text()
+    assert "Traceback" not in text and "KeyboardInterrupt" not in text, text[-3000:]
+    assert text.count("mailjudge stopped (SIGTERM)") == 1
+    assert 20 <= len(accepted) < 80
+    again = _serve(env, log)
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not all(_replies(sink).get(m) for m in accepted):
+            time.sleep(0.1)
+        time.sleep(1.0)  # time for a second answer, if there were one
+        counts = _replies(sink)
+        assert all(counts.get(m) == 1 for m in accepted), {m: counts.get(m) for m in accepted}
+        again.send_signal(signal.SIGINT)
+        assert again.wait(timeout=60) == 0
+    finally:
+        if again.poll() is None:
+            again.kill()
+        sink.stop()
+    text = log.read_text()
+    assert "Traceback" not in text and text.count("mailjudge stopped (SIGINT)") == 1
+    lines = [line for line in text.splitlines() if line.strip()]
+    assert all(LINE.match(line) for line in lines), [ln for ln in lines if not LINE.match(ln)][:5]
+    roles = {LINE.match(line).group(2) for line in lines}  # type: ignore[union-attr]
+    assert {"listener", "worker-0", "sender"} <= roles
+    assert re.search(r"worker-0 \S+: mail <m\d+@players.test> from p\d+@players.test: "
+                     r"1 commands, 0 with errors, 0 mails out, answered, \d+ ms", text)  # fmt: skip
+    assert re.search(r"sender \S+: outbox \d+ sent to p\d+@players.test", text)
+    assert "mail.log" not in text  # aiosmtpd's line per SMTP verb stays out at INFO
+
+
+def test_json_log_lines(tmp_path: Path) -> None:
+    sink = MailSink()
+    sink.start()
+    port = free_port()
+    log = tmp_path / "serve.log"
+    judge = _serve(_env(tmp_path, port, sink.port, MAILJUDGE_LOGGING_FORMAT="json"), log)
+    try:
+        _wait_for_port(port)
+        with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
+            client.send_message(_mail(1))
+        deadline = time.monotonic() + 60
+        while not sink.mails and time.monotonic() < deadline:
+            time.sleep(0.05)
+        judge.send_signal(signal.SIGTERM)
+        assert judge.wait(timeout=60) == 0
+    finally:
+        if judge.poll() is None:
+            judge.kill()
+        sink.stop()
+    records = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    assert {r["role"] for r in records} >= {"listener", "worker-0", "sender"}
+    assert any("answered" in r["message"] and r["level"] == "INFO" for r in records)
+
+
+def test_a_port_in_use_is_one_line(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([MAILJUDGE, "serve", "--workers", "0"],
+                              env=_env(tmp_path, port, free_port()), capture_output=True,
+                              text=True, timeout=60, check=False)  # fmt: skip
+    assert done.returncode == 1
+    assert f"mailjudge serve: SMTP port {port} is in use on 127.0.0.1" in done.stderr
+    assert "Traceback" not in done.stderr and "Traceback" not in done.stdout
