@@ -296,20 +296,22 @@ def test_propose_dias() -> None:
 
 def test_no_dias() -> None:
     game = game_with("NO_DIAS", "nodias")
-    # At the start Russia has 4 centres and the others 3 each: the candidate endings are a
-    # Russian win and a draw of all seven (any cut in between goes through a tie).
+    # The powers not voting LOSS share the ending: here four who want a draw of up to 4.
     votes = {"AUSTRIA": "3", "ENGLAND": "LOSS", "FRANCE": "7", "GERMANY": "7", "ITALY": "LOSS",
-             "RUSSIA": "SOLO", "TURKEY": "7"}  # fmt: skip
+             "RUSSIA": "LOSS", "TURKEY": "7"}  # fmt: skip
     outcome = None
     for power, vote in votes.items():
         outcome = draws.vote_no_dias(game, seat_for_power(game, power), vote)
     assert outcome is None  # Austria accepts no draw of more than three
-    outcome = draws.vote_no_dias(game, seat_for_power(game, "AUSTRIA"), "7")
-    assert outcome == "DRAW AUSTRIA ENGLAND FRANCE GERMANY ITALY RUSSIA TURKEY"
+    outcome = draws.vote_no_dias(game, seat_for_power(game, "AUSTRIA"), "4")
+    assert outcome == "DRAW AUSTRIA FRANCE GERMANY TURKEY"
     solo = game_with("NO_DIAS", "solo")
     for power in ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "TURKEY"):
         draws.vote_no_dias(solo, seat_for_power(solo, power), "SOLO")
-    assert draws.vote_no_dias(solo, seat_for_power(solo, "RUSSIA"), "1") == "WIN RUSSIA"
+    assert draws.vote_no_dias(solo, seat_for_power(solo, "RUSSIA"), "1") is None
+    for power in ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY"):
+        draws.vote_no_dias(solo, seat_for_power(solo, power), "LOSS")
+    assert draws.vote_no_dias(solo, seat_for_power(solo, "TURKEY"), "LOSS") == "WIN RUSSIA"
     with pytest.raises(ServiceError, match="VOTE n"):
         draws.vote_no_dias(
             game_with("NO_DIAS", "nd2"), seat_for_power(get_game("nd2"), "FRANCE"), "8"

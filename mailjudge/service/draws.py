@@ -8,11 +8,12 @@ not). Ballots stay until changed and are never shown to anyone.
   concession to their own power, it ends in a draw of all survivors.
 - PROPOSE_DIAS: a player proposes ``DRAW`` or ``CONCEDE X``; the others vote YES or NO;
   one NO vetoes it, all YES end the game.
-- NO_DIAS: each votes ``n`` (any draw of at most n powers that includes them), ``SOLO``
-  (a win by the power with most centres, or any draw that includes them) or ``LOSS``
-  (any ending at all, even one without them). The candidate endings are the k leading
-  powers by centres (k = 1: a win; a cut through a tie is no candidate); the game ends
-  with the smallest k that every ballot allows.
+- NO_DIAS (seed 001): each votes ``n`` (a draw of at most n powers that includes them,
+  or their own win), ``SOLO`` (their own win only) or ``LOSS`` (any result that does not
+  include them). So the one ending every ballot can allow is shared by exactly the
+  powers not voting LOSS: their win when they are one, their draw when they are several,
+  all vote ``n`` and none's n is below their number. When every ballot is LOSS the seed
+  declares a draw of all survivors.
 """
 
 from __future__ import annotations
@@ -218,24 +219,11 @@ def _settle_no_dias(game: Game) -> str | None:
     votes = _all_votes(game, "nodias")
     if votes is None:
         return None
-    counts: dict[str, int] = {}
-    for owner in current_position(game).sc_owners.values():
-        counts[owner] = counts.get(owner, 0) + 1
-    ranked = sorted(survivors(game), key=lambda p: (-counts.get(p, 0), p))
-    for k in range(1, len(ranked) + 1):
-        if k < len(ranked) and counts.get(ranked[k - 1], 0) == counts.get(ranked[k], 0):
-            continue  # a cut through a tie names no clear group of leaders
-        group = set(ranked[:k])
-        if all(_allows(v, power in group, k) for power, v in votes.items()):
-            if k == 1:
-                return _end(game, f"WIN {ranked[0]}")
-            return _end(game, "DRAW " + " ".join(sorted(group)))
+    wanting = sorted(power for power, ballot in votes.items() if ballot != "LOSS")
+    if not wanting:
+        return _end(game, "DRAW " + " ".join(survivors(game)))
+    if len(wanting) == 1:
+        return _end(game, f"WIN {wanting[0]}")
+    if all(votes[power] != "SOLO" and len(wanting) <= int(votes[power]) for power in wanting):
+        return _end(game, "DRAW " + " ".join(wanting))
     return None
-
-
-def _allows(ballot: Any, inside: bool, size: int) -> bool:
-    if ballot == "LOSS":
-        return True
-    if ballot == "SOLO":
-        return size == 1 or inside
-    return inside and size <= int(ballot)
