@@ -3,9 +3,12 @@ CIVIL_DISORDER (late changes, the master's PROCESS, removals by rule) and NO_CHE
 
 from __future__ import annotations
 
-from e2e import POWERS, Harness, seated
+from datetime import timedelta
+
+from e2e import MASTER, POWERS, Harness, seated, text_of
 
 from mailjudge.demo.table import Table
+from mailjudge.models import Game, utcnow
 from mailjudge.service.games import get_game
 
 
@@ -56,3 +59,62 @@ def test_no_dias_mixes_of_n_solo_and_loss(harness: Harness) -> None:
     ballots = {power: "LOSS" for power in POWERS} | {"RUSSIA": "4"}
     assert "all votes agree: win russia" in _vote_all(lone, ballots)
     assert get_game("lone").outcome == "WIN RUSSIA"
+
+
+def _late_game(harness: Harness, name: str) -> Table:
+    """A CIVIL_DISORDER game with a two-day grace, whose deadline has just passed."""
+    table = seated(harness, name)
+    table.sign_on("POWER_CHOICE CIVIL_DISORDER")
+    master = f"SIGNON M{name} {table.master.password}\n"
+    table.say(table.master, master + "SET TIMING MOVE 3D RETREAT 1D ADJUST 1D GRACE 2D", "timing")
+    table.send_orders("FRANCE", ["A PAR - BUR"])
+    # The clock moves past the deadline (a master cannot set one in the past by mail).
+    Game.update(deadline=utcnow() - timedelta(minutes=5)).where(Game.name == name).execute()
+    return table
+
+
+def test_civil_disorder_freezes_orders_on_file_after_the_deadline(harness: Harness) -> None:
+    """Seed 001, CIVIL_DISORDER: "Note also that unless the LATE_CHANGES rule is specified,
+    the CIVIL_DISORDER rule also enforces the NO_LATE_CHANGES rule (described below). This
+    is to prevent players from changing their orders after the deadline to take advantage
+    of powers that seem likely to go into civil disorder when a grace period expires." """
+    table = _late_game(harness, "frozen")
+    france = table.players["FRANCE"]
+    refused = flat(harness.command(france.address, f"{table.signon('FRANCE')}\nA PAR - PIC"))
+    assert "ERROR" in refused and "may not be changed late" in refused, refused
+    assert "A PAR - BUR stands as sent" in refused
+    # A unit with no order yet may still get one, and a power with none may send them all.
+    added = flat(table.send_orders("FRANCE", ["A MAR - SPA"]))
+    assert "A MAR - SPA" in added
+    table.send_orders("ITALY", ["A ROM - APU", "A VEN H", "F NAP - ION"])
+    status = flat(table.say(france, f"{table.signon('FRANCE')}\nSTATUS"))
+    assert "A PAR - BUR" in status and "A PAR - PIC" not in status
+    # Clearing is a change too.
+    cleared = flat(harness.command(france.address, f"{table.signon('FRANCE')}\nCLEAR"))
+    assert "may not be changed late" in cleared, cleared
+
+
+def test_late_changes_rule_lets_orders_change_after_the_deadline(harness: Harness) -> None:
+    """Seed 001: "unless the LATE_CHANGES rule is specified" the orders freeze; with it they
+    do not."""
+    table = _late_game(harness, "loose")
+    table.say(table.master, "SIGNON Mloose masterpw\nSET RULE +LATE_CHANGES", "LATE_CHANGES")
+    assert "A PAR - PIC" in flat(table.send_orders("FRANCE", ["A PAR - PIC"]))
+
+
+def test_plain_process_enters_civil_disorder_defaults(harness: Harness) -> None:
+    """Seed 001, CIVIL_DISORDER: "Any power that has not submitted orders: - when the game's
+    Master submits a PROCESS command, [...] will have its orders entered automatically." """
+    table = seated(harness, "cd")
+    table.sign_on("POWER_CHOICE CIVIL_DISORDER")
+    table.send_orders("FRANCE", ["A PAR - BUR", "A MAR H", "F BRE - MAO"])
+    done = flat(table.say(table.master, "SIGNON Mcd masterpw\nPROCESS", "processed"))
+    assert "S1901M processed; now F1901M" in done
+    harness.wait_until(lambda: len(table.results("S1901M")) == 8)
+    results = flat(text_of(table.results("S1901M")[0].message))
+    assert "A PAR - BUR" in results and "F LON H" in results  # England held by default
+    # Without CIVIL_DISORDER a plain PROCESS still waits for every order.
+    strict = seated(harness, "strict")
+    strict.sign_on()
+    refused = flat(harness.command(MASTER, "SIGNON Mstrict masterpw\nPROCESS"))
+    assert "orders are missing from" in refused and "PROCESS!" in refused

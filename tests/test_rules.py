@@ -28,6 +28,7 @@ SEED_RULES = {
     "BUILD_ANY": "",
     "CIVIL_DISORDER": "+CD_DUMMIES",
     "CD_DUMMIES": "",
+    "LATE_CHANGES": "",  # named by CIVIL_DISORDER's text: "unless the LATE_CHANGES rule"
     "NO_DEADLINE": "",
     "REAL_TIME": "!ALWAYS_WAIT",
     "ALWAYS_WAIT": "!REAL_TIME",

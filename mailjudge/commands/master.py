@@ -10,7 +10,10 @@ from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.commands.vote import announce_end
 from mailjudge.engine.phases import result_rows
-from mailjudge.render.results import results_lines, results_mails
+from mailjudge.models import Seat
+from mailjudge.render import render
+from mailjudge.render.outgoing import mail_to_seat
+from mailjudge.render.results import deadline_lines, results_lines, results_mails
 from mailjudge.service import draws, games, lists, processing, seats
 from mailjudge.variants import variant_of
 
@@ -58,11 +61,17 @@ class Start(MasterCommand):
 class Process(MasterCommand):
     name = "PROCESS"
     usage = "PROCESS"
-    summary = "process the phase now (all orders must be in)"
+    summary = (
+        "process the phase now (all orders must be in; under CIVIL_DISORDER the late get"
+        " the civil-disorder defaults, as with PROCESS!)"
+    )
     force = False
 
     def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
-        done = processing.process(game, force=self.force)
+        # Seed 001: CIVIL_DISORDER enters the defaults "when the game's Master submits a
+        # PROCESS command", so there a plain PROCESS is the forcing one.
+        force = self.force or games.has_rule(game, "CIVIL_DISORDER")
+        done = processing.process(game, force=force)
         if done is None:
             return ["the phase was processed meanwhile; nothing more to do"]
         return after_processing(ctx, game, done)
@@ -110,7 +119,12 @@ class Rollforward(MasterCommand):
 
     def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
         done = processing.rollforward(game, args[0] if args else None)
-        return [f"rolled forward {len(done)} phase(s); now {game.phase}"]
+        # Everyone hears each phase's results again, as PROCESS would have told them.
+        for phase in done:
+            ctx.outgoing += results_mails(game, phase, reprocessed=True) + phase.notices
+        if game.state == "finished":
+            announce_end(ctx, game, game.outcome)
+        return [f"rolled forward {len(done)} phase(s); now {game.phase}; results sent again"]
 
 
 @register
@@ -192,9 +206,19 @@ class SetDeadline(MasterCommand):
             raise CommandError(
                 "write the deadline as YYYY-MM-DD HH:MM and an optional zone like Europe/London"
             ) from None
-        game.deadline = when
-        game.save()
-        return [f"deadline: {when:%Y-%m-%d %H:%M} {zone.key}"]
+        from mailjudge.service import deadlines
+
+        deadlines.set_deadline(game, when, ctx.now)
+        told = 0
+        for seat in Seat.select().where(
+            (Seat.game == game) & (Seat.status == "active")
+            & Seat.person.is_null(False) & (Seat.role != "master")
+        ):  # fmt: skip
+            body = render("deadline_set.txt.j2", game=game, deadline=deadline_lines(game, seat))
+            subject = f"new deadline for {game.phase}"
+            ctx.outgoing.append(mail_to_seat(seat, subject, body, "notice"))
+            told += 1
+        return [f"deadline: {when:%Y-%m-%d %H:%M} {zone.key}; {told} player(s) told"]
 
 
 class SeatCommand(MasterCommand):

@@ -189,10 +189,11 @@ def deadline_lines(game: Game, seat: Seat) -> list[str]:
     return lines
 
 
-def results_mails(game: Game, done: Any) -> list[Outgoing]:
+def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outgoing]:
     """The results of a processed phase, to every player, the master and every observer:
     a text part, and an HTML part that shows the board (drawn once for all of them).
-    A phase kept open for another round (``done.waiting``) has none."""
+    A phase kept open for another round (``done.waiting``) has none. ``reprocessed``
+    marks the results of a phase the master's ROLLFORWARD adjudicated again."""
     from mailjudge.service.pictures import played_picture
 
     if getattr(done, "waiting", ""):
@@ -209,10 +210,11 @@ def results_mails(game: Game, done: Any) -> list[Outgoing]:
             continue
         context = {
             "game": game, "phase": done.phase, "r": report, "seat": seat,
-            "deadline": deadline_lines(game, seat),
+            "deadline": deadline_lines(game, seat), "reprocessed": reprocessed,
         }  # fmt: skip
         body = render("results.txt.j2", **context)
-        mail = mail_to_seat(seat, f"results {done.phase}", body, "results", done.phase)
+        subject = f"results {done.phase}" + (" (re-processed)" if reprocessed else "")
+        mail = mail_to_seat(seat, subject, body, "results", done.phase)
         if picture is not None:
             mail.html = render(
                 "results.html.j2", **context, text=body, cid=board_cid(picture.id),

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from mailjudge.db import database_proxy
-from mailjudge.models import Game, Seat, utcnow
+from mailjudge.models import Game, PhaseRecord, Seat, utcnow
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.games import has_rule
+from mailjudge.service.games import has_rule, require_active
 from mailjudge.timing import Timing, TimingError, parse_when, shift_past, show
 
 MAX_ABSENCE = timedelta(days=14)
@@ -99,6 +99,36 @@ def schedule_phase(game: Game, now: datetime) -> None:
     _apply_absences(game, timing)
     _reset_events(game, now)
     game.save()
+
+
+def set_deadline(game: Game, when: datetime, now: datetime) -> None:
+    """The master's SET DEADLINE: a time still to come, after the phase began; the
+    reminders and the grace period follow the new deadline."""
+    require_active(game)
+    began = phase_began(game)
+    if when <= now:
+        raise ServiceError(
+            f"that deadline is already past (it is now {show(now, game.timezone)}); "
+            "give one still to come"
+        )
+    if began is not None and when <= began:
+        raise ServiceError(
+            f"{game.phase} began at {show(began, game.timezone)}; its deadline must come after"
+        )
+    game.deadline = when
+    _reset_events(game, now)
+    game.save()
+
+
+def phase_began(game: Game) -> datetime | None:
+    """When the current phase began: the last processing, or the start of the game."""
+    last = (
+        PhaseRecord.select(PhaseRecord.processed_at)
+        .where(PhaseRecord.game == game)
+        .order_by(PhaseRecord.sequence.desc())
+        .first()
+    )
+    return last.processed_at if last is not None else game.started_at
 
 
 def _phase_type(game: Game) -> str:
@@ -219,6 +249,7 @@ def _to_late_players(game: Game, late: list[str], kind: str) -> list[Outgoing]:
             deadline=show(game.deadline, zone),
             own=show(game.deadline, own_zone) if own_zone != zone else None,
             grace_end=show(grace_end, zone) if timing.grace else None,
+            frozen=has_rule(game, "CIVIL_DISORDER") and not has_rule(game, "LATE_CHANGES"),
         )
         mails.append(mail_to_seat(seat, f"{what} ({game.phase})", body, "notice"))
     return mails

@@ -89,6 +89,7 @@ def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submi
             continue
         kept.append(text)
     report.accepted = kept
+    refuse_late_change(game, seat, power, kept)
     with database_proxy.atomic():
         _delete_orders(game, power, _own_only(game, seat))
         now = utcnow()
@@ -108,6 +109,31 @@ def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submi
             )
     report.missing = missing_orders(game, pos, power, kept)
     return report
+
+
+def refuse_late_change(game: Game, seat: Seat, power: str, new_set: list[str]) -> None:
+    """Seed 001: "unless the LATE_CHANGES rule is specified, the CIVIL_DISORDER rule also
+    enforces the NO_LATE_CHANGES rule". Past the deadline the orders on file stand as
+    they are: a late mail may add orders for units that have none (a power with no
+    orders may send them all) until the grace period ends, but not change or drop one.
+    The master, who may order for anyone, is not held to it."""
+    if seat.role == "master" or not has_rule(game, "CIVIL_DISORDER"):
+        return
+    if has_rule(game, "LATE_CHANGES") or has_rule(game, "NO_DEADLINE"):
+        return
+    if game.deadline is None or utcnow() < game.deadline:
+        return
+    only = _own_only(game, seat)
+    changed = [
+        line.text for line in orders_on_file(game).get(power, [])
+        if (only is None or line.submitted_by_id == only.id) and line.text not in new_set
+    ]  # fmt: skip
+    if changed:
+        raise NotAllowed(
+            f"the deadline has passed, and under CIVIL_DISORDER orders on file may not be "
+            f"changed late (NO_LATE_CHANGES): {'; '.join(changed)} stands as sent. Orders "
+            "for units that have none are still taken until the grace period ends"
+        )
 
 
 def _own_only(game: Game, seat: Seat) -> Seat | None:
@@ -158,6 +184,7 @@ def clear_orders(game: Game, seat: Seat, power: str) -> None:
     require_active(game)
     if not may_order_for(seat, power):
         raise NotAllowed(f"{seat.name} may not order for {power.upper()}")
+    refuse_late_change(game, seat, power.upper(), [])
     _delete_orders(game, power.upper(), _own_only(game, seat))
 
 
