@@ -4,12 +4,15 @@ CIVIL_DISORDER (late changes, the master's PROCESS, removals by rule) and NO_CHE
 from __future__ import annotations
 
 from datetime import timedelta
+from hashlib import sha256
 
+from boards import position
 from e2e import MASTER, POWERS, Harness, seated, text_of
 
 from mailjudge.demo.table import Table
 from mailjudge.models import Game, utcnow
 from mailjudge.service.games import get_game
+from mailjudge.service.orders import current_position
 
 
 def flat(text: str) -> str:
@@ -118,3 +121,56 @@ def test_plain_process_enters_civil_disorder_defaults(harness: Harness) -> None:
     strict.sign_on()
     refused = flat(harness.command(MASTER, "SIGNON Mstrict masterpw\nPROCESS"))
     assert "orders are missing from" in refused and "PROCESS!" in refused
+
+
+def test_civil_disorder_removals_keep_units_on_centres(harness: Harness) -> None:
+    """Seed 001, CIVIL_DISORDER: "during adjustment phases, all builds will be WAIVED, and
+    all removals will be made by random choice from among the power's on-board units, with
+    preference given to retaining units that are situated on supply centers." """
+    table = seated(harness, "cdr")
+    table.sign_on("POWER_CHOICE CIVIL_DISORDER")
+    # France has four centres and five units: one must go, and France orders nothing.
+    # The DATC rule would remove A TUN, farthest from home; the seed keeps it, on a centre,
+    # and draws between the two off-centre armies.
+    game = get_game("cdr")
+    game.position = position(
+        "W1901A",
+        ["FRANCE A par", "FRANCE A mar", "FRANCE A tun", "FRANCE A bur", "FRANCE A pic",
+         "ENGLAND F lon"],
+        {"par": "FRANCE", "mar": "FRANCE", "bre": "FRANCE", "tun": "FRANCE", "lon": "ENGLAND"},
+    )  # fmt: skip
+    game.phase = "W1901A"
+    game.save()
+    table.say(table.master, "SIGNON Mcdr masterpw\nPROCESS", "W1901A processed")
+    harness.wait_until(lambda: len(table.results("W1901A")) == 8)
+    results = text_of(table.results("W1901A")[0].message)
+    # Anyone can repeat the draw: sha256 of "game:phase:POWER:location", lowest goes first.
+    draw = {loc: sha256(f"cdr:W1901A:FRANCE:{loc}".encode()).hexdigest() for loc in ("bur", "pic")}
+    gone, kept = sorted(draw, key=draw.__getitem__)
+    assert f"A {gone.upper()} R (*civil disorder*)" in results or f"A {gone.upper()}" in results
+    line = next(x for x in results.splitlines() if "civil disorder" in x)
+    assert gone.upper() in line and "TUN" not in line, results
+    assert "civil-disorder rule" in flat(results)
+    units = {u.loc for u in current_position(get_game("cdr")).units.values()}
+    assert {"par", "mar", "tun", kept} <= units and gone not in units
+
+
+def test_no_check_multiple_orders_hold_and_support_coasts_are_refused(harness: Harness) -> None:
+    """Seed 001, NO_CHECK: "All units that had been given erroneous or multiple orders will
+    HOLD (and may receive support)", and at entry "A support for a fleet move may not
+    specify the destination coast of the fleet. This error must also be corrected." """
+    table = seated(harness, "nc")
+    table.sign_on("POWER_CHOICE NO_CHECK")
+    france = table.players["FRANCE"]
+    coast = flat(
+        harness.command(france.address, f"{table.signon('FRANCE')}\nA MAR S F BRE - SPA/NC")
+    )
+    assert "not accepted" in coast or "ERROR" in coast, coast
+    assert "write A MAR S F BRE - SPA" in coast
+    table.send_orders("FRANCE", ["A PAR - BUR", "A PAR - PIC", "A MAR S A PAR - BUR", "F BRE H"])
+    table.say(table.master, "SIGNON Mnc masterpw\nPROCESS!", "processed")
+    harness.wait_until(lambda: len(table.results("S1901M")) == 8)
+    results = text_of(table.results("S1901M")[0].message)
+    assert "A PAR - BUR (*multiple*)" in results and "A PAR - PIC (*multiple*)" in results
+    units = {u.loc for u in current_position(get_game("nc")).units.values()}
+    assert "par" in units and "bur" not in units and "pic" not in units

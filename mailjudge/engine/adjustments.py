@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 
 from mailjudge.engine.maps import FLEET, GameMap, province_of
@@ -72,6 +73,22 @@ def civil_disorder_removals(gmap: GameMap, units: Sequence[Unit], count: int) ->
     return sorted(units, key=key)[:count]
 
 
+def seeded_removals(
+    gmap: GameMap, units: Sequence[Unit], count: int, seed: str, phase: str
+) -> list[Unit]:
+    """Seed 001's CIVIL_DISORDER removals: "random choice from among the power's on-board
+    units, with preference given to retaining units that are situated on supply centers".
+    Off-centre units go first; within each group the draw is the order of
+    sha256("seed:phase:POWER:location") in hex, so anyone can repeat it from public data."""
+
+    def key(u: Unit) -> tuple[bool, str]:
+        on_centre = province_of(u.loc) in gmap.centres
+        draw = hashlib.sha256(f"{seed}:{phase}:{u.power}:{u.loc}".encode()).hexdigest()
+        return (on_centre, draw)
+
+    return sorted(units, key=key)[:count]
+
+
 def passive_removals(
     gmap: GameMap, passive: Passive, units: Sequence[Unit], count: int
 ) -> list[Unit]:
@@ -89,10 +106,12 @@ def resolve_adjustments(
     orders: Mapping[str, Sequence[Order]],
     build_any: bool = False,
     passive: Passive = NOBODY,
+    civil_disorder_seed: str = "",
 ) -> tuple[dict[str, Unit], list[AdjustmentResult]]:
     """Apply builds and removals in the order given; the surplus is void; missing removals
-    are made by the civil-disorder rule and missing builds are waived. Passive powers
-    never build, and lose units by their own rule whatever they ordered."""
+    are made by the civil-disorder rule (seeded by ``civil_disorder_seed`` when it is set,
+    DATC 6.J otherwise) and missing builds are waived. Passive powers never build, and
+    lose units by their own rule whatever they ordered."""
     after = dict(pos.units)
     results: list[AdjustmentResult] = []
     for power in gmap.power_names:
@@ -140,7 +159,12 @@ def resolve_adjustments(
             missing = -due - len(removed)
             if missing > 0:
                 left = [u for u in after.values() if u.power == power]
-                for unit in civil_disorder_removals(gmap, left, missing):
+                chosen = (
+                    seeded_removals(gmap, left, missing, civil_disorder_seed, str(pos.phase))
+                    if civil_disorder_seed
+                    else civil_disorder_removals(gmap, left, missing)
+                )
+                for unit in chosen:
                     del after[province_of(unit.loc)]
                     results.append((power, Remove(unit), "civil disorder"))
         else:

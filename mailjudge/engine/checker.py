@@ -86,6 +86,17 @@ def _fleet_dest(gmap: GameMap, unit: Unit, dest: Place) -> str:
     return f"{prov}/{coasts[0]}"  # unreachable either way; the adjacency check says so
 
 
+def entry_check(s: Syntax) -> Syntax:
+    """What NO_CHECK still checks when an order is entered, beyond reading it (seed 001):
+    "A support for a fleet move may not specify the destination coast of the fleet"."""
+    if s.kind == "support" and s.dest is not None and s.dest[1] is not None:
+        raise IllegalOrder(
+            f"a support names the province it supports a move into, not its coast: write "
+            f"{s._replace(dest=(s.dest[0], None))!s}"
+        )
+    return s
+
+
 def check_order(
     s: Syntax, pos: Position, power: str | None, gmap: GameMap, *, build_any: bool = False
 ) -> Order:

@@ -158,7 +158,7 @@ def _options(doc: Any) -> EngineOptions:
     if unknown:
         raise InterchangeError(f"options: unknown {sorted(unknown)}; known are {sorted(known)}")
     for key, value in doc.items():
-        want = int if key == "victory_centres" else bool
+        want = {"victory_centres": int, "civil_disorder_seed": str}.get(key, bool)
         if value is not None and type(value) is not want:
             raise InterchangeError(f"options: {key} must be {want.__name__}, not {value!r}")
     return EngineOptions(**doc)

@@ -37,6 +37,12 @@ class EngineOptions:
     # The adjustment phase of every n-th year is played even when empty (0: never), so
     # that Survive's vote-out after each even year has a phase to happen in.
     keep_adjustments_every: int = 0
+    # CIVIL_DISORDER (seed 001): removals nobody ordered are drawn at random, off-centre
+    # units first, from this public seed (the game's name); empty: the DATC 6.J rule.
+    civil_disorder_seed: str = ""
+    # NO_CHECK (seed 001): a unit given two or more orders holds and all of them are void
+    # ("multiple"); otherwise a later order replaces an earlier one.
+    multiple_orders_hold: bool = False
 
 
 class OrderResult(NamedTuple):
@@ -146,10 +152,15 @@ def _as_written(text: str, gmap: GameMap, pos: Position) -> str:
 
 
 def _one_per_unit(
-    gmap: GameMap, parsed: Mapping[str, list[Order]], results: list[OrderResult]
+    gmap: GameMap,
+    parsed: Mapping[str, list[Order]],
+    results: list[OrderResult],
+    multiple_hold: bool = False,
 ) -> dict[str, Order]:
-    """A later order for the same unit replaces an earlier one, as players correct themselves."""
+    """A later order for the same unit replaces an earlier one, as players correct
+    themselves; with ``multiple_hold`` (NO_CHECK) a unit with several orders holds."""
     by_prov: dict[str, Order] = {}
+    multiple: set[str] = set()
     prov_of = gmap.loc_province
     for power, orders in parsed.items():
         for order in orders:
@@ -157,7 +168,18 @@ def _one_per_unit(
                 results.append(OrderResult(power, order, "invalid", "WAIVE is for adjustments"))
                 continue
             key = prov_of[order.unit.loc]  # type: ignore[union-attr]
+            if key in multiple:
+                results.append(OrderResult(power, order, "multiple"))
+                continue
             old = by_prov.get(key)
+            if old is not None and multiple_hold:
+                results += [
+                    OrderResult(power, old, "multiple"),
+                    OrderResult(power, order, "multiple"),
+                ]
+                multiple.add(key)
+                del by_prov[key]
+                continue
             if old is not None:
                 results.append(OrderResult(power, old, "replaced"))
             by_prov[key] = order
@@ -181,7 +203,7 @@ def process_phase(
     ptype = pos.phase.type
     destroyed: list[Unit] = []
     if ptype == MOVEMENT:
-        by_prov = _one_per_unit(gmap, parsed, results)
+        by_prov = _one_per_unit(gmap, parsed, results, options.multiple_orders_hold)
         res = adjudicate_movement(gmap, pos, by_prov)
         outcomes = res.outcomes
         results.extend(
@@ -223,7 +245,9 @@ def process_phase(
         after = Position(pos.phase, units, owners)
         nxt = _after_retreats(gmap, pos.phase, units, owners, options)
     else:
-        units, adj = resolve_adjustments(gmap, pos, parsed, options.build_any, passive)
+        units, adj = resolve_adjustments(
+            gmap, pos, parsed, options.build_any, passive, options.civil_disorder_seed
+        )
         for power, order, outcome in adj:
             results.append(OrderResult(power, order, outcome, "", outcome == "civil disorder"))
         after = Position(pos.phase, units, dict(pos.sc_owners))

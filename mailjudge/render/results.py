@@ -27,6 +27,7 @@ MARKS = {
     "disrupted": " (*disrupted*)",
     "no convoy": " (*no convoy*)",
     "replaced": " (*replaced*)",
+    "multiple": " (*multiple*)",
     "disbanded": " (*disbanded*)",
     "civil disorder": " (*civil disorder*)",
 }
@@ -103,14 +104,24 @@ def _unused_adjustments(gmap: GameMap, facts: PhaseFacts) -> dict[str, str]:
     return lines
 
 
-def _report(facts: PhaseFacts, build_any: bool = False) -> dict[str, Any]:
+SEEDED_REMOVALS = (
+    "CIVIL_DISORDER: drawn at random, units off supply centres first; the draw is the order"
+    " of sha256 of game:phase:POWER:place, lowest first"
+)
+DISTANCE_REMOVALS = "farthest from home first, then fleets, then by name (DATC 6.J)"
+
+
+def _report(facts: PhaseFacts, build_any: bool = False, seeded: bool = False) -> dict[str, Any]:
     gmap = load_map("standard")
     by_power: dict[str, list[str]] = {}
     reasons: list[str] = []
+    removed_by_rule: list[str] = []
     for r in facts.results:
         by_power.setdefault(r["power"], []).append(order_line(r))
         if r["outcome"] == "invalid" and r.get("reason"):
             reasons.append(f"{r['power']}: {r['order']}: {r['reason']}")
+        if r["outcome"] == "civil disorder" and facts.after.phase.type == ADJUSTMENT:
+            removed_by_rule.append(f"{r['power']} {r['order'].removesuffix(' D')}")
     if facts.after.phase.type == ADJUSTMENT:
         for power, line in _unused_adjustments(gmap, facts).items():
             by_power.setdefault(power, []).append(line)
@@ -145,6 +156,8 @@ def _report(facts: PhaseFacts, build_any: bool = False) -> dict[str, Any]:
             (p, counts.get(p, 0), " ".join(cs)) for p, cs in sorted(owners_by_power.items())
         ],
         "adjustments": adjustments,
+        "removed_by_rule": removed_by_rule,
+        "removal_rule": SEEDED_REMOVALS if seeded else DISTANCE_REMOVALS,
         "next_phase": nxt.phase.long_name(),
         "winners": facts.winners,
     }
@@ -201,7 +214,8 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
     record = processed_record(game, done.phase)
     before = record.position.get("sc_owners") if record is not None else None
     facts = facts_of(done.results, done.outcome, before)
-    report = _report(facts, "BUILD_ANY" in game.rules.split())
+    rules = game.rules.split()
+    report = _report(facts, "BUILD_ANY" in rules, "CIVIL_DISORDER" in rules)
     picture = played_picture(game, record) if record is not None else None
     mails = []
     for seat in Seat.select().where(Seat.game == game):

@@ -50,6 +50,8 @@ def engine_options(game: Game) -> EngineOptions:
         hold_win="HOLD_WIN" in rules,
         passive=variant.passive(game, game.sequence),
         keep_adjustments_every=variant.keep_adjustments_every,
+        civil_disorder_seed=game.name if "CIVIL_DISORDER" in rules else "",
+        multiple_orders_hold="NO_CHECK" in rules,
     )
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from mailjudge.db import database_proxy, execute_compiled
 from mailjudge.engine.adjustments import adjustment_due, build_sites
-from mailjudge.engine.checker import check_order
+from mailjudge.engine.checker import check_order, entry_check
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import read_order
@@ -79,7 +79,7 @@ def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submi
         try:
             syntax = read_order(line, gmap, pos.phase.type)
             text = (
-                str(syntax)
+                str(entry_check(syntax))
                 if no_check
                 else str(check_order(syntax, pos, power, gmap, build_any=build_any))
             )
