@@ -228,8 +228,9 @@ class SecuritySettings:
     )
     max_mails_out: int = _setting(
         40,
-        "Mails one incoming mail may cause besides its reply (results of a phase it "
-        "completes are not counted).",
+        "Mails one incoming mail may cause to addresses outside the game's seats, besides "
+        "its reply (results of a phase it completes, and mail to the people seated in the "
+        "game, are not counted).",
         minimum=1,
     )
     max_reply_bytes: int = _setting(

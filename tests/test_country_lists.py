@@ -100,7 +100,7 @@ def test_master_sets_an_outside_list_and_list_mail_goes_there() -> None:
     send("SIGNON mivory secret\nSET LIST FRANCE JUDGE", "gm@example.org")
     (mail,) = send(f"SIGNON {france}@ivory pw{france[1:]}\nNOMINATE {france}",
                    f"{france}@example.org")  # fmt: skip
-    assert mail.to == [dem.list_address(game, "FRANCE")] and f"{france}@example.org" in mail.bcc
+    assert mail.to == [lists.list_address(game, "FRANCE")] and f"{france}@example.org" in mail.bcc
 
 
 @pytest.mark.parametrize(
@@ -150,7 +150,7 @@ def test_each_phase_change_sends_every_country_its_digest() -> None:
     send(f"SIGNON {england}@ivory pw{england[1:]}\nNOMINATE {england}", f"{england}@example.org")
     game = get_game("ivory")
     by_list = _phase_digests("ivory")
-    fr = by_list[dem.list_address(game, "FRANCE")]
+    fr = by_list[lists.list_address(game, "FRANCE")]
     assert fr.subject == "[ivory-france] digest #1" and fr.list_id and fr.bcc
     for text in (
         "I speak for Paris",
@@ -163,10 +163,10 @@ def test_each_phase_change_sends_every_country_its_digest() -> None:
     ):
         assert text in fr.body, text
     # England's digest has England's nomination and not France's proposal.
-    en = by_list[dem.list_address(game, "ENGLAND")]
+    en = by_list[lists.list_address(game, "ENGLAND")]
     assert england in en.body and "Burgundy first" not in en.body
     # The next digest carries only what is new.
-    second = _phase_digests("ivory")[dem.list_address(game, "FRANCE")]
+    second = _phase_digests("ivory")[lists.list_address(game, "FRANCE")]
     assert second.subject == "[ivory-france] digest #2" and "I speak for Paris" not in second.body
     assert "results of F1901M" in second.body
 
@@ -203,7 +203,7 @@ def test_a_mime_digest_is_a_multipart_digest_of_messages(monkeypatch: pytest.Mon
     inner = [p for p in parsed.walk() if p.get_content_type() == "message/rfc822"]
     assert inner and all(p.get_default_type() == "message/rfc822" for p in inner)
     subjects = [p.get_content()["Subject"] for p in inner]
-    assert subjects == ["the diplomats", f"nomination: {france}"]
+    assert subjects == ["the diplomats", f"nomination 1: {france}"]
     assert "Grüße aus Paris" in inner[1].get_content().get_content()
 
 
@@ -220,8 +220,8 @@ def test_digests_go_out_on_the_schedule_and_only_with_news(
     assert [m for m in deadlines.tick(NOW + timedelta(hours=1)) if m.kind == "digest"] == []
     sent = [m for m in deadlines.tick(NOW + timedelta(hours=25)) if m.kind == "digest"]
     # Every country had the start's announcement of diplomats; France also the nomination.
-    (fr,) = [m for m in sent if m.to == [dem.list_address(game, "FRANCE")]]
-    assert f"nomination: {france}" in fr.body and "the diplomats" in fr.body
+    (fr,) = [m for m in sent if m.to == [lists.list_address(game, "FRANCE")]]
+    assert f"nomination 1: {france}" in fr.body and "the diplomats" in fr.body
     assert deadlines.tick(NOW + timedelta(hours=50)) == []  # nothing new since
     row = CountryList.get((CountryList.game == game) & (CountryList.power == "FRANCE"))
     assert row.digest_number == 1

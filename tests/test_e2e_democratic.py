@@ -11,6 +11,7 @@ from e2e import MASTER, Harness
 
 from mailjudge.models import Outbox
 from mailjudge.service.games import get_game
+from mailjudge.service.lists import list_address
 
 CITIZENS = [f"citizen{i:02d}" for i in range(23)]
 POWERS = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
@@ -136,7 +137,7 @@ def test_posting_to_a_country_list(harness: Harness) -> None:
     turks = {s.name for s in dem.citizens_of(game, "TURKEY")}
     others = [n for n in CITIZENS if n not in turks]
     sender = sorted(turks)[0]
-    listed = dem.list_address(game, "TURKEY")
+    listed = list_address(game, "TURKEY")
     sent = h.send(
         address(sender), f"SIGNON {sender}@lists pw-{sender}\nLet us take the Black Sea.",
         to=listed, subject="Black Sea plan",

@@ -65,7 +65,7 @@ def run(citizens: int, seed: int) -> dict[str, float]:
         units = [str(u) for u in pos.units_of(power)]
         sets = [[f"{u} H" for u in units]]
         sets += [movement_orders(gmap, pos, rng)[power] for _ in range(2)]
-        numbers = sorted({dem.propose_orders(game, seats[0], lines)[0].number for lines in sets})
+        numbers = sorted({dem.set_number(dem.propose_orders(game, seats[0], s)[0]) for s in sets})
         nominees = [seats[k].name for k in range(min(3, len(seats)))]
         for name in nominees:
             dem.nominate(game, seats[0], name)

@@ -6,7 +6,7 @@ from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.models import Game, Seat
 from mailjudge.render import render
-from mailjudge.render.outgoing import Outgoing, mail_to_seat
+from mailjudge.render.outgoing import Outgoing, mail_to_seat, seat_country
 from mailjudge.service import confirmations, games, seats
 from mailjudge.service.bounces import clear_bounces
 from mailjudge.service.errors import BadSecret, NotFound
@@ -173,7 +173,7 @@ class Join(Command):
 def announce_start(ctx: Context, game: Game) -> None:
     for seat in Seat.select().where(Seat.game == game):
         if seat.person is not None:
-            body = render("game_started.txt.j2", game=game, seat=seat)
+            body = render("game_started.txt.j2", game=game, seat=seat, country=seat_country(seat))
             ctx.outgoing.append(mail_to_seat(seat, "the game has started", body, "notice"))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
-from mailjudge.models import Game, Proposal
+from mailjudge.models import Game
 from mailjudge.render import render
 from mailjudge.service.lists import JUDGE, list_mail
 from mailjudge.variants import democratic as dem
@@ -40,11 +40,11 @@ class Nominate(Command):
         why = " ".join(args[1:])
         proposal = dem.nominate(game, ctx.seat, args[0], why)
         power = dem.country_of(ctx.seat) or ""
-        body = render("nomination.txt.j2", game=game, nominee=args[0].lower(), why=why, power=power)
-        to_country(ctx, game, power, f"nomination: {args[0].lower()}", body)
-        return [
-            f"{args[0].lower()} is nominated for diplomat of {power} (nomination {proposal.number})"
-        ]
+        number = dem.set_number(proposal)
+        body = render("nomination.txt.j2", game=game, nominee=args[0].lower(), why=why,
+                      power=power, number=number)  # fmt: skip
+        to_country(ctx, game, power, f"nomination {number}: {args[0].lower()}", body)
+        return [f"{args[0].lower()} is nominated for diplomat of {power} (nomination {number})"]
 
 
 @register
@@ -65,10 +65,10 @@ class ProposalCommand(Command):
             raise CommandError("in a Democratic game write PROPOSAL ORDERS, the orders, then END")
         assert ctx.seat is not None
         proposal, errors = dem.propose_orders(game, ctx.seat, list(block.body))
-        power = proposal.power
-        body = render("proposal_orders.txt.j2", game=game, proposal=proposal)
-        to_country(ctx, game, power, f"order set {proposal.number} for {game.phase}", body)
-        lines = [f"order set {proposal.number} for {power} in {game.phase}:"]
+        power, number = proposal.power, dem.set_number(proposal)
+        body = render("proposal_orders.txt.j2", game=game, proposal=proposal, number=number)
+        to_country(ctx, game, power, f"order set {number} for {game.phase}", body)
+        lines = [f"order set {number} for {power} in {game.phase}:"]
         lines += [f"    {line}" for line in proposal.text.split("\n")]
         for text, reason in errors:
             ctx.order_errors += 1
@@ -90,27 +90,40 @@ def _rules_proposal(ctx: Context, title: list[str], block: Block) -> list[str]:
 @register
 class Comment(Command):
     name = "COMMENT"
-    usage = "COMMENT number ... END"
-    summary = "Democratic: comment on a proposal or nomination; it goes to your country"
+    usage = "COMMENT n ... END | COMMENT NOMINATION n ... END"
+    summary = (
+        "Democratic: comment on your country's order set n of this phase, or on its"
+        " nomination n; it goes to your country"
+    )
     block_end = "END"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game = democratic_game(ctx)
-        if len(args) != 1 or not args[0].isdigit():
-            raise CommandError("write COMMENT number, your comment, then END")
+        words = [a.upper() for a in args]
+        nominated = len(words) == 2 and words[0] == "NOMINATION"
+        if not (nominated or len(words) == 1) or not words[-1].isdigit():
+            raise CommandError(
+                "write COMMENT 2 (order set 2 of this phase) or COMMENT NOMINATION 1, your"
+                " comment, then END"
+            )
         assert ctx.seat is not None
         power = dem.country_of(ctx.seat) or ""
-        proposal = Proposal.get_or_none((Proposal.game == game) & (Proposal.number == int(args[0])))
-        if proposal is None or proposal.power != power:
-            raise CommandError(f"there is no proposal {args[0]} of {power}")
+        number = int(words[-1])
+        if nominated:
+            proposal = dem.nomination(game, power, number)
+            what = f"nomination {number}"
+        else:
+            sets = dem.proposals(game, power)
+            proposal = sets[number - 1] if 0 < number <= len(sets) else None
+            what = f"order set {number} for {game.phase}"
+        if proposal is None:
+            raise CommandError(f"{power} has no {what}")
         text = "\n".join(block.body).strip()
         if not text:
             raise CommandError("the comment is empty")
-        body = render(
-            "comment.txt.j2", game=game, proposal=proposal, author=ctx.seat.name, text=text
-        )
-        to_country(ctx, game, power, f"comment on proposal {proposal.number}", body)
-        return [f"comment on proposal {proposal.number} sent to {power}'s citizens"]
+        body = render("comment.txt.j2", game=game, what=what, author=ctx.seat.name, text=text)
+        to_country(ctx, game, power, f"comment on {what}", body)
+        return [f"comment on {what} sent to {power}'s citizens"]
 
 
 @register

@@ -50,8 +50,25 @@ def mail_to_seat(
         kind=kind,
         game=game.name,
         phase=phase or game.phase,
-        role=f"{seat.role} {seat.powers}".strip(),
+        role=role_of(seat),
     )
+
+
+def seat_country(seat: Seat) -> str | None:
+    """A Democratic citizen's country: whoever owns their centre now."""
+    if not seat.centre:
+        return None
+    owners = (seat.game.position or {}).get("sc_owners") or {}
+    country = owners.get(seat.centre)
+    return str(country) if country else None
+
+
+def role_of(seat: Seat) -> str:
+    """The X-Mailjudge-Role of a mail to the person in ``seat``: ``player FRANCE``,
+    ``citizen FRANCE`` (SPEC section 2), ``master``."""
+    if seat.role in ("citizen", "diplomat"):
+        return f"{seat.role} {seat_country(seat) or ''}".strip()
+    return f"{seat.role} {seat.powers}".strip()
 
 
 def mail_to_everyone(

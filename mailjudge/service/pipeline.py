@@ -148,11 +148,13 @@ _ALWAYS_SENT = ("results", "list", "digest")
 
 
 def _bounded(items: list[Outgoing], limit: int) -> list[Outgoing]:
-    """At most `limit` mails caused by one mail, besides what processing sends."""
+    """At most `limit` mails caused by one mail to addresses outside the game's seats,
+    besides what processing sends. A mail to a seat's own person (it has a role) is the
+    game's business with someone who joined it: a Democratic START tells every citizen."""
     kept: list[Outgoing] = []
     counted = 0
     for item in items:
-        if item.kind not in _ALWAYS_SENT:
+        if item.kind not in _ALWAYS_SENT and not item.role:
             counted += 1
             if counted > limit:
                 continue

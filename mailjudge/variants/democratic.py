@@ -28,7 +28,7 @@ from mailjudge.passwords import hash_password
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.lists import JUDGE, archive, list_address, list_mail
+from mailjudge.service.lists import JUDGE, archive, list_mail
 from mailjudge.variants.base import Variant
 from mailjudge.voting import Count, count_grouped
 
@@ -209,9 +209,45 @@ def propose_orders(
 
 
 def proposals(game: Game, power: str) -> list[Proposal]:
+    """``power``'s order sets of this phase; set n is the n-th of the list (seed 000
+    numbers each country's sets of a phase 1, 2, 3, whatever other countries propose)."""
     here = (Proposal.game == game) & (Proposal.phase == game.phase)
     mine = (Proposal.kind == "orders") & (Proposal.power == power)
     return list(Proposal.select().where(here & mine).order_by(Proposal.number))
+
+
+def set_number(proposal: Proposal) -> int:
+    """The number a country's citizens know a proposal by: its order set's number within
+    the country and phase, or its nomination's number within the country (nominations
+    stand from phase to phase and are numbered apart). ``Proposal.number`` stays the
+    game-wide key."""
+    same = (
+        (Proposal.game == proposal.game_id) & (Proposal.kind == proposal.kind)
+        & (Proposal.power == proposal.power) & (Proposal.number < proposal.number)
+    )  # fmt: skip
+    if proposal.kind == "orders":
+        same &= Proposal.phase == proposal.phase
+    return int(Proposal.select().where(same).count()) + 1
+
+
+def nomination(game: Game, power: str, number: int) -> Proposal | None:
+    """``power``'s nomination with the number its citizens were told."""
+    rows = Proposal.select().where(
+        (Proposal.game == game) & (Proposal.kind == "nomination") & (Proposal.power == power)
+    )
+    found = list(rows.order_by(Proposal.number).offset(number - 1).limit(1)) if number > 0 else []
+    return found[0] if found else None
+
+
+def diplomat_of(game: Game, power: str) -> Seat | None:
+    """The country's elected diplomat, if it has one now."""
+    centres = centres_of(game, power)
+    if not centres:
+        return None
+    return Seat.get_or_none(
+        (Seat.game == game) & (Seat.role == "diplomat") & Seat.centre.in_(centres)
+        & (Seat.status == "active")
+    )  # fmt: skip
 
 
 def _cast(game: Game, seat: Seat, kind: str, phase: str, power: str, ranking: list[Any]) -> None:
@@ -225,7 +261,7 @@ def _cast(game: Game, seat: Seat, kind: str, phase: str, power: str, ranking: li
 def vote_orders(game: Game, seat: Seat, ranking: list[int]) -> None:
     """VOTE ORDERS 2 1 3: rank this phase's order sets of one's country, best first."""
     power = _own_country(seat)
-    numbers = {p.number for p in proposals(game, power)}
+    numbers = set(range(1, len(proposals(game, power)) + 1))
     unknown = [n for n in ranking if n not in numbers]
     if unknown or len(set(ranking)) != len(ranking) or not ranking:
         offered = ", ".join(map(str, sorted(numbers))) or "none yet"
@@ -276,11 +312,13 @@ def _count(game: Game, power: str, kind: str, options: list[Any]) -> Count:
 
 
 def count_orders(game: Game, power: str) -> Count:
-    return _count(game, power, "orders", [p.number for p in proposals(game, power)])
+    """Ballots rank set numbers (1, 2, ...), the country's own numbering."""
+    return _count(game, power, "orders", list(range(1, len(proposals(game, power)) + 1)))
 
 
-def elect_diplomat(game: Game, power: str) -> Seat | None:
-    """Count the diplomat ballots of ``power``'s citizens; the winner speaks for it."""
+def elect_diplomat(game: Game, power: str) -> tuple[Seat | None, Count]:
+    """Count the diplomat ballots of ``power``'s citizens; the winner speaks for it. The
+    count is returned for publication."""
     result = _count(game, power, "diplomat", nominees(game, power))
     centres = centres_of(game, power)
     Seat.update(role="citizen").where(
@@ -288,17 +326,32 @@ def elect_diplomat(game: Game, power: str) -> Seat | None:
         & (Seat.name != (result.winner or ""))
     ).execute()  # fmt: skip
     if result.winner is None:
-        return None
+        return None, result
     Seat.update(role="diplomat").where((Seat.game == game) & (Seat.name == result.winner)).execute()
-    return Seat.get((Seat.game == game) & (Seat.name == result.winner))
+    return Seat.get((Seat.game == game) & (Seat.name == result.winner)), result
 
 
 def stage_lines(result: Count, label: Any) -> list[str]:
-    """The published count: stage totals only, never a ballot."""
-    lines = []
+    """The published count (SPEC 10.5): each stage's totals, who left the count after it,
+    and how every tie was settled; never a ballot."""
+    lines = [f"ballots counted: {result.ballots}"]
     for n, stage in enumerate(result.stages, 1):
         totals = ", ".join(f"{label(option)}: {votes}" for option, votes in stage.items())
         lines.append(f"stage {n}: {totals}")
+        for tie in (tie for tie in result.ties if tie.stage == n):
+            names = [label(option) for option in tie.tied]
+            tied = ", ".join(names[:-1]) + " and " + names[-1]
+            if tie.draw is not None:
+                chosen = label(tie.draw.chosen)
+                how = (f"by a draw: sha256 of {tie.draw.text!r} is {tie.draw.digest}; as a "
+                       f"number, modulo {len(names)}, it picks {chosen}")  # fmt: skip
+            else:
+                how = "by stage " + ", then stage ".join(str(s) for s, _ in tie.looked_back)
+            lines.append(f"    tie for {tie.kind} between {tied}: settled {how}")
+        if n <= len(result.eliminated) and n < len(result.stages):
+            lines.append(f"    eliminated: {label(result.eliminated[n - 1])}")
+    if result.winner is not None:
+        lines.append(f"chosen: {label(result.winner)}")
     return lines
 
 
@@ -321,29 +374,25 @@ class Democratic(Variant):
             ids = people[k :: len(centres)]
             for start in range(0, len(ids), 500):
                 Seat.update(centre=centre).where(Seat.id.in_(ids[start : start + 500])).execute()
-        mails = [self._placed_centre(game, c, "you are a citizen") for c in sorted(centres)]
-        return [m for m in mails if m is not None] + self._elect_all(game)
-
-    def _placed_centre(self, game: Game, centre: str, why: str) -> Outgoing | None:
-        """One mail to every citizen of a centre: their country and what they may do."""
-        from mailjudge.models import Person
-
-        members = [
-            email
-            for (email,) in Person.select(Person.email)
-            .join(Seat, on=(Seat.person == Person.id))
-            .where((Seat.game == game) & (Seat.centre == centre) & Seat.role.in_(CITIZEN_ROLES))
-            .tuples()
+        mails = [
+            m for c in sorted(centres) for m in self._placed_centre(game, c, "you are a citizen")
         ]
-        if not members:
-            return None
+        return mails + self._elect_all(game)
+
+    def _placed_centre(self, game: Game, centre: str, why: str) -> list[Outgoing]:
+        """A mail to each citizen of a centre, To them: their country and what they may do."""
+        members = Seat.select().where(
+            (Seat.game == game) & (Seat.centre == centre) & Seat.role.in_(CITIZEN_ROLES)
+            & Seat.person.is_null(False)
+        )  # fmt: skip
         power = _owners(game).get(centre)
         body = render("citizen_placed.txt.j2", game=game, power=power, centre=centre, why=why)
-        subject = f"[{game.name}] {why} of {power} ({centre.upper()})"
-        return Outgoing(
-            to=[list_address(game, power or "none")], subject=subject, body=body, kind="notice",
-            game=game.name, phase=game.phase, bcc=members,
-        )  # fmt: skip
+        subject = f"{why} of {power} ({centre.upper()})"
+        mails = []
+        for seat in members:
+            seat.game = game  # one game for all, not a query per citizen
+            mails.append(mail_to_seat(seat, subject, body, "notice"))
+        return mails
 
     def _placed(self, seat: Seat, why: str) -> Outgoing:
         power = country_of(seat)
@@ -357,9 +406,13 @@ class Democratic(Variant):
 
         powers = game_map(game).power_names
         elected = {p: elect_diplomat(game, p) for p in powers}
-        names = {p: (s.name if s else None) for p, s in elected.items()}
-        body = render("diplomats.txt.j2", game=game, diplomats=names)
-        mails = [list_mail(game, p, "the diplomats", body) for p in powers]
+        names = {p: (seat.name if seat else None) for p, (seat, _) in elected.items()}
+        mails = []
+        for power, (_, count) in elected.items():
+            # Each country reads the others' diplomats and its own election's count.
+            body = render("diplomats.txt.j2", game=game, diplomats=names, power=power,
+                          stages=stage_lines(count, str) if count.stages else [])  # fmt: skip
+            mails.append(list_mail(game, power, "the diplomats", body))
         return [m for m in mails if m is not None]
 
     def ready(self, game: Game, now: datetime, standard: Readiness) -> Readiness:
@@ -384,12 +437,12 @@ class Democratic(Variant):
             OrderLine.delete().where(here & (OrderLine.power == power)).execute()
             chosen = None
             if result.winner is not None:
-                chosen = Proposal.get((Proposal.game == game) & (Proposal.number == result.winner))
+                chosen = proposals(game, power)[int(result.winner) - 1]
                 for n, text in enumerate(chosen.text.split("\n")):
                     OrderLine.create(game=game, phase=game.phase, power=power, line=n, text=text)
             body = render(
                 "orders_count.txt.j2", game=game, power=power, chosen=chosen,
-                stages=stage_lines(result, lambda number: f"set {number}"),
+                chosen_number=result.winner, stages=stage_lines(result, lambda n: f"set {n}"),
             )  # fmt: skip
             mail = list_mail(game, power, f"{power}'s orders for {game.phase}", body)
             if mail is not None:
