@@ -12,6 +12,7 @@ from e2e import MASTER, Harness, text_of
 
 from mailjudge.service.games import get_game
 from mailjudge.service.orders import current_position
+from mailjudge.variants.double import ring_seats
 
 PLAYERS = [f"captain{i}" for i in range(7)]
 # What each seat orders, by phase, beyond holding everything; (seat, power) -> lines.
@@ -128,3 +129,30 @@ def test_a_double_game_by_mail(harness: Harness) -> None:
 
 def say_master(h: Harness, text: str) -> str:
     return h.command(MASTER, f"SIGNON Mtwin masterpw\n{text}")
+
+
+def test_double_players_sign_on_by_joined_name_or_by_either_power(harness: Harness) -> None:
+    """Seed 004 gives each player two powers; a player signs on as the name they joined
+    with, or as SIGNON power@game for either power (the password tells the power's two
+    holders apart), as well as by the seat's name."""
+    h = harness
+    assert "created" in h.command(MASTER, "CREATE pair masterpw VARIANT double")
+    for name in PLAYERS:
+        assert "you joined pair" in h.command(address(name), f"JOIN pair pw-{name} AS {name}")
+    h.wait_until(lambda: get_game("pair").state == "active")
+    seats = {s.person.email.split("@")[0]: s for s in ring_seats(get_game("pair"))
+             if s.person is not None}  # fmt: skip
+    for name in PLAYERS:
+        seat = seats[name]
+        by_name = h.command(address(name), f"SIGNON {name}@pair pw-{name}\nSTATUS")
+        assert f"signed on as {seat.name} in pair" in by_name, by_name
+        for power in seat.powers.split():
+            by_power = h.command(address(name), f"SIGNON {power.lower()}@pair pw-{name}")
+            assert f"signed on as {seat.name} in pair" in by_power, by_power
+    # The start mail says so.
+    started = [m for m in h.sink.mails if m.message["Subject"] == "[pair] the game has started"
+               and m.rcpt_tos == [address(PLAYERS[0])]]  # fmt: skip
+    assert f"SIGNON {PLAYERS[0]}@pair works too" in " ".join(text_of(started[0].message).split())
+    # A wrong password for a power is refused, naming no seat's secret.
+    wrong = h.command(address(PLAYERS[0]), "SIGNON england@pair not-a-password")
+    assert "wrong password" in wrong and "signed on" not in wrong

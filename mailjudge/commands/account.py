@@ -62,7 +62,7 @@ class Signon(Command):
             raise CommandError("write SIGNON power@game password")
         game_name, name = resolve_signon(ctx, args[0])
         try:
-            seat = seats.seat_in(game_name, name)
+            seat = seats.seat_for_signon(game_name, name, args[1])
         except NotFound:
             ctx.stopped = True
             raise
@@ -173,7 +173,9 @@ class Join(Command):
 def announce_start(ctx: Context, game: Game) -> None:
     for seat in Seat.select().where(Seat.game == game):
         if seat.person is not None:
-            body = render("game_started.txt.j2", game=game, seat=seat, country=seat_country(seat))
+            joined_as = (game.variant_state or {}).get("joined_as", {}).get(str(seat.id))
+            body = render("game_started.txt.j2", game=game, seat=seat,
+                          country=seat_country(seat), joined_as=joined_as)  # fmt: skip
             ctx.outgoing.append(mail_to_seat(seat, "the game has started", body, "notice"))
 
 

@@ -174,6 +174,11 @@ def start_game(
         seats = list(
             Seat.select().where((Seat.game == game) & (Seat.role == "player")).order_by(Seat.id)
         )
+        # The start renames seats after their powers; the names players joined with stay
+        # good for SIGNON (seats.seat_for_signon).
+        state = dict(game.variant_state or {})
+        state["joined_as"] = {str(s.id): s.name for s in seats if s.person_id is not None}
+        game.variant_state = state
         taken = {s.powers for s in seats if s.powers}
         free = [p for p in gmap.power_names if p not in taken]
         rng.shuffle(free)

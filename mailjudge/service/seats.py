@@ -61,6 +61,38 @@ def seat_in(game_name: str, name: str) -> Seat:
     return seat
 
 
+def seats_known_as(game: Game, name: str) -> list[Seat]:
+    """Seats a player may also sign on by: the name they joined with (the start renames
+    seats after their powers), or a power they hold (in Double two players hold each
+    power, and the password tells them apart)."""
+    joined = (game.variant_state or {}).get("joined_as", {})
+    ids = [int(seat_id) for seat_id, joined_name in joined.items() if joined_name == name.lower()]
+    if ids:
+        return list(Seat.select().where((Seat.game == game) & Seat.id.in_(ids)))
+    power = name.upper()
+    return [
+        seat for seat in Seat.select().where((Seat.game == game) & (Seat.role == "player"))
+        if power in seat.powers.split()
+    ]  # fmt: skip
+
+
+def seat_for_signon(game_name: str, name: str, password: str) -> Seat:
+    """The seat a SIGNON names: by its own name, else as seats_known_as finds it. Among
+    several (a power two players hold) the one whose password this is; if none, the
+    first, so that the wrong password is counted as usual."""
+    try:
+        return seat_in(game_name, name)
+    except NotFound:
+        game = Game.get_or_none(Game.name == game_name.lower())
+        candidates = seats_known_as(game, name) if game is not None else []
+        if not candidates:
+            raise
+    for seat in candidates:
+        if seat.password_hash and verify_password_remembered(password, seat.password_hash):
+            return seat
+    return candidates[0]
+
+
 def seat_named(game: Game, name: str) -> Seat:
     seat = Seat.get_or_none((Seat.game == game) & (Seat.name == name.lower()))
     if seat is None:
