@@ -10,6 +10,7 @@ from mailjudge.commands.registry import register
 from mailjudge.models import Game, Seat
 from mailjudge.render.outgoing import mail_to_seat
 from mailjudge.service import games
+from mailjudge.variants import advisors
 from mailjudge.variants import rule_changes as rc
 from mailjudge.variants import teammates as tm
 from mailjudge.variants.rulebook import parse_rules
@@ -45,6 +46,39 @@ class TeammateAdd(Command):
             f"{teammate.person.email} is asked to be your teammate ({teammate.name});"
             " they answer with ACCEPT, and are then announced to everyone"
         ]
+
+
+@register
+class AdvisorAdd(Command):
+    name = "ADVISOR ADD"
+    usage = "ADVISOR ADD name [what help they give]"
+    summary = (
+        "Diplonomic rule 7: announce someone who is not a contestant and helps you (and"
+        " how); everyone is told, and LIST shows it"
+    )
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        seat = contestant(ctx)
+        if not args:
+            raise CommandError("write ADVISOR ADD carol reads our orders before we send them")
+        game = games.get_game(seat.game.name)
+        ctx.outgoing += advisors.add(game, seat, args[0], " ".join(args[1:]))
+        return [f"{args[0]} is announced to everyone as an advisor of {seat.powers}"]
+
+
+@register
+class AdvisorRemove(Command):
+    name = "ADVISOR REMOVE"
+    usage = "ADVISOR REMOVE name"
+    summary = "Diplonomic rule 7: an advisor no longer helps you; everyone is told"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        seat = contestant(ctx)
+        if len(args) != 1:
+            raise CommandError("write ADVISOR REMOVE carol")
+        game = games.get_game(seat.game.name)
+        ctx.outgoing += advisors.remove(game, seat, args[0])
+        return [f"{args[0]} is no longer an advisor of {seat.powers}; everyone is told"]
 
 
 @register

@@ -9,6 +9,7 @@ from mailjudge.models import Game, Seat
 from mailjudge.render.results import map_mail, record_facts, report_lines
 from mailjudge.rules import catalogue
 from mailjudge.service import games, pictures, processing
+from mailjudge.variants import advisors
 
 
 @register
@@ -34,6 +35,9 @@ class List(Command):
             team = [t.name for t in seat.teammates if t.status == "active"]
             helped = f", teammates: {', '.join(sorted(team))}" if team else ""
             lines.append(f"    {seat.powers or '(not dealt)':<10} {who}{out}{helped}")
+            for power in seat.powers.split():
+                for name, aid in sorted(advisors.advisors(game, power).items()):
+                    lines.append(f"        advisor {name}" + (f": {aid}" if aid else ""))
         return lines
 
 

@@ -74,6 +74,7 @@ class Process(MasterCommand):
         done = processing.process(game, force=force)
         if done is None:
             return ["the phase was processed meanwhile; nothing more to do"]
+        ctx.touched.add(game.id)  # the next phase may be ready at once (rule 15)
         return after_processing(ctx, game, done)
 
 

@@ -137,6 +137,27 @@ class Orders(Command):
 
 
 @register
+class IfOrder(Command):
+    name = "IF"
+    usage = "IF DISLODGED A PAR R BUR | IF DISLODGED A PAR D | IF ADJUSTING BUILD A PAR"
+    summary = (
+        "Diplonomic rule 15 (RULE15 timing): with the movement orders, the retreat you want"
+        " if a unit is dislodged, or (in Fall) a build, REMOVE or WAIVE if the count changes;"
+        " used at once when that phase comes"
+    )
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        from mailjudge.variants import rule15
+
+        game, seat = ctx.signed_on()
+        ctx.require("orders")
+        if len(args) < 2:
+            raise CommandError(f"write {rule15.USAGE}")
+        phase, power, order = rule15.file_advance_order(game, seat, args[0], " ".join(args[1:]))
+        return [f"for {power} in {phase}, if it comes to that: {order}"]
+
+
+@register
 class Clear(Command):
     name = "CLEAR"
     usage = "CLEAR [power]"

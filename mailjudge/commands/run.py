@@ -86,12 +86,16 @@ def _echo(block: Block) -> str:
 def process_touched(ctx: Context) -> None:
     """Games whose orders changed may now be ready (all in, nobody waiting)."""
     for game_id in sorted(ctx.touched):
-        game = Game.get_by_id(game_id)
-        try:
-            done = processing.process_if_ready(game, ctx.now)
-        except ServiceError:
-            continue  # someone else processed it meanwhile, or it was paused
-        if done is not None:
+        # A phase processed may leave the next one ready at once (Diplonomic rule 15:
+        # retreats and builds given in advance), so look again, a few phases at most.
+        for _ in range(3):
+            game = Game.get_by_id(game_id)
+            try:
+                done = processing.process_if_ready(game, ctx.now)
+            except ServiceError:
+                break  # someone else processed it meanwhile, or it was paused
+            if done is None:
+                break
             note = after_processing(ctx, game, done)
             ctx.answers.append(Answer("(the judge)", True, note))
     ctx.touched.clear()

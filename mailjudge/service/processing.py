@@ -52,6 +52,15 @@ def _exempt(game: Game, seats: list[Seat]) -> set[str]:
     return {p for s in seats if s.dummy or s.person_id is None for p in s.powers.split()}
 
 
+def late_powers(game: Game, seats: list[Seat] | None = None) -> list[str]:
+    """The powers that owe orders for the current phase and have not all of them on file."""
+    seats = players(game) if seats is None else seats
+    pos = current_position(game)
+    exempt = _exempt(game, seats)
+    owing = [p for p in powers_to_order(game, pos) if p not in exempt]
+    return variant_of(game).late(game, pos, owing, orders_on_file(game))
+
+
 def readiness(game: Game, now: datetime | None = None, need_late: bool = True) -> Readiness:
     """Should the judge process now, without the master's word? With ``need_late`` False
     the answer may come without the list of late powers (it skips reading the orders when
@@ -73,11 +82,7 @@ def _standard_readiness(game: Game, now: datetime, need_late: bool) -> Readiness
             return Readiness(False, "ALWAYS_WAIT: not before the deadline")
         if waiting:
             return Readiness(False, f"{', '.join(waiting)} asked to WAIT for the deadline")
-    pos = current_position(game)
-    on_file = orders_on_file(game)
-    exempt = _exempt(game, seats)
-    owing = [p for p in powers_to_order(game, pos) if p not in exempt]
-    late = variant_of(game).late(game, pos, owing, on_file)
+    late = late_powers(game, seats)
     if has_rule(game, "ALWAYS_WAIT") and not deadline_passed:
         return Readiness(False, "ALWAYS_WAIT: not before the deadline", late)
     if not late and (not waiting or deadline_passed):

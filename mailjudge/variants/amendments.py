@@ -11,6 +11,15 @@ The forms (keywords in any case; ``{...}`` text may run over several lines):
     SET VICTORY 16
     SET TIMING MOVE 2D AT 12:00 UTC
 
+and the same in the words of seed 003's own proposals (case, a colon, "the paragraph",
+"by", and a closing full stop as they come):
+
+    Amend rule 7 by appending the paragraph: {text}
+    Amend rule 22 by replacing "old" with "new".
+    Replace rule 9 with: {text}
+    Add rule 30: {text}
+    Repeal rule 12.
+
 A proposal is all its amendments or nothing: if one cannot be applied, none is.
 """
 
@@ -32,6 +41,13 @@ FORMS = (
     "SET RULE +FLAG -FLAG",
     "SET VICTORY n",
     "SET TIMING ...",
+)
+SEED_FORMS = (
+    "Amend rule n by appending the paragraph: {text}",
+    'Amend rule n by replacing "old" with "new"',
+    "Replace rule n with: {text}",
+    "Add rule n: {text}",
+    "Repeal rule n",
 )
 
 
@@ -70,16 +86,29 @@ class SettingChange:
 Amendment = TextAmendment | SettingChange
 
 _N = r"\s+(?:RULE|ARTICLE)\s+(\d{1,4})"
+_BY = r"(?:\s+BY)?"
+_COLON = r"\s*:?\s*"
 _TEXT_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("append", re.compile(r"AMEND" + _N + r"\s+APPEND\b\s*", re.I)),
-    ("replace-text", re.compile(r"AMEND" + _N + r"\s+REPLACE\b\s*", re.I)),
-    ("replace-rule", re.compile(r"REPLACE" + _N + r"\s+WITH\b\s*", re.I)),
-    ("add", re.compile(r"ADD" + _N + r"\s*", re.I)),
+    ("append", re.compile(
+        r"AMEND" + _N + _BY + r"\s+APPEND(?:ING)?(?:\s+(?:THE|A)\b)?(?:\s+PARAGRAPH\b)?" + _COLON,
+        re.I)),
+    ("replace-text", re.compile(r"AMEND" + _N + _BY + r"\s+REPLAC(?:E|ING)\b\s*", re.I)),
+    ("replace-rule", re.compile(r"REPLACE" + _N + r"\s+WITH\b" + _COLON, re.I)),
+    ("add", re.compile(r"ADD(?:\s+(?:A|NEW)\b)?" + _N + _COLON, re.I)),
     ("repeal", re.compile(r"REPEAL" + _N + r"\b", re.I)),
-)
+)  # fmt: skip
 _SETTING = re.compile(r"SET\s+(RULES?|VICTORY|TIMING)\b[ \t]*([^\n]*)", re.I)
 _WITH = re.compile(r"\s*WITH\b\s*", re.I)
 _OPEN_QUOTES, _CLOSE_QUOTES = '"“', '"”'
+
+
+_FORMS_NOTE = (
+    "a proposal is made of: "
+    + "; ".join(FORMS)
+    + " -- or, in the seed's own words: "
+    + "; ".join(SEED_FORMS)
+    + " (a closing full stop is fine)"
+)
 
 
 def _line(text: str, at: int) -> int:
@@ -150,7 +179,8 @@ def parse_amendments(text: str) -> list[Amendment]:
     found: list[Amendment] = []
     at = 0
     while True:
-        while at < len(text) and text[at].isspace():
+        # Between amendments: blank space, and the full stop that ends a sentence.
+        while at < len(text) and (text[at].isspace() or text[at] in ".;"):
             at += 1
         if at >= len(text):
             break
@@ -168,11 +198,10 @@ def parse_amendments(text: str) -> list[Amendment]:
         else:
             words = text[at:].split("\n", 1)[0].strip()
             raise AmendmentError(
-                f"line {_line(text, at)}: {words[:60]!r} is not an amendment; a proposal is made"
-                " of " + "; ".join(FORMS)
+                f"line {_line(text, at)}: {words[:60]!r} is not an amendment; {_FORMS_NOTE}"
             )
     if not found:
-        raise AmendmentError("the proposal is empty; it is made of " + "; ".join(FORMS))
+        raise AmendmentError(f"the proposal is empty; {_FORMS_NOTE}")
     return found
 
 

@@ -12,7 +12,8 @@ What the variant changes in the game itself:
   province name. A contestant who misses one deadline gets the same defaults for that
   phase (CIVIL_DISORDER is on by default);
 - rule 15: the RULE15 timing, on by default (orders due at 12:00 UTC, a day after the day
-  of negotiation), with ALWAYS_WAIT so orders can change until the deadline.
+  of negotiation), with ALWAYS_WAIT so orders can change until the deadline; retreats
+  and builds may be given with the movement orders (variants/rule15.py).
 """
 
 from __future__ import annotations
@@ -26,13 +27,14 @@ from mailjudge.models import Game, PhaseRecord, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
 from mailjudge.service.errors import NotAllowed
+from mailjudge.variants import rule15
 from mailjudge.variants import rule_changes as rc
 from mailjudge.variants import teammates as tm
 from mailjudge.variants.base import Variant
 
 if TYPE_CHECKING:
     from mailjudge.engine.phases import PhaseOutcome
-    from mailjudge.service.processing import Processed
+    from mailjudge.service.processing import Processed, Readiness
 
 STATIC_YEARS = 3  # rule 9
 DRAW_NOTICE = timedelta(days=2)
@@ -93,7 +95,18 @@ class Diplonomic(Variant):
         subject = f"the rules, version {current.version}"
         return mail_to_everyone(game, subject, body)
 
+    def ready(self, game: Game, now: datetime, standard: Readiness) -> Readiness:
+        """Rule 15: retreats and adjustments given in advance let their phase go ahead
+        without waiting for its deadline."""
+        from mailjudge.service.processing import Readiness
+
+        if standard.ready or not rule15.ready_early(game):
+            return standard
+        return Readiness(True, "rule 15: every order for this phase was given in advance")
+
     def after_process(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
+        if game.state == "active":
+            rule15.drop_undislodged(game)
         if game.state != "active" or not (game.phase or "").endswith("M"):
             return []
         mails = rc.at_turn_start(game, now)
