@@ -16,14 +16,18 @@ def flat(text: str) -> str:
 
 
 def test_rollforward_sends_each_phase_results_again(harness: Harness) -> None:
-    """ROLLFORWARD re-adjudicates the phases after a ROLLBACK; each one's results go to
-    every player again, as PROCESS sent them, marked as re-processed."""
+    """ROLLBACK tells the players; ROLLFORWARD re-adjudicates the phases after it, and each
+    one's results go to every player again, as PROCESS sent them, marked re-processed."""
     table = seated(harness, "redo")
     table.sign_on()
     table.play_phase({"FRANCE": ["A PAR - BUR", "A MAR H", "F BRE - MAO"]})
     table.play_phase({"FRANCE": ["A BUR - BEL", "A MAR - SPA", "F MAO - POR"]})
     master = "SIGNON Mredo masterpw\n"
     table.say(table.master, master + "ROLLBACK S1901M", "rolled back to S1901M")
+    rolled = "[redo] rolled back to S1901M"
+    harness.wait_until(
+        lambda: len([m for m in harness.sink.mails if m.message["Subject"] == rolled]) == 7
+    )
     done = flat(table.say(table.master, master + "ROLLFORWARD", "rolled forward 2 phase(s)"))
     assert "results sent again" in done
     for phase in ("S1901M", "F1901M"):

@@ -12,7 +12,7 @@ from mailjudge.commands.vote import announce_end
 from mailjudge.engine.phases import result_rows
 from mailjudge.models import Seat
 from mailjudge.render import render
-from mailjudge.render.outgoing import mail_to_seat
+from mailjudge.render.outgoing import mail_to_everyone, mail_to_seat
 from mailjudge.render.results import deadline_lines, results_lines, results_mails
 from mailjudge.service import draws, games, lists, processing, seats
 from mailjudge.variants import variant_of
@@ -109,7 +109,12 @@ class Rollback(MasterCommand):
     def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
         record = processing.rollback(game, args[0] if args else None)
         ctx.game = game
-        return [f"rolled back to {record.phase}; its orders are on file again"]
+        body = render("rolled_back.txt.j2", game=game, phase=record.phase)
+        ctx.outgoing += [
+            mail for mail in mail_to_everyone(game, f"rolled back to {record.phase}", body)
+            if mail.role != "master"
+        ]  # fmt: skip
+        return [f"rolled back to {record.phase}; its orders are on file again; players told"]
 
 
 @register
