@@ -71,10 +71,11 @@ def close() -> None:
 
 
 def create_tables() -> None:
-    """Create every table and index that is missing; existing ones are left alone."""
-    from mailjudge.models import ALL_MODELS  # the models import this module
+    """Bring the database to the newest schema: every table for a new one, the numbered
+    migrations for an older one (see mailjudge/migrations.py)."""
+    from mailjudge.migrations import upgrade  # migrations use the models, which use this
 
-    database_proxy.create_tables(ALL_MODELS, safe=True)
+    upgrade()
 
 
 def is_postgres() -> bool:

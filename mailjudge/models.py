@@ -460,6 +460,17 @@ class Confirmation(BaseModel):
     created_at = UTCDateTimeField(default=utcnow)
 
 
+class SchemaVersion(BaseModel):
+    """The schema migrations applied to this database (mailjudge/migrations.py)."""
+
+    version = IntegerField(primary_key=True)
+    what = TextField()
+    applied_at = UTCDateTimeField(default=utcnow)
+
+    class Meta:
+        table_name = "schema_version"
+
+
 class MailboxCursor(BaseModel):
     """How far the IMAP poller has read one mailbox, so nothing is read twice."""
 
@@ -489,4 +500,5 @@ ALL_MODELS: tuple[type[BaseModel], ...] = (
     Bounce,
     AddressCounter,
     Confirmation,
+    SchemaVersion,
 )

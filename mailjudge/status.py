@@ -9,6 +9,7 @@ from pathlib import Path
 from peewee import fn
 
 from mailjudge.db import database_proxy, is_postgres
+from mailjudge.migrations import LATEST, current_version
 from mailjudge.models import Game, InboundMessage, Outbox
 
 
@@ -21,7 +22,10 @@ def status_report(database_url: str, errors: int = 5) -> str:
     lines += ["", "Mail waiting:", f"    to answer  {waiting_in.count()}",
               f"    to send    {waiting_out.count()}"]  # fmt: skip
     lines += ["", "Last errors:"] + (_last_errors(errors) or ["    none"])
-    lines += ["", f"Database: {_human(_database_bytes(database_url))}", "Largest tables:"]
+    version = current_version(database_proxy.obj)
+    lines += ["", f"Database: {_human(_database_bytes(database_url))}, schema version "
+              f"{version if version is not None else 'not kept (run mailjudge init)'} "
+              f"(this judge: {LATEST})", "Largest tables:"]  # fmt: skip
     lines += [f"    {name:<16} {_human(size)}" for name, size in _largest_tables()]
     return "\n".join(lines) + "\n"
 
