@@ -16,7 +16,7 @@ import pytest
 
 from mailjudge.commands.base import Outgoing
 from mailjudge.models import Game, PhaseRecord
-from mailjudge.service import deadlines, processing
+from mailjudge.service import deadlines, processing, schedule
 from mailjudge.service.games import create_game, get_game, start_game
 from mailjudge.service.orders import current_position, submit_orders
 from mailjudge.service.seats import join, seat_for_power
@@ -104,13 +104,13 @@ def test_an_absence_moves_the_deadline() -> None:
     game = new_game("away", "CIVIL_DISORDER")
     assert game.deadline is not None
     france = seat_for_power(game, "FRANCE")
-    deadlines.set_absence(france, "2026-10-22", "2026-10-24", now=START)
+    schedule.set_absence(france, "2026-10-22", "2026-10-24", now=START)
     moved = get_game("away").deadline
     assert moved is not None and moved.astimezone(LONDON) == datetime(
         2026, 10, 24, 18, 0, tzinfo=LONDON
     )
     with pytest.raises(Exception, match="at most 14 days"):
-        deadlines.set_absence(france, "2026-11-01", "2026-11-30", now=START)
+        schedule.set_absence(france, "2026-11-01", "2026-11-30", now=START)
 
 
 @pytest.mark.usefixtures("sqlite_db")

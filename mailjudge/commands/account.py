@@ -7,7 +7,7 @@ from mailjudge.commands.registry import register
 from mailjudge.models import Game, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat, seat_country
-from mailjudge.service import confirmations, games, seats
+from mailjudge.service import confirmations, games, schedule, seats
 from mailjudge.service.bounces import clear_bounces
 from mailjudge.service.errors import BadSecret, NotFound
 from mailjudge.timing import show_both
@@ -340,13 +340,11 @@ class SetAbsence(Command):
     summary = "no deadline falls while you are away (at most 14 days; dates in the game's zone)"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        from mailjudge.service import deadlines
-
         _, seat = ctx.signed_on()
         words = [w for w in args if w.upper() != "TO"]
         if len(words) != 2:
             raise CommandError("write SET ABSENCE 2026-12-01 TO 2026-12-05")
-        deadlines.set_absence(seat, words[0], words[1], ctx.now)
+        schedule.set_absence(seat, words[0], words[1], ctx.now)
         game = seat.game
         own = seat.person.timezone if seat.person is not None else None
         when = show_both(game.deadline, game.timezone, own) if game.deadline else "none"

@@ -14,7 +14,7 @@ from mailjudge.models import Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import mail_to_everyone, mail_to_seat
 from mailjudge.render.results import deadline_lines, results_lines, results_mails
-from mailjudge.service import draws, games, lists, processing, seats
+from mailjudge.service import draws, games, lists, processing, schedule, seats
 from mailjudge.variants import variant_of
 
 
@@ -212,9 +212,7 @@ class SetDeadline(MasterCommand):
             raise CommandError(
                 "write the deadline as YYYY-MM-DD HH:MM and an optional zone like Europe/London"
             ) from None
-        from mailjudge.service import deadlines
-
-        deadlines.set_deadline(game, when, ctx.now)
+        schedule.set_deadline(game, when, ctx.now)
         told = 0
         for seat in Seat.select().where(
             (Seat.game == game) & (Seat.status == "active")
@@ -287,11 +285,10 @@ class SetTiming(MasterCommand):
     summary = "phase lengths, the time of day and zone, weekdays, reminders and grace"
 
     def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
-        from mailjudge.service import deadlines
         from mailjudge.timing import TimingError, show
 
         try:
-            timing = deadlines.set_timing(game, " ".join(args), ctx.now)
+            timing = schedule.set_timing(game, " ".join(args), ctx.now)
         except TimingError as err:
             raise CommandError(str(err)) from None
         lines = [f"timing: {timing}"]

@@ -189,7 +189,7 @@ def report_lines(facts: PhaseFacts) -> list[str]:
 
 def deadline_lines(game: Game, seat: Seat) -> list[str]:
     """The next deadline in the game's zone, and in the reader's own when they set one."""
-    from mailjudge.service.deadlines import timing_of
+    from mailjudge.service.schedule import timing_of
     from mailjudge.timing import show
 
     if game.deadline is None or game.state != "active":

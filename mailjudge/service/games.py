@@ -202,7 +202,7 @@ def _begin(game: Game, gmap: GameMap, now: datetime | None = None) -> None:
     game.position = position_to_dict(pos)
     game.started_at = now or utcnow()
     game.save()
-    from mailjudge.service.deadlines import schedule_phase  # deadlines need a started game
+    from mailjudge.service.schedule import schedule_phase  # deadlines need a started game
 
     schedule_phase(game, game.started_at)
 

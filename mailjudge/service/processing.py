@@ -97,7 +97,7 @@ def _standard_readiness(game: Game, now: datetime, need_late: bool) -> Readiness
 
 
 def _grace(game: Game) -> timedelta:
-    from mailjudge.service.deadlines import timing_of
+    from mailjudge.service.schedule import timing_of
 
     return timing_of(game).grace
 
@@ -236,7 +236,7 @@ def _run(
     if ending:
         finish_game(game, ending)
     else:
-        from mailjudge.service.deadlines import schedule_phase
+        from mailjudge.service.schedule import schedule_phase
 
         schedule_phase(game, now or utcnow())
     return Processed(old_phase, game.phase, results, sorted(outcome.winners), outcome)

@@ -34,7 +34,7 @@ USAGE = "IF DISLODGED A PAR R BUR | IF DISLODGED A PAR D | IF ADJUSTING BUILD A 
 
 
 def takes_advance_orders(game: Game) -> bool:
-    from mailjudge.service.deadlines import timing_of
+    from mailjudge.service.schedule import timing_of
 
     return timing_of(game).preset == RULE15
 

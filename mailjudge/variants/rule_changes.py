@@ -273,7 +273,7 @@ def _amendments(proposal: Proposal) -> list[am.Amendment]:
 
 
 def _apply_setting(game: Game, change: am.SettingChange, now: datetime) -> None:
-    from mailjudge.service import deadlines
+    from mailjudge.service import schedule
     from mailjudge.service.games import set_rules
 
     if change.setting == "rule":
@@ -282,7 +282,7 @@ def _apply_setting(game: Game, change: am.SettingChange, now: datetime) -> None:
         game.victory_count = int(change.value)
         game.save()
     else:
-        deadlines.set_timing(game, change.value, now)
+        schedule.set_timing(game, change.value, now)
 
 
 def publish(game: Game) -> list[Proposal]:

@@ -74,7 +74,7 @@ class Survive(Variant):
         if len(playing) < 2 or out != frozenset(playing):
             return None
         from mailjudge.render.results import deadline_lines
-        from mailjudge.service.deadlines import schedule_phase
+        from mailjudge.service.schedule import schedule_phase
 
         oc.clear_undone(game)
         oc.record(game, sorted(out), oc.TIED)

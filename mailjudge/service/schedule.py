@@ -1,0 +1,167 @@
+"""A game's deadline: its TIMING, each phase's deadline moved past the players' absences,
+the master's SET DEADLINE, and the clock's events around the deadline (reminders, the
+deadline itself, the end of grace). ``Game.next_reminder_at`` holds the next event's time;
+service/deadlines.py acts on the events when they come.
+
+This module changes no phase: variants may use it (a Survive victor vote gets a phase
+length of its own; a Diplonomic rule change may set the timing).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from mailjudge.models import Game, PhaseRecord, Seat, utcnow
+from mailjudge.service.errors import NotAllowed, ServiceError
+from mailjudge.service.games import has_rule, require_active
+from mailjudge.timing import Timing, TimingError, parse_when, shift_past, show
+
+MAX_ABSENCE = timedelta(days=14)
+MAX_PENDING_ABSENCES = 3
+
+
+@dataclass(frozen=True)
+class Event:
+    at: datetime
+    kind: str  # remind, deadline, grace
+
+
+def timing_of(game: Game) -> Timing:
+    try:
+        return (
+            Timing.parse(game.timing, game.timezone) if game.timing else Timing(zone=game.timezone)
+        )
+    except TimingError:
+        return Timing(zone=game.timezone)
+
+
+def set_timing(game: Game, text: str, now: datetime | None = None) -> Timing:
+    """The master's SET TIMING; the current deadline is worked out again from now."""
+    try:
+        timing = Timing.parse(text, game.timezone)
+    except TimingError as err:
+        raise ServiceError(str(err)) from None
+    game.timing = str(timing)
+    game.timezone = timing.zone
+    game.save()
+    if game.state == "active":
+        schedule_phase(game, now or utcnow())
+    return timing
+
+
+def absences(seat: Seat) -> list[tuple[datetime, datetime]]:
+    spans = []
+    for part in filter(None, seat.absence.split(";")):
+        start, _, end = part.partition("/")
+        spans.append((datetime.fromisoformat(start), datetime.fromisoformat(end)))
+    return spans
+
+
+def set_absence(seat: Seat, start_text: str, end_text: str, now: datetime | None = None) -> None:
+    """SET ABSENCE 2026-12-01 TO 2026-12-05: no deadline of this player's falls inside."""
+    now = now or utcnow()
+    zone = seat.game.timezone
+    start, end = parse_when(start_text, zone), parse_when(end_text, zone)
+    if end <= start:
+        raise ServiceError(
+            "the absence must end after it starts: SET ABSENCE 2026-12-01 TO 2026-12-05"
+        )
+    if end - start > MAX_ABSENCE:
+        raise NotAllowed(f"an absence may last at most {MAX_ABSENCE.days} days")
+    if end <= now:
+        raise ServiceError("that absence is over already")
+    pending = [(a, b) for a, b in absences(seat) if b > now]
+    if len(pending) >= MAX_PENDING_ABSENCES:
+        raise NotAllowed(f"at most {MAX_PENDING_ABSENCES} absences may be planned at once")
+    pending.append((start, end))
+    seat.absence = ";".join(f"{a.isoformat()}/{b.isoformat()}" for a, b in sorted(pending))
+    seat.save()
+    if seat.game.state == "active" and seat.game.deadline is not None:
+        _apply_absences(seat.game, timing_of(seat.game))
+        _reset_events(seat.game, now)
+        seat.game.save()
+
+
+def schedule_phase(game: Game, now: datetime) -> None:
+    """Give the current phase its deadline (called when a game starts and after each phase)."""
+    if game.state != "active" or has_rule(game, "NO_DEADLINE"):
+        game.deadline = None
+        game.next_reminder_at = None
+        game.save()
+        return
+    timing = timing_of(game)
+    game.deadline = timing.deadline_after(now, _phase_type(game))
+    _apply_absences(game, timing)
+    _reset_events(game, now)
+    game.save()
+
+
+def set_deadline(game: Game, when: datetime, now: datetime) -> None:
+    """The master's SET DEADLINE: a time still to come, after the phase began; the
+    reminders and the grace period follow the new deadline."""
+    require_active(game)
+    began = phase_began(game)
+    if when <= now:
+        raise ServiceError(
+            f"that deadline is already past (it is now {show(now, game.timezone)}); "
+            "give one still to come"
+        )
+    if began is not None and when <= began:
+        raise ServiceError(
+            f"{game.phase} began at {show(began, game.timezone)}; its deadline must come after"
+        )
+    game.deadline = when
+    _reset_events(game, now)
+    game.save()
+
+
+def phase_began(game: Game) -> datetime | None:
+    """When the current phase began: the last processing, or the start of the game."""
+    last = (
+        PhaseRecord.select(PhaseRecord.processed_at)
+        .where(PhaseRecord.game == game)
+        .order_by(PhaseRecord.sequence.desc())
+        .first()
+    )
+    return last.processed_at if last is not None else game.started_at
+
+
+def _phase_type(game: Game) -> str:
+    return {"M": "movement", "R": "retreat", "A": "adjustment"}[(game.phase or "S1901M")[-1]]
+
+
+def _apply_absences(game: Game, timing: Timing) -> None:
+    spans = [span for seat in players_to_order_by_clock(game) for span in absences(seat)]
+    for _ in range(len(spans) + 1):
+        moved = False
+        for start, end in spans:
+            if game.deadline is not None and start <= game.deadline < end:
+                game.deadline = shift_past(game.deadline, end, timing, _phase_type(game))
+                moved = True
+        if not moved:
+            return
+
+
+def players_to_order_by_clock(game: Game) -> list[Seat]:
+    return list(
+        Seat.select().where(
+            (Seat.game == game) & (Seat.role == "player") & Seat.person.is_null(False)
+        )
+    )
+
+
+def events(game: Game) -> list[Event]:
+    if game.deadline is None:
+        return []
+    timing = timing_of(game)
+    out = [Event(at, "remind") for at in timing.reminders(game.deadline)]
+    if timing.grace:
+        out.append(Event(game.deadline, "deadline"))
+    out.append(Event(game.deadline + timing.grace, "grace"))
+    return sorted(out, key=lambda e: e.at)
+
+
+def _reset_events(game: Game, now: datetime) -> None:
+    upcoming = [e.at for e in events(game) if e.at > now]
+    game.next_reminder_at = min(upcoming) if upcoming else None
