@@ -7,7 +7,6 @@ compare-and-set, so two workers or a restart never process one phase twice.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -15,7 +14,6 @@ from mailjudge.db import database_proxy, is_postgres
 from mailjudge.engine.interchange import position_to_dict
 from mailjudge.engine.phases import PhaseOutcome, process_phase, result_rows
 from mailjudge.models import Game, OrderLine, PhaseRecord, Seat, utcnow
-from mailjudge.render.outgoing import Outgoing
 from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.games import engine_options, finish_game, game_map, has_rule
 from mailjudge.service.orders import (
@@ -23,26 +21,10 @@ from mailjudge.service.orders import (
     orders_on_file,
     powers_to_order,
 )
+from mailjudge.service.outcomes import Processed, Readiness
+from mailjudge.service.schedule import schedule_phase, timing_of
 from mailjudge.service.seats import players
 from mailjudge.variants import variant_of
-
-
-@dataclass
-class Readiness:
-    ready: bool
-    reason: str
-    waiting_for: list[str] = field(default_factory=list)  # powers whose orders are missing
-
-
-@dataclass
-class Processed:
-    phase: str
-    next_phase: str
-    results: list[dict[str, Any]]
-    winners: list[str]
-    outcome: PhaseOutcome
-    notices: list[Outgoing] = field(default_factory=list)  # the variant's mail
-    waiting: str = ""  # not adjudicated: the phase stays open for another round (why)
 
 
 def _exempt(game: Game, seats: list[Seat]) -> set[str]:
@@ -77,7 +59,10 @@ def _standard_readiness(game: Game, now: datetime, need_late: bool) -> Readiness
     deadline_passed = deadline is not None and now >= deadline
     grace_over = deadline is not None and now >= deadline + _grace(game)
     waiting = [] if has_rule(game, "REAL_TIME") else [s.name for s in seats if s.wait]
-    if not need_late and not deadline_passed:
+    # Retreats and adjustments are few to read; their late powers are always counted, so
+    # a variant can see them (Diplonomic rule 15 goes ahead when all are in).
+    movement = (game.phase or "").endswith("M")
+    if not need_late and not deadline_passed and movement:
         if has_rule(game, "ALWAYS_WAIT"):
             return Readiness(False, "ALWAYS_WAIT: not before the deadline")
         if waiting:
@@ -97,8 +82,6 @@ def _standard_readiness(game: Game, now: datetime, need_late: bool) -> Readiness
 
 
 def _grace(game: Game) -> timedelta:
-    from mailjudge.service.schedule import timing_of
-
     return timing_of(game).grace
 
 
@@ -236,8 +219,6 @@ def _run(
     if ending:
         finish_game(game, ending)
     else:
-        from mailjudge.service.schedule import schedule_phase
-
         schedule_phase(game, now or utcnow())
     return Processed(old_phase, game.phase, results, sorted(outcome.winners), outcome)
 

@@ -3,27 +3,18 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from mailjudge.engine.passive import Passive
 from mailjudge.models import Game
 from mailjudge.render.outgoing import Outgoing
+from mailjudge.service.outcomes import Processed, Readiness, Wait
 
 if TYPE_CHECKING:
     from mailjudge.engine.phases import PhaseOutcome
     from mailjudge.engine.state import Position
     from mailjudge.models import OrderLine
-    from mailjudge.service.processing import Processed, Readiness
-
-
-@dataclass
-class Wait:
-    """A phase that is due but needs another round first (Survive's victor vote)."""
-
-    reason: str
-    notices: list[Outgoing] = field(default_factory=list)
 
 
 class Variant:

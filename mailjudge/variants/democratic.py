@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import random
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from peewee import fn
 
@@ -29,11 +29,9 @@ from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.lists import JUDGE, archive, list_mail
+from mailjudge.service.outcomes import Processed, Readiness
 from mailjudge.variants.base import Variant
 from mailjudge.voting import Count, count_grouped
-
-if TYPE_CHECKING:
-    from mailjudge.service.processing import Processed, Readiness
 
 CITIZEN_ROLES = ("citizen", "diplomat")
 STANDING = ""  # diplomat ballots stand from phase to phase until changed
@@ -417,7 +415,6 @@ class Democratic(Variant):
 
     def ready(self, game: Game, now: datetime, standard: Readiness) -> Readiness:
         from mailjudge.service.games import has_rule
-        from mailjudge.service.processing import Readiness
 
         if has_rule(game, "NO_DEADLINE") or game.deadline is None:
             return Readiness(False, "the citizens vote until the master processes")

@@ -27,6 +27,7 @@ from mailjudge.models import Game, PhaseRecord, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
 from mailjudge.service.errors import NotAllowed
+from mailjudge.service.outcomes import Processed, Readiness
 from mailjudge.variants import rule15
 from mailjudge.variants import rule_changes as rc
 from mailjudge.variants import teammates as tm
@@ -34,7 +35,6 @@ from mailjudge.variants.base import Variant
 
 if TYPE_CHECKING:
     from mailjudge.engine.phases import PhaseOutcome
-    from mailjudge.service.processing import Processed, Readiness
 
 STATIC_YEARS = 3  # rule 9
 DRAW_NOTICE = timedelta(days=2)
@@ -98,9 +98,7 @@ class Diplonomic(Variant):
     def ready(self, game: Game, now: datetime, standard: Readiness) -> Readiness:
         """Rule 15: retreats and adjustments given in advance let their phase go ahead
         without waiting for its deadline."""
-        from mailjudge.service.processing import Readiness
-
-        if standard.ready or not rule15.ready_early(game):
+        if standard.ready or not rule15.ready_early(game, standard):
             return standard
         return Readiness(True, "rule 15: every order for this phase was given in advance")
 

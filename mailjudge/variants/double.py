@@ -23,12 +23,12 @@ from mailjudge.models import Ballot, Game, OrderLine, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.service.errors import NotAllowed, ServiceError
+from mailjudge.service.outcomes import Processed, Readiness
 from mailjudge.variants.base import Variant
 from mailjudge.variants.double_sync import PartnerOrders, Synced, sync_adjustments, sync_units
 
 if TYPE_CHECKING:
     from mailjudge.engine.phases import PhaseOutcome
-    from mailjudge.service.processing import Processed, Readiness
 
 RING = (
     ("ENGLAND", "TURKEY"),
@@ -212,8 +212,6 @@ class Double(Variant):
     def ready(self, game: Game, now: datetime, standard: Readiness) -> Readiness:
         """Under Lytton a late player's partner stands in at the deadline: the game goes
         on once every power has one player's orders."""
-        from mailjudge.service.processing import Readiness
-
         if standard.ready or not _lytton(game) or game.deadline is None or now < game.deadline:
             return standard
         late_players = Counter(w.split()[0] for w in standard.waiting_for)

@@ -28,14 +28,14 @@ from mailjudge.models import Game, OrderLine, Seat, utcnow
 from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.games import game_map, has_rule, require_active
 from mailjudge.service.orders import current_position, may_order_for
+from mailjudge.service.outcomes import Readiness
+from mailjudge.service.schedule import timing_of
 from mailjudge.timing import RULE15
 
 USAGE = "IF DISLODGED A PAR R BUR | IF DISLODGED A PAR D | IF ADJUSTING BUILD A PAR"
 
 
 def takes_advance_orders(game: Game) -> bool:
-    from mailjudge.service.schedule import timing_of
-
     return timing_of(game).preset == RULE15
 
 
@@ -135,11 +135,10 @@ def drop_undislodged(game: Game) -> None:
             line.delete_instance()
 
 
-def ready_early(game: Game) -> bool:
+def ready_early(game: Game, standard: Readiness) -> bool:
     """Rule 15: a retreat or adjustment phase whose orders are all on file (given in
-    advance, or since) goes ahead without waiting for its deadline."""
-    from mailjudge.service.processing import late_powers
-
+    advance, or since) goes ahead without waiting for its deadline. ``standard`` counts
+    the late powers of such a phase."""
     if not takes_advance_orders(game) or game.phase is None or game.phase.endswith("M"):
         return False
-    return not late_powers(game)
+    return not standard.waiting_for

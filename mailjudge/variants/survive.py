@@ -12,19 +12,16 @@ so no ordinary solo ends the game.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from mailjudge.engine.passive import Passive, Removal
 from mailjudge.engine.state import ADJUSTMENT, Position
 from mailjudge.models import Game, Outcast, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
+from mailjudge.service.outcomes import Processed, Readiness, Wait
 from mailjudge.variants import outcasts as oc
 from mailjudge.variants import vote_out as vo
-from mailjudge.variants.base import Variant, Wait
-
-if TYPE_CHECKING:
-    from mailjudge.service.processing import Processed, Readiness
+from mailjudge.variants.base import Variant
 
 
 def _position(game: Game) -> Position:
@@ -48,7 +45,6 @@ class Survive(Variant):
 
     def ready(self, game: Game, now: datetime, standard: Readiness) -> Readiness:
         from mailjudge.service.games import has_rule
-        from mailjudge.service.processing import Readiness
 
         if not oc.is_vote_phase(game.phase) or not standard.ready:
             return standard
