@@ -70,9 +70,9 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from mailjudge.app.runner import Judge
     from mailjudge.inbound.smtp import PortInUse
     from mailjudge.logs import setup_logging
-    from mailjudge.service.runner import Judge
 
     settings = _settings(args)
     if args.log_level:

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
+from mailjudge.app import pipeline
 from mailjudge.inbound import spool
 from mailjudge.models import InboundMessage, Outbox
 from mailjudge.outbound.outbox import render_draft
-from mailjudge.service import pipeline
 from mailjudge.settings import Settings
 
 JUDGE = "judge@example.test"

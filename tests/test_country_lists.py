@@ -12,6 +12,7 @@ import pytest
 
 import mailjudge.commands
 import mailjudge.settings
+from mailjudge.app.pipeline import queue_outgoing
 from mailjudge.commands.run import execute
 from mailjudge.models import CountryList, ListPost, Outbox
 from mailjudge.outbound.outbox import render_draft
@@ -19,7 +20,6 @@ from mailjudge.render.digest import PREAMBLE_END, SEPARATOR, DigestHeading, Dige
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service import deadlines, digests, lists, processing
 from mailjudge.service.games import create_game, get_game, start_game
-from mailjudge.service.pipeline import queue_outgoing
 from mailjudge.service.seats import join
 from mailjudge.settings import Settings, load_settings
 from mailjudge.variants import democratic as dem

@@ -10,7 +10,7 @@ import pytest
 from e2e import MASTER, Harness, judge_settings, play_years, player, set_up_game
 from mailstack import Dovecot, SmtpSink
 
-from mailjudge.service.runner import Judge
+from mailjudge.app.runner import Judge
 
 
 @pytest.fixture

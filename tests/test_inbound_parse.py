@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mailjudge.inbound.addresses import is_judge_address, judge_detail
+from mailjudge.addresses import is_judge_address, judge_detail
 from mailjudge.inbound.html2text import html_to_text
 from mailjudge.inbound.parse import (
     MailLimitError,

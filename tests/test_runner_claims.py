@@ -9,9 +9,9 @@ from pathlib import Path
 from e2e import JUDGE, Harness, judge_settings
 from mailstack import SmtpSink
 
+from mailjudge.app.runner import Judge
 from mailjudge.inbound import spool
 from mailjudge.models import InboundMessage, utcnow
-from mailjudge.service.runner import Judge
 
 
 def test_a_mail_left_by_a_dead_worker_is_answered_after_the_claim_timeout(

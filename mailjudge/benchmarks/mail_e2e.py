@@ -25,11 +25,11 @@ from typing import Any
 from aiosmtpd.controller import Controller
 
 from mailjudge import db
+from mailjudge.app.runner import Judge
 from mailjudge.demo.sink import free_port
 from mailjudge.models import InboundMessage, Outbox
 from mailjudge.service import games, seats
 from mailjudge.service.orders import current_position
-from mailjudge.service.runner import Judge
 from mailjudge.settings import load_settings
 
 JUDGE = "judge@bench.test"

@@ -16,8 +16,8 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
 
+from mailjudge.app.runner import Judge
 from mailjudge.demo.sink import LOOPBACK, MailSink, Received, text_of
-from mailjudge.service.runner import Judge
 from mailjudge.settings import Settings, load_settings
 
 Deliver = Callable[[str, bytes], None]

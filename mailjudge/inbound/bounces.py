@@ -1,44 +1,12 @@
-"""Bounces: delivery status notifications (RFC 3464) and the judge's VERP addresses.
-
-Every mail the judge sends has the envelope sender judge+bounce-ID-CHECK@domain, where ID
-is its outbox row and CHECK a digest of its random Message-ID, so a bounce says which mail
-failed and a forged one cannot name a mail it never saw.
-"""
+"""Bounces: the failed recipients a delivery status notification (RFC 3464) reports. The
+VERP address that says which mail came back is in mailjudge/addresses.py."""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from email import policy
 from email.message import Message
 from email.parser import BytesParser
-
-from mailjudge.inbound.addresses import judge_detail
-
-_PREFIX = "bounce-"
-
-
-def bounce_address(judge: str, outbox_id: int, message_id: str) -> str:
-    """The envelope sender of one outbox mail."""
-    local, _, domain = judge.rpartition("@")
-    return f"{local}+{_PREFIX}{outbox_id}-{_check(message_id)}@{domain}"
-
-
-def _check(message_id: str) -> str:
-    return hashlib.sha256(message_id.encode()).hexdigest()[:10]
-
-
-def bounced_outbox(address: str, judge: str) -> tuple[int, str] | None:
-    """(outbox id, check) from a VERP address of the judge's; None for any other."""
-    detail = judge_detail(address, judge)
-    if not detail or not detail.startswith(_PREFIX):
-        return None
-    number, _, check = detail[len(_PREFIX) :].partition("-")
-    return (int(number), check) if number.isdigit() and check else None
-
-
-def check_matches(check: str, message_id: str) -> bool:
-    return check == _check(message_id)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from email.header import Header, decode_header
 from email.message import Message
 from email.parser import BytesHeaderParser, BytesParser
 
-from mailjudge.inbound.addresses import is_judge_address
+from mailjudge.addresses import is_judge_address
 from mailjudge.inbound.html2text import html_to_text
 from mailjudge.inbound.replies import without_quoted_reply
 

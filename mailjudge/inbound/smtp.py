@@ -19,8 +19,8 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
+from mailjudge.addresses import is_judge_address
 from mailjudge.inbound import spool
-from mailjudge.inbound.addresses import is_judge_address
 from mailjudge.models import InboundMessage
 from mailjudge.settings import Settings
 

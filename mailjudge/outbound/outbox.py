@@ -23,6 +23,7 @@ from typing import Any
 
 from peewee import SQL, Field, IntegrityError, fn
 
+from mailjudge.addresses import bounce_address
 from mailjudge.db import (
     database_proxy,
     execute_compiled,
@@ -30,7 +31,6 @@ from mailjudge.db import (
     skip_locked,
     update_by_id_compiled,
 )
-from mailjudge.inbound.bounces import bounce_address
 from mailjudge.models import BoardPicture, Bounce, Game, InboundMessage, Outbox, utcnow
 from mailjudge.outbound.message import (
     Attachment,

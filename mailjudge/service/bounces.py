@@ -5,24 +5,31 @@ the Bounce rows; a SIGNON clears them)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
-from mailjudge.inbound.bounces import Failure, bounced_outbox, check_matches, failures
+from mailjudge.addresses import check_matches
 from mailjudge.models import Bounce, Outbox, Person, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 
 
-def take_bounce(raw: bytes, addresses: Sequence[str], judge: str) -> tuple[str, list[Outgoing]]:
-    """A mail to one of the judge's VERP addresses: what it says, and the notices for
-    the masters of the games of whoever's mail bounced."""
-    target = next((found for a in addresses if (found := bounced_outbox(a, judge))), None)
-    if target is None:
-        return "not a bounce", []
+class Failure(NamedTuple):
+    """One failed recipient, as a delivery report gives it."""
+
+    recipient: str
+    status: str  # 5.1.1
+    diagnostic: str
+
+
+def take_bounce(target: tuple[int, str], reported: Sequence[Failure]) -> tuple[str, list[Outgoing]]:
+    """A bounce to the judge's VERP address ``target`` (outbox id, check) with the failures
+    its report gives: what it says, and the notices for the masters of the games of
+    whoever's mail bounced."""
     outbox = Outbox.get_or_none(Outbox.id == target[0])
     if outbox is None or not check_matches(target[1], outbox.message_id):
         return "a bounce naming no mail the judge sent (ignored)", []
     sent_to = outbox.to_addrs.split()
-    failed = [f for f in failures(raw) if f.recipient in sent_to]
+    failed = [f for f in reported if f.recipient in sent_to]
     if not failed and len(sent_to) == 1:  # no report, but VERP says whose mail came back
         failed = [Failure(sent_to[0], "", "the mail came back without a delivery report")]
     notices: list[Outgoing] = []

@@ -10,7 +10,7 @@ Everything the judge sends to a list is kept (ListPost) for the list's digests.
 
 from __future__ import annotations
 
-from mailjudge.inbound.addresses import judge_detail, split_address
+from mailjudge.addresses import judge_detail, split_address
 from mailjudge.models import DIGEST_FORMATS, CountryList, Game, ListPost, Press, Seat
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service.errors import NotAllowed, ServiceError

@@ -13,10 +13,10 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import mailjudge.commands  # noqa: F401  (registers the commands)
+from mailjudge.addresses import bounced_outbox, judge_detail, press_reply_target
 from mailjudge.commands.base import Context
 from mailjudge.commands.run import execute, reply_text
-from mailjudge.inbound.addresses import judge_detail, press_reply_target
-from mailjudge.inbound.bounces import bounced_outbox
+from mailjudge.inbound.bounces import failures
 from mailjudge.inbound.parse import MailLimitError, ParsedMail, silence_reason
 from mailjudge.inbound.spool import parse_stored
 from mailjudge.masking import mask_mail, mask_text
@@ -33,7 +33,7 @@ from mailjudge.outbound.outbox import (
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service import guard
-from mailjudge.service.bounces import take_bounce
+from mailjudge.service.bounces import Failure, take_bounce
 from mailjudge.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -85,8 +85,10 @@ def _handle(
             _queue_reply(err.mail, body, row, settings, now, None)
         return f"refused: {err}"
     addresses = [*row.envelope_to.split(), *mail.delivered_to, *mail.to]
-    if any(bounced_outbox(address, judge) for address in addresses):
-        what, notices = take_bounce(row.raw, addresses, judge)
+    target = next((found for a in addresses if (found := bounced_outbox(a, judge))), None)
+    if target is not None:
+        reported = [Failure(f.recipient, f.status, f.diagnostic) for f in failures(row.raw)]
+        what, notices = take_bounce(target, reported)
         for item in notices:
             queue_outgoing(item, settings, now)
         return what

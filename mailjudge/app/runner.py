@@ -20,6 +20,7 @@ from typing import Any
 import schedule
 
 from mailjudge import db
+from mailjudge.app import pipeline
 from mailjudge.inbound import spool
 from mailjudge.inbound.imap import ImapPoller
 from mailjudge.inbound.smtp import Listener, judge_recipients
@@ -27,7 +28,6 @@ from mailjudge.logs import setup_logging
 from mailjudge.models import InboundMessage, utcnow
 from mailjudge.outbound.outbox import RetryPolicy, flush, prune_sent
 from mailjudge.outbound.send import SmtpSender
-from mailjudge.service import pipeline
 from mailjudge.settings import Settings, use_settings
 
 log = logging.getLogger(__name__)
