@@ -13,8 +13,9 @@ from mailjudge.engine.phases import result_rows
 from mailjudge.models import Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import mail_to_everyone, mail_to_seat
-from mailjudge.render.results import deadline_lines, results_lines, results_mails
+from mailjudge.render.results import results_lines
 from mailjudge.service import draws, games, lists, processing, schedule, seats
+from mailjudge.service.results import deadline_lines, results_mails
 from mailjudge.variants import variant_of
 
 

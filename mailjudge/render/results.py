@@ -11,10 +11,10 @@ from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.phases import PhaseOutcome
 from mailjudge.engine.state import ADJUSTMENT, Phase, Position
-from mailjudge.models import BoardPicture, Game, PhaseRecord, Seat
+from mailjudge.models import BoardPicture, Game, PhaseRecord
 from mailjudge.outbound.message import board_cid
 from mailjudge.render import render
-from mailjudge.render.outgoing import Outgoing, mail_to_seat
+from mailjudge.render.outgoing import Outgoing
 
 # How each outcome shows after an order, in the judges' customary way.
 MARKS = {
@@ -111,7 +111,7 @@ SEEDED_REMOVALS = (
 DISTANCE_REMOVALS = "farthest from home first, then fleets, then by name (DATC 6.J)"
 
 
-def _report(facts: PhaseFacts, build_any: bool = False, seeded: bool = False) -> dict[str, Any]:
+def report(facts: PhaseFacts, build_any: bool = False, seeded: bool = False) -> dict[str, Any]:
     gmap = load_map("standard")
     by_power: dict[str, list[str]] = {}
     reasons: list[str] = []
@@ -183,70 +183,8 @@ def results_lines(
 
 
 def report_lines(facts: PhaseFacts) -> list[str]:
-    text = render("results_body.txt.j2", r=_report(facts))
+    text = render("results_body.txt.j2", r=report(facts))
     return text.rstrip("\n").split("\n")
-
-
-def deadline_lines(game: Game, seat: Seat) -> list[str]:
-    """The next deadline in the game's zone, and in the reader's own when they set one."""
-    from mailjudge.service.schedule import timing_of
-    from mailjudge.timing import show
-
-    if game.deadline is None or game.state != "active":
-        return []
-    zone = timing_of(game).zone
-    lines = [f"Deadline: {show(game.deadline, zone)}"]
-    own = seat.person.timezone if seat.person is not None else None
-    if own and own != zone:
-        lines.append(f"In your zone: {show(game.deadline, own)}")
-    return lines
-
-
-def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outgoing]:
-    """The results of a processed phase, to every player, the master and every observer:
-    a text part, and an HTML part that shows the board (drawn once for all of them).
-    A phase kept open for another round (``done.waiting``) has none. ``reprocessed``
-    marks the results of a phase the master's ROLLFORWARD adjudicated again."""
-    from mailjudge.service.pictures import played_picture
-
-    if getattr(done, "waiting", ""):
-        return []
-    record = processed_record(game, done.phase)
-    before = record.position.get("sc_owners") if record is not None else None
-    facts = facts_of(done.results, done.outcome, before)
-    rules = game.rules.split()
-    report = _report(facts, "BUILD_ANY" in rules, "CIVIL_DISORDER" in rules)
-    picture = played_picture(game, record) if record is not None else None
-    mails = []
-    for seat in Seat.select().where(Seat.game == game):
-        # An observer gets results once its address confirmed, and until it said STOP.
-        if seat.person is None or (seat.role == "observer" and seat.status != "active"):
-            continue
-        context = {
-            "game": game, "phase": done.phase, "r": report, "seat": seat,
-            "deadline": deadline_lines(game, seat), "reprocessed": reprocessed,
-        }  # fmt: skip
-        body = render("results.txt.j2", **context)
-        subject = f"results {done.phase}" + (" (re-processed)" if reprocessed else "")
-        mail = mail_to_seat(seat, subject, body, "results", done.phase)
-        if picture is not None:
-            mail.html = render(
-                "results.html.j2", **context, text=body, cid=board_cid(picture.id),
-                png=picture.png is not None, phase_name=Phase.parse(done.phase).long_name(),
-            )  # fmt: skip
-            mail.board = picture.id
-        mails.append(mail)
-    return mails
-
-
-def processed_record(game: Game, phase: str) -> PhaseRecord | None:
-    """The stored record of the phase just processed (the latest of that name)."""
-    return (
-        PhaseRecord.select()
-        .where((PhaseRecord.game == game) & (PhaseRecord.phase == phase))
-        .order_by(PhaseRecord.sequence.desc())
-        .first()
-    )
 
 
 def map_mail(to: str, game: Game, picture: BoardPicture) -> Outgoing:

@@ -47,7 +47,7 @@ def tick(now: datetime) -> list[Outgoing]:
 
 
 def after_clock_processing(game: Game, done: object) -> list[Outgoing]:
-    from mailjudge.render.results import results_mails
+    from mailjudge.service.results import results_mails
 
     return results_mails(game, done) + list(getattr(done, "notices", []))
 

@@ -69,7 +69,7 @@ class Survive(Variant):
         out = vo.most_votes(vo.tally(vo.out_ballots(game), playing))
         if len(playing) < 2 or out != frozenset(playing):
             return None
-        from mailjudge.render.results import deadline_lines
+        from mailjudge.service.results import deadline_lines
         from mailjudge.service.schedule import schedule_phase
 
         oc.clear_undone(game)

@@ -1,0 +1,74 @@
+"""The results of a processed phase as mail: one to each person seated in the game, with
+their own deadline lines and the board drawn once for all. The words come from
+render/results.py; this module reads the game to address them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mailjudge.engine.state import Phase
+from mailjudge.models import Game, PhaseRecord, Seat
+from mailjudge.outbound.message import board_cid
+from mailjudge.render import render
+from mailjudge.render.outgoing import Outgoing, mail_to_seat
+from mailjudge.render.results import facts_of, report
+from mailjudge.service.pictures import played_picture
+from mailjudge.service.schedule import timing_of
+from mailjudge.timing import show
+
+
+def deadline_lines(game: Game, seat: Seat) -> list[str]:
+    """The next deadline in the game's zone, and in the reader's own when they set one."""
+    if game.deadline is None or game.state != "active":
+        return []
+    zone = timing_of(game).zone
+    lines = [f"Deadline: {show(game.deadline, zone)}"]
+    own = seat.person.timezone if seat.person is not None else None
+    if own and own != zone:
+        lines.append(f"In your zone: {show(game.deadline, own)}")
+    return lines
+
+
+def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outgoing]:
+    """The results of a processed phase, to every player, the master and every observer:
+    a text part, and an HTML part that shows the board (drawn once for all of them).
+    A phase kept open for another round (``done.waiting``) has none. ``reprocessed``
+    marks the results of a phase the master's ROLLFORWARD adjudicated again."""
+    if getattr(done, "waiting", ""):
+        return []
+    record = processed_record(game, done.phase)
+    before = record.position.get("sc_owners") if record is not None else None
+    facts = facts_of(done.results, done.outcome, before)
+    rules = game.rules.split()
+    words = report(facts, "BUILD_ANY" in rules, "CIVIL_DISORDER" in rules)
+    picture = played_picture(game, record) if record is not None else None
+    mails = []
+    for seat in Seat.select().where(Seat.game == game):
+        # An observer gets results once its address confirmed, and until it said STOP.
+        if seat.person is None or (seat.role == "observer" and seat.status != "active"):
+            continue
+        context = {
+            "game": game, "phase": done.phase, "r": words, "seat": seat,
+            "deadline": deadline_lines(game, seat), "reprocessed": reprocessed,
+        }  # fmt: skip
+        body = render("results.txt.j2", **context)
+        subject = f"results {done.phase}" + (" (re-processed)" if reprocessed else "")
+        mail = mail_to_seat(seat, subject, body, "results", done.phase)
+        if picture is not None:
+            mail.html = render(
+                "results.html.j2", **context, text=body, cid=board_cid(picture.id),
+                png=picture.png is not None, phase_name=Phase.parse(done.phase).long_name(),
+            )  # fmt: skip
+            mail.board = picture.id
+        mails.append(mail)
+    return mails
+
+
+def processed_record(game: Game, phase: str) -> PhaseRecord | None:
+    """The stored record of the phase just processed (the latest of that name)."""
+    return (
+        PhaseRecord.select()
+        .where((PhaseRecord.game == game) & (PhaseRecord.phase == phase))
+        .order_by(PhaseRecord.sequence.desc())
+        .first()
+    )
