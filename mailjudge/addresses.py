@@ -74,3 +74,11 @@ def bounced_outbox(address: str, judge: str) -> tuple[int, str] | None:
 
 def check_matches(check: str, message_id: str) -> bool:
     return check == _check(message_id)
+
+
+def press_reply_address(judge: str, game: str, powers: list[str]) -> str:
+    """judge+GAME-press-FRANCE@domain: a Reply there is press back to FRANCE (several
+    powers joined with dots). It names who wrote, never a password."""
+    local, _, domain = judge.rpartition("@")
+    who = ".".join(p.lower() for p in powers)
+    return f"{local}+{game.lower()}-press-{who}@{domain}"

@@ -21,6 +21,7 @@ from mailjudge.inbound.parse import MailLimitError, ParsedMail, silence_reason
 from mailjudge.inbound.spool import parse_stored
 from mailjudge.masking import mask_mail, mask_text
 from mailjudge.models import Game, InboundMessage, utcnow
+from mailjudge.outbound.draft import Outgoing
 from mailjudge.outbound.message import Attachment, build_message
 from mailjudge.outbound.outbox import (
     PAUSED_SUBJECT,
@@ -31,7 +32,6 @@ from mailjudge.outbound.outbox import (
     pause_notice_sent,
 )
 from mailjudge.render import render
-from mailjudge.render.outgoing import Outgoing
 from mailjudge.service import guard
 from mailjudge.service.bounces import Failure, take_bounce
 from mailjudge.settings import Settings

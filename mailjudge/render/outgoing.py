@@ -1,41 +1,14 @@
-"""A mail the judge will send besides a reply: press, results, notices. The service layer
-and the commands make them; the pipeline queues them."""
+"""Drafts of the mail the judge sends besides a reply (press, results, notices), made for
+the people seated in a game. The draft type is outbound's (outbound/draft.py); the service
+layer, the variants and the commands make drafts here, and the pipeline queues them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from email.message import EmailMessage
-
+from mailjudge.addresses import press_reply_address
 from mailjudge.models import Game, Seat
+from mailjudge.outbound.draft import Outgoing
 
-
-@dataclass
-class Outgoing:
-    """A mail the judge will send besides the reply (press, results, notices)."""
-
-    to: list[str]
-    subject: str
-    body: str
-    kind: str  # press, results, notice, list
-    game: str | None = None
-    phase: str | None = None
-    role: str | None = None  # X-Mailjudge-Role for a mail to one person
-    html: str | None = None
-    attachments: list[tuple[str, str, bytes]] = field(default_factory=list)  # (name, type, data)
-    bcc: list[str] = field(default_factory=list)  # envelope only: a list's members
-    list_id: str | None = None  # List-Id and List-Post for mail to a country's list
-    list_post: str | None = None
-    digest: list[EmailMessage] = field(default_factory=list)  # a MIME digest's messages
-    board: int | None = None  # a stored BoardPicture: PNG shown in the HTML part, SVG attached
-    reply_to: str | None = None  # where a Reply goes: the press's writer, the list
-
-
-def press_reply_address(judge: str, game: str, powers: list[str]) -> str:
-    """judge+GAME-press-FRANCE@domain: a Reply there is press back to FRANCE (several
-    powers joined with dots). It names who wrote, never a password."""
-    local, _, domain = judge.rpartition("@")
-    who = ".".join(p.lower() for p in powers)
-    return f"{local}+{game.lower()}-press-{who}@{domain}"
+__all__ = ["Outgoing", "mail_to_everyone", "mail_to_seat", "press_reply_address", "role_of"]
 
 
 def mail_to_seat(
