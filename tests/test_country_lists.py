@@ -18,11 +18,13 @@ from mailjudge.models import CountryList, ListPost, Outbox
 from mailjudge.outbound.outbox import render_draft
 from mailjudge.render.digest import PREAMBLE_END, SEPARATOR, DigestHeading, DigestItem, rfc1153
 from mailjudge.render.outgoing import Outgoing
-from mailjudge.service import deadlines, digests, lists, processing
+from mailjudge.service import deadlines, processing
 from mailjudge.service.games import create_game, get_game, start_game
 from mailjudge.service.seats import join
 from mailjudge.settings import Settings, load_settings
+from mailjudge.variants import country_lists as lists
 from mailjudge.variants import democratic as dem
+from mailjudge.variants import digests
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

@@ -12,10 +12,10 @@ import pytest
 from mailjudge.models import Game, OrderLine, Seat
 from mailjudge.service import processing
 from mailjudge.service.games import create_game, get_game, start_game
-from mailjudge.service.lists import list_address
 from mailjudge.service.orders import current_position
 from mailjudge.service.seats import join
 from mailjudge.variants import democratic as dem
+from mailjudge.variants.country_lists import list_address
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

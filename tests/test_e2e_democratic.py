@@ -11,7 +11,7 @@ from e2e import MASTER, Harness
 
 from mailjudge.models import Outbox
 from mailjudge.service.games import get_game
-from mailjudge.service.lists import list_address
+from mailjudge.variants.country_lists import list_address
 
 CITIZENS = [f"citizen{i:02d}" for i in range(23)]
 POWERS = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]

@@ -10,8 +10,8 @@ from e2e import MASTER, Harness, text_of
 
 from mailjudge.demo.sink import Received
 from mailjudge.service.games import get_game
-from mailjudge.service.lists import list_address
 from mailjudge.variants import democratic as dem
+from mailjudge.variants.country_lists import list_address
 
 GAME = "seed0"
 CITIZENS = [f"cit{i:02d}" for i in range(22)]  # one to each home centre

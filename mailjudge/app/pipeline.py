@@ -179,7 +179,7 @@ def _within_bytes(body: str, limit: int) -> str:
 
 
 def _list_target(row: InboundMessage, mail: ParsedMail, judge: str) -> tuple[Game, str] | None:
-    from mailjudge.service.lists import list_target
+    from mailjudge.variants.country_lists import list_target
 
     for address in (*row.envelope_to.split(), *mail.to):
         found = list_target(address, judge)
@@ -193,7 +193,7 @@ def _list_post(
 ) -> None:
     """A post to a country's list: out to its citizens, and a short answer to the sender."""
     from mailjudge.service.errors import ServiceError
-    from mailjudge.service.lists import post
+    from mailjudge.variants.country_lists import post
 
     try:
         seat, item = post(game, power, mail.text, mail.subject, mail.sender)

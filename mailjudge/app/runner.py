@@ -137,7 +137,7 @@ class Judge:
 
     def _is_list(self, address: str) -> bool:
         """A country list the judge runs (checked in a thread: it reads the database)."""
-        from mailjudge.service.lists import list_target
+        from mailjudge.variants.country_lists import list_target
 
         return list_target(address, self.settings.judge.address) is not None
 

@@ -7,8 +7,8 @@ from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.models import Game
 from mailjudge.render import render
-from mailjudge.service.lists import JUDGE, list_mail
 from mailjudge.variants import democratic as dem
+from mailjudge.variants.country_lists import JUDGE, list_mail
 
 
 def democratic_game(ctx: Context) -> Game:

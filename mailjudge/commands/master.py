@@ -14,8 +14,9 @@ from mailjudge.models import Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import mail_to_everyone, mail_to_seat
 from mailjudge.render.results import results_lines
-from mailjudge.service import draws, games, lists, processing, schedule, seats
+from mailjudge.service import draws, games, processing, schedule, seats
 from mailjudge.service.results import deadline_lines, results_mails
+from mailjudge.variants import country_lists as lists
 from mailjudge.variants import variant_of
 
 
@@ -178,8 +179,8 @@ class SetList(MasterCommand):
     summary = "Democratic: a country's list is an outside address or the judge's own; digest form"
 
     def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
-        if game.variant != "democratic":
-            raise CommandError(f"country lists belong to Democratic games; {game.name} is not one")
+        if not variant_of(game).country_lists:
+            raise CommandError(f"{game.name} has no country lists (Democratic games have them)")
         if len(args) not in (2, 3):
             raise CommandError(
                 "write SET LIST FRANCE france@lists.example.org MIME, or SET LIST FRANCE JUDGE "

@@ -107,12 +107,8 @@ def _survive_vote(game: Game, seat: Seat, args: list[str]) -> list[str]:
         choice = vote_out.vote_victor(game, seat, args[1])
         return [f"victor ballot recorded: {choice} (secret; it may change until the deadline)"]
     allocation = vote_out.vote_out(game, seat, args[1:])
-    return [f"vote-out ballot recorded: {out_text(allocation)}"
+    return [f"vote-out ballot recorded: {vote_out.out_text(allocation)}"
             " (secret; a later one replaces it until the deadline)"]  # fmt: skip
-
-
-def out_text(allocation: dict[str, int]) -> str:
-    return ", ".join(f"{power} {n}" for power, n in allocation.items())
 
 
 @register

@@ -23,9 +23,9 @@ from mailjudge.timing import show
 
 def tick(now: datetime) -> list[Outgoing]:
     """Handle every clock event that is due, then process what is ready; the mail to send."""
-    from mailjudge.service import digests, processing
+    from mailjudge.service import processing
     from mailjudge.settings import current_settings
-    from mailjudge.variants import variant_of
+    from mailjudge.variants import digests, variant_of
 
     mails: list[Outgoing] = []
     due = Game.select().where(

@@ -124,10 +124,9 @@ def join(
     START_MASTER; the variant's mail at the start is added to ``started``."""
     from mailjudge.variants import variant_of
 
-    if not variant_of(game).has_players:
-        from mailjudge.variants.democratic import join_citizen
-
-        return join_citizen(game, email, password, name)
+    joined = variant_of(game).join(game, email, password, name)
+    if joined is not None:
+        return joined
     if game.state != "forming":
         raise NotAllowed(
             f"game {game.name} is {game.state}; JOIN is for forming games (try TAKEOVER)"

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from mailjudge.engine.passive import Passive
-from mailjudge.models import Game
+from mailjudge.models import Game, Seat
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service.outcomes import Processed, Readiness, Wait
 
@@ -15,6 +16,17 @@ if TYPE_CHECKING:
     from mailjudge.engine.phases import PhaseOutcome
     from mailjudge.engine.state import Position
     from mailjudge.models import OrderLine
+
+
+@dataclass
+class PressRoutes:
+    """Where a variant sends press besides the players: seats written to directly (a
+    Democratic country's diplomat), country lists it is posted on, and the countries it
+    could not reach (told to the writer)."""
+
+    seats: list[Seat] = field(default_factory=list)
+    lists: list[str] = field(default_factory=list)
+    unreached: list[str] = field(default_factory=list)
 
 
 class Variant:
@@ -35,6 +47,31 @@ class Variant:
         "is out of the game and takes no orders: its units hold, disband when dislodged and"
         " are removed by rule; results still come to you"
     )
+
+    # The game's countries have mailing lists (Democratic: each country's citizens).
+    country_lists = False
+
+    def join(self, game: Game, email: str, password: str, name: str | None) -> Seat | None:
+        """JOIN done the variant's own way (Democratic: a citizen of a centre); None: the
+        standard JOIN of a player."""
+        return None
+
+    def speaks_for(self, seat: Seat) -> list[str]:
+        """The powers a seat writes press for (and a Reply to its press goes back to)."""
+        return seat.powers.split()
+
+    def press_routes(
+        self, game: Game, sender: Seat, recipients: list[str], cc_list: bool
+    ) -> PressRoutes:
+        """Where press goes besides the players who hold the powers written to."""
+        return PressRoutes()
+
+    def ballot_in_press(
+        self, game: Game, seat: Seat, recipients: list[str], lines: list[str]
+    ) -> list[str]:
+        """A ballot a variant lets players cast inside press (Survive: a vote-out to the
+        master); the reply lines for it, [] when the press holds none."""
+        return []
 
     def passive(self, game: Game, through: int) -> Passive:
         """Powers nobody orders as of the phase numbered ``through`` (a Game.sequence)."""

@@ -28,12 +28,13 @@ from mailjudge.passwords import hash_password
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.lists import JUDGE, archive, list_mail
 from mailjudge.service.outcomes import Processed, Readiness
-from mailjudge.variants.base import Variant
+from mailjudge.variants.base import PressRoutes, Variant
+from mailjudge.variants.country_lists import JUDGE, archive, list_mail
 from mailjudge.voting import Count, count_grouped
 
 CITIZEN_ROLES = ("citizen", "diplomat")
+PRESS_TO_MASTER = "MASTER"  # how service.press names the master among recipients
 STANDING = ""  # diplomat ballots stand from phase to phase until changed
 
 
@@ -356,6 +357,47 @@ def stage_lines(result: Count, label: Any) -> list[str]:
 class Democratic(Variant):
     name = "democratic"
     has_players = False
+    country_lists = True
+
+    def join(self, game: Game, email: str, password: str, name: str | None) -> Seat | None:
+        return join_citizen(game, email, password, name)
+
+    def speaks_for(self, seat: Seat) -> list[str]:
+        country = country_of(seat) if seat.role in CITIZEN_ROLES else None
+        return [country] if country else seat.powers.split()
+
+    def press_routes(
+        self, game: Game, sender: Seat, recipients: list[str], cc_list: bool
+    ) -> PressRoutes:
+        """Seed 000: "The selected diplomat of each country communicates with other
+        selected diplomats. Updates are posted in the countries mailing list." A
+        diplomat's press to another country reaches that country's diplomat only; its
+        citizens read what their own diplomat chooses to post. Press to one's own country,
+        and the master's press to a country, go to that country's list; CC LIST posts a
+        diplomat's press on their own country's list as well."""
+        routes = PressRoutes()
+        own = country_of(sender) if sender.role in CITIZEN_ROLES else None
+        lists: set[str] = set()
+        for country in recipients:
+            if country == PRESS_TO_MASTER:
+                continue
+            if country == own or sender.role != "diplomat":
+                lists.add(country)
+                continue
+            seat = diplomat_of(game, country)
+            if seat is None or seat.person_id is None:
+                routes.unreached.append(country)
+            else:
+                routes.seats.append(seat)
+        if cc_list and own is not None:
+            lists.add(own)
+        routes.lists = sorted(lists)
+        if sender.role == "diplomat" and routes.unreached and not (routes.seats or routes.lists):
+            raise ServiceError(
+                f"{', '.join(routes.unreached)} has no diplomat now, and diplomats write only "
+                "to diplomats; nothing was sent"
+            )
+        return routes
 
     def on_start(self, game: Game, rng: random.Random, now: datetime) -> list[Outgoing]:
         centres = home_centres(game)
@@ -475,7 +517,7 @@ class Democratic(Variant):
     def _digests(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
         """The phase's public results go to every list, then each list's digest."""
         from mailjudge.render.results import results_lines
-        from mailjudge.service import digests
+        from mailjudge.variants import digests
 
         text = "\n".join(results_lines(done.results, done.outcome)) + "\n"
         for power in sorted({*_owners(game).values(), *_record_owners(game, done.phase).values()}):

@@ -34,6 +34,20 @@ class Survive(Variant):
     name = "survive"
     keep_adjustments_every = 2
 
+    def ballot_in_press(
+        self, game: Game, seat: Seat, recipients: list[str], lines: list[str]
+    ) -> list[str]:
+        """Seed 002, rule 3: players may send their vote-out to the master as press. The
+        VOTE OUT lines of a press to the master alone are one ballot, recorded before the
+        press is sent."""
+        found = [line.split() for line in lines if line.upper().split()[:2] == ["VOTE", "OUT"]]
+        if recipients != ["MASTER"] or not found:
+            return []
+        allocation = vo.vote_out(game, seat, [w for words in found for w in words[2:]])
+        return [
+            f"vote-out ballot recorded: {vo.out_text(allocation)} (secret; a later one replaces it)"
+        ]
+
     def passive(self, game: Game, through: int) -> Passive:
         out = oc.outcasts(game, through)
         if game.phase and game.phase.endswith("A"):

@@ -202,3 +202,8 @@ def voters_missing(game: Game) -> list[str]:
 
     cast = out_ballots(game)
     return [p for p in in_play(game, current_position(game), game.sequence - 1) if p not in cast]
+
+
+def out_text(allocation: dict[str, int]) -> str:
+    """A ballot as its voter reads it back: "FRANCE 3, TURKEY 2"."""
+    return ", ".join(f"{power} {n}" for power, n in allocation.items())

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from mailjudge.models import CountryList, Game, ListPost
 from mailjudge.render.digest import DigestHeading, DigestItem, mime_parts, rfc1153, topics
 from mailjudge.render.outgoing import Outgoing
-from mailjudge.service.lists import country_list, list_address, list_id
+from mailjudge.variants.country_lists import country_list, list_address, list_id
 
 # At most this many posts in one digest; the rest wait for the next one.
 MAX_ITEMS = 500
