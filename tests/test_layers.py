@@ -5,6 +5,7 @@ function body, an ``if TYPE_CHECKING:`` block)."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -73,3 +74,25 @@ def test_the_rules_catch_a_wrong_import(tmp_path: Path) -> None:
         "mailjudge.commands.run",
     ]  # fmt: skip
 
+
+# A test of a game's variant against a variant's name, in code outside mailjudge/variants/.
+NAMES_A_VARIANT = re.compile(r"""variant\s*(==|!=)\s*["']|variant\s+(not\s+)?in\s*[(\[{]\s*["']""")
+
+
+def test_no_shared_module_names_a_variant() -> None:
+    """Outside mailjudge/variants/ no code asks which variant a game is: a variant's
+    differences are its hooks, and its commands say whose they are (Command.variant)."""
+    bad = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if (PACKAGE / "variants") in path.parents:
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if NAMES_A_VARIANT.search(line):
+                bad.append(f"{module_name(path)}:{n}: {line.strip()}")
+    assert bad == []
+
+
+def test_the_variant_rule_sees_a_comparison() -> None:
+    assert NAMES_A_VARIANT.search('if game.variant == "democratic":')
+    assert NAMES_A_VARIANT.search("if game.variant in ('survive', 'double'):")
+    assert not NAMES_A_VARIANT.search("if command.variant != ctx.game.variant:")

@@ -12,5 +12,6 @@ from mailjudge.commands import (  # noqa: F401
     master,
     orders,
     press,
+    survive,
     vote,
 )

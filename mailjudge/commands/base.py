@@ -38,6 +38,8 @@ class Context:
     stopped: bool = False  # a failed SIGNON stops the rest of the mail
     quiet: bool = False  # after SIGNOFF the rest is ignored without a word
     pending: list[tuple[int, str]] = field(default_factory=list)  # bare order lines
+    command_name: str = ""  # the command running now, and its variant (see signed_on)
+    command_variant: str | None = None
     order_errors: int = 0  # order lines not accepted, in the whole mail
     touched: set[int] = field(default_factory=set)  # games to check for processing
     pictured: set[int] = field(default_factory=set)  # games a MAP already drew in this mail
@@ -53,18 +55,17 @@ class Context:
             raise CommandError(decision.reason)
 
     def signed_on(self) -> tuple[Game, Seat]:
+        """The game and seat signed on to; a variant's command (``self.command_variant``,
+        set by the runner) is refused in a game of another variant."""
         if self.game is None or self.seat is None:
             raise CommandError("SIGNON first: SIGNON power@game password")
-        return self.game, self.seat
-
-    def signed_on_in(self, variant: str, what: str) -> tuple[Game, Seat]:
-        """signed_on, in a game of ``variant``; ``what`` ("OVERRIDE is") opens the refusal."""
-        game, seat = self.signed_on()
-        if game.variant != variant:
+        wanted = self.command_variant
+        if wanted is not None and wanted != self.game.variant:
             raise CommandError(
-                f"{what} for {variant.capitalize()} games; {game.name} is {game.variant}"
+                f"{self.command_name} is for {wanted.capitalize()} games; {self.game.name} is "
+                f"{self.game.variant}"
             )
-        return game, seat
+        return self.game, self.seat
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ class Command:
 
     name: str = ""  # the words that start it, upper case: "SET WAIT", "PROCESS!"
     aliases: tuple[str, ...] = ()
+    variant: str | None = None  # the variant whose games have it; None: every game
     usage: str = ""
     summary: str = ""
     block_end: str | None = None  # "END" or "ENDPRESS" for commands with a block

@@ -1,10 +1,11 @@
-"""Commands of Democratic games: nominations, order-set proposals, comments, abstaining.
-(VOTE DIPLOMAT and VOTE ORDERS are forms of VOTE, in commands/vote.py.)"""
+"""Commands of Democratic games: nominations, order-set proposals and their ranked votes,
+comments, abstaining."""
 
 from __future__ import annotations
 
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
+from mailjudge.commands.vote import draw_vote
 from mailjudge.models import Game
 from mailjudge.render import render
 from mailjudge.variants import democratic as dem
@@ -12,7 +13,7 @@ from mailjudge.variants.country_lists import JUDGE, list_mail
 
 
 def democratic_game(ctx: Context) -> Game:
-    game, _ = ctx.signed_on_in("democratic", "that is")
+    game, _ = ctx.signed_on()
     return game
 
 
@@ -27,6 +28,7 @@ def to_country(ctx: Context, game: Game, power: str, subject: str, body: str) ->
 @register
 class Nominate(Command):
     name = "NOMINATE"
+    variant = "democratic"
     usage = "NOMINATE name [why]"
     summary = "Democratic: nominate a citizen of your country (or yourself) for diplomat"
 
@@ -48,18 +50,14 @@ class Nominate(Command):
 
 
 @register
-class ProposalCommand(Command):
+class ProposeOrders(Command):
     name = "PROPOSAL"
-    usage = "PROPOSAL ORDERS ... END | PROPOSAL RULES [title] ... END"
-    summary = (
-        "Democratic: propose an order set for your country, one order a line;"
-        " Diplonomic: propose rule changes (published next turn without your name)"
-    )
+    variant = "democratic"
+    usage = "PROPOSAL ORDERS ... END"
+    summary = "Democratic: propose an order set for your country, one order a line"
     block_end = "END"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        if args and args[0].upper() == "RULES":
-            return _rules_proposal(ctx, args[1:], block)
         game = democratic_game(ctx)
         if args and args[0].upper() != "ORDERS":
             raise CommandError("in a Democratic game write PROPOSAL ORDERS, the orders, then END")
@@ -76,20 +74,34 @@ class ProposalCommand(Command):
         return lines
 
 
-def _rules_proposal(ctx: Context, title: list[str], block: Block) -> list[str]:
-    from mailjudge.variants import rule_changes
+@register
+class DemocraticVote(Command):
+    name = "VOTE"
+    variant = "democratic"
+    usage = "VOTE DIPLOMAT name name ... | VOTE ORDERS 2 1 3 (and the ending votes)"
+    summary = "Democratic: rank your country's nominees, or this phase's order sets, best first"
 
-    game, seat = ctx.signed_on()
-    proposal = rule_changes.propose(game, seat, " ".join(title), "\n".join(block.body))
-    return [
-        f"proposal {proposal.number} received; it is published without your name when the"
-        " next turn begins, and voted on during that turn"
-    ]
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        game, seat = ctx.signed_on()
+        ctx.require("vote")
+        if not args:
+            raise CommandError("write VOTE DIPLOMAT alice bob, or VOTE ORDERS 2 1 3")
+        kind, ranking = args[0].upper(), args[1:]
+        if kind == "ORDERS":
+            if not ranking or not all(r.isdigit() for r in ranking):
+                raise CommandError("write VOTE ORDERS 2 1 3: the order sets' numbers, best first")
+            dem.vote_orders(game, seat, [int(r) for r in ranking])
+        elif kind == "DIPLOMAT":
+            dem.vote_diplomat(game, seat, ranking)
+        else:
+            return draw_vote(ctx, game, seat, " ".join(args).upper())
+        return [f"{kind.lower()} ballot recorded; it is secret and may change until the deadline"]
 
 
 @register
 class Comment(Command):
     name = "COMMENT"
+    variant = "democratic"
     usage = "COMMENT n ... END | COMMENT NOMINATION n ... END"
     summary = (
         "Democratic: comment on your country's order set n of this phase, or on its"
@@ -129,6 +141,7 @@ class Comment(Command):
 @register
 class Abstain(Command):
     name = "ABSTAIN"
+    variant = "democratic"
     usage = "ABSTAIN DIPLOMAT | ABSTAIN ORDERS"
     summary = "Democratic: withdraw your ballot (an abstention is not counted)"
 

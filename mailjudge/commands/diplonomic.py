@@ -17,7 +17,7 @@ from mailjudge.variants.rulebook import parse_rules
 
 
 def contestant(ctx: Context) -> Seat:
-    _, seat = ctx.signed_on_in("diplonomic", "teammates are")
+    _, seat = ctx.signed_on()
     tm.require_contestant(seat)
     return seat
 
@@ -32,6 +32,7 @@ def _name_option(args: list[str]) -> tuple[list[str], str | None]:
 @register
 class TeammateAdd(Command):
     name = "TEAMMATE ADD"
+    variant = "diplonomic"
     usage = "TEAMMATE ADD address [AS name]"
     summary = "Diplonomic: name a teammate; they confirm by mail with ACCEPT"
 
@@ -51,6 +52,7 @@ class TeammateAdd(Command):
 @register
 class AdvisorAdd(Command):
     name = "ADVISOR ADD"
+    variant = "diplonomic"
     usage = "ADVISOR ADD name [what help they give]"
     summary = (
         "Diplonomic rule 7: announce someone who is not a contestant and helps you (and"
@@ -69,6 +71,7 @@ class AdvisorAdd(Command):
 @register
 class AdvisorRemove(Command):
     name = "ADVISOR REMOVE"
+    variant = "diplonomic"
     usage = "ADVISOR REMOVE name"
     summary = "Diplonomic rule 7: an advisor no longer helps you; everyone is told"
 
@@ -84,6 +87,7 @@ class AdvisorRemove(Command):
 @register
 class TeammateRemove(Command):
     name = "TEAMMATE REMOVE"
+    variant = "diplonomic"
     usage = "TEAMMATE REMOVE name|address"
     summary = "Diplonomic: a teammate leaves your team (everyone is told)"
 
@@ -103,6 +107,7 @@ class TeammateRemove(Command):
 @register
 class Accept(Command):
     name = "ACCEPT"
+    variant = "diplonomic"
     usage = "ACCEPT game password [AS name]"
     summary = "Diplonomic: agree to be the teammate a contestant named (no SIGNON needed)"
     secret_words = (1,)
@@ -123,6 +128,7 @@ class Accept(Command):
 
 
 class AuthorizeCommand(Command):
+    variant = "diplonomic"
     allowed = True
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
@@ -155,12 +161,13 @@ class Revoke(AuthorizeCommand):
 @register
 class RulebookCommand(MasterCommand):
     name = "RULEBOOK"
+    variant = "diplonomic"
     usage = "RULEBOOK ... END"
     summary = "Diplonomic: the game's numbered rules text ('1. text' a rule), before START"
     block_end = "END"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        game, _ = ctx.signed_on_in("diplonomic", "a rulebook is")
+        game, _ = ctx.signed_on()
         ctx.require("master")
         book = rc.load_rulebook(game, "\n".join(block.body))
         numbers = list(parse_rules(book.text))
@@ -171,6 +178,7 @@ class RulebookCommand(MasterCommand):
 @register
 class Rules(Command):
     name = "RULES"
+    variant = "diplonomic"
     usage = "RULES game [version]"
     summary = "Diplonomic: the game's rules text as it stands (or an earlier version)"
 
@@ -189,6 +197,7 @@ class Rules(Command):
 @register
 class Enact(MasterCommand):
     name = "ENACT"
+    variant = "diplonomic"
     usage = "ENACT n"
     summary = "Diplonomic: enact rule-change proposal n by the master's ruling (everyone is told)"
 
@@ -197,3 +206,52 @@ class Enact(MasterCommand):
             raise CommandError("write ENACT and the proposal's number: ENACT 3")
         ctx.outgoing += rc.enact_by_master(game, int(args[0]), ctx.now)
         return [f"proposal {args[0]} is enacted; everyone is told"]
+
+
+@register
+class ProposeRules(Command):
+    name = "PROPOSAL"
+    variant = "diplonomic"
+    usage = "PROPOSAL RULES [title] ... END"
+    summary = "Diplonomic: propose rule changes (published next turn without your name)"
+    block_end = "END"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        game, seat = ctx.signed_on()
+        if not args or args[0].upper() != "RULES":
+            raise CommandError("in a Diplonomic game write PROPOSAL RULES title, the changes, END")
+        proposal = rc.propose(game, seat, " ".join(args[1:]), "\n".join(block.body))
+        return [
+            f"proposal {proposal.number} received; it is published without your name when the"
+            " next turn begins, and voted on during that turn"
+        ]
+
+
+@register
+class DiplonomicVote(Command):
+    name = "VOTE"
+    variant = "diplonomic"
+    usage = "VOTE PROPOSAL n FOR | AGAINST | WITHDRAW"
+    summary = "Diplonomic: your vote on a published rule change (WITHDRAW takes it back)"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        game, seat = ctx.signed_on()
+        ctx.require("vote")
+        return _proposal_vote(game, seat, args)
+
+
+def _proposal_vote(game: Game, seat: Seat, args: list[str]) -> list[str]:
+    """VOTE PROPOSAL 3 FOR; also VOTE FOR 3, VOTE 3 FOR (and AGAINST, WITHDRAW)."""
+    words = [w.upper() for w in args if w.upper() != "PROPOSAL"]
+    numbers = [w for w in words if w.isdigit()]
+    choices = [w for w in words if w in rc.CHOICES]
+    if len(numbers) != 1 or len(choices) != 1 or len(words) != 2:
+        raise CommandError(
+            "write VOTE PROPOSAL 3 FOR (or AGAINST, or WITHDRAW to take your vote back);"
+            " in Diplonomic the master declares draws"
+        )
+    proposal = rc.vote(game, seat, int(numbers[0]), choices[0])
+    if choices[0] == "WITHDRAW":
+        return [f"your vote on proposal {proposal.number} is withdrawn"]
+    return [f"your vote {choices[0]} proposal {proposal.number} is recorded; it is secret"
+            " and may change until this turn is processed"]  # fmt: skip

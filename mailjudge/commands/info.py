@@ -125,14 +125,19 @@ class Help(Command):
         if args and args[0].upper() == "RULES":
             cat = catalogue()
             return [line for name in cat.names for line in (f"{name}: {cat.get(name).summary}",)]
+        # Signed on to a game, HELP lists that game's commands: the shared ones and its
+        # variant's own.
+        variant = ctx.game.variant if ctx.game is not None else None
         if args:
             wanted = " ".join(args).upper()
-            for command in unique_commands():
-                if command.name == wanted or wanted in command.aliases:
-                    return [command.usage, f"    {command.summary}"]
+            found = [c for c in unique_commands(variant) if wanted in (c.name, *c.aliases)]
+            if found:
+                return [line for c in found for line in (c.usage, f"    {c.summary}")]
             raise CommandError(f"no command {wanted}; HELP lists them all")
         lines = ["Commands (case does not matter; several per mail; END closes a block):"]
-        for command in unique_commands():
+        if ctx.game is not None:
+            lines[0] = f"Commands in {ctx.game.name} ({ctx.game.variant}); " + lines[0][9:]
+        for command in unique_commands(variant):
             lines.append(f"  {command.usage}")
             lines.append(f"      {command.summary}{' (master)' if command.master_only else ''}")
         return lines

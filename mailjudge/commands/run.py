@@ -53,9 +53,10 @@ def run_commands(text: str, ctx: Context) -> None:
         if block.words[0] == BARE:
             ctx.pending.append((block.line_no, " ".join(block.words[1:])))
             continue
-        found = lookup(list(block.words))
+        found = lookup(list(block.words), ctx.game.variant if ctx.game is not None else None)
         assert found is not None
         command, size = found
+        ctx.command_name, ctx.command_variant = command.name, command.variant
         if command.name in _FLUSH_BEFORE:
             flush_bare_lines(ctx)
         answer = Answer(command.echo(block), True)
