@@ -160,7 +160,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from mailjudge import db
     from mailjudge.service.archive import export_game, export_html
     from mailjudge.service.errors import ServiceError
-    from mailjudge.service.games import get_game
+    from mailjudge.service.state import get_game
 
     db.connect(_settings(args).database.url)
     try:

@@ -30,8 +30,8 @@ from mailstack import Dovecot, Received, SmtpSink, free_port
 
 from mailjudge import db, passwords
 from mailjudge.models import InboundMessage, Outbox
-from mailjudge.service import games, seats
-from mailjudge.service.orders import current_position
+from mailjudge.service import games, seats, state
+from mailjudge.service.state import current_position
 
 JUDGE = "judge@example.test"
 GAME = "soak"
@@ -171,12 +171,12 @@ def set_up_game(database_url: str) -> dict[str, str]:
     try:
         db.create_tables()
         game = games.create_game(GAME, "gm@example.test", "gm-pw", rules="POWER_CHOICE")
-        powers = list(games.game_map(game).power_names)
+        powers = list(state.game_map(game).power_names)
         for power in powers:
             seats.join(game, player(power), f"pw-{power.lower()}", power=power)
         for power in powers:
             seats.set_wait(seats.seat_for_power(game, power), True)
-        pos = current_position(games.get_game(GAME))
+        pos = current_position(state.get_game(GAME))
         return {
             player(p): f"SIGNON {p.lower()}@{GAME} pw-{p.lower()}\n"
             + "\n".join(f"{u} H" for u in pos.units_of(p))

@@ -19,8 +19,9 @@ from mailjudge.outbound.outbox import render_draft
 from mailjudge.render.digest import PREAMBLE_END, SEPARATOR, DigestHeading, DigestItem, rfc1153
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service import deadlines, processing
-from mailjudge.service.games import create_game, get_game, start_game
+from mailjudge.service.games import create_game, start_game
 from mailjudge.service.seats import join
+from mailjudge.service.state import get_game
 from mailjudge.settings import Settings, load_settings
 from mailjudge.variants import country_lists as lists
 from mailjudge.variants import democratic as dem

@@ -11,9 +11,9 @@ import pytest
 
 from mailjudge.models import Game, OrderLine, Seat
 from mailjudge.service import processing
-from mailjudge.service.games import create_game, get_game, start_game
-from mailjudge.service.orders import current_position
+from mailjudge.service.games import create_game, start_game
 from mailjudge.service.seats import join
+from mailjudge.service.state import current_position, get_game
 from mailjudge.variants import democratic as dem
 from mailjudge.variants.country_lists import list_address
 

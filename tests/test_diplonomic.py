@@ -16,8 +16,9 @@ from mailjudge.engine.phases import EngineOptions, process_phase
 from mailjudge.models import Game, Proposal, Rulebook, Seat
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service import deadlines, processing
-from mailjudge.service.games import create_game, get_game
+from mailjudge.service.games import create_game
 from mailjudge.service.seats import eject, join
+from mailjudge.service.state import get_game
 from mailjudge.variants import rule_changes as rc
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")

@@ -16,9 +16,10 @@ from mailjudge.engine.state import initial_position
 from mailjudge.models import Game, OrderLine, PhaseRecord, Seat
 from mailjudge.service import draws, processing
 from mailjudge.service.errors import NotAllowed
-from mailjudge.service.games import create_game, get_game
+from mailjudge.service.games import create_game
 from mailjudge.service.orders import submit_orders
 from mailjudge.service.seats import join
+from mailjudge.service.state import get_game
 from mailjudge.variants import double
 from mailjudge.variants.double_sync import PartnerOrders, sync_adjustments, sync_units
 

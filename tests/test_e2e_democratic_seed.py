@@ -9,7 +9,7 @@ import re
 from e2e import MASTER, Harness, text_of
 
 from mailjudge.demo.sink import Received
-from mailjudge.service.games import get_game
+from mailjudge.service.state import get_game
 from mailjudge.variants import democratic as dem
 from mailjudge.variants.country_lists import list_address
 

@@ -11,8 +11,7 @@ from e2e import MASTER, POWERS, Harness, seated, text_of
 
 from mailjudge.demo.table import Table
 from mailjudge.models import Game, utcnow
-from mailjudge.service.games import get_game
-from mailjudge.service.orders import current_position
+from mailjudge.service.state import current_position, get_game
 
 
 def flat(text: str) -> str:

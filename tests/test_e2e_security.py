@@ -17,8 +17,7 @@ from e2e import HARNESSES, JUDGE, MASTER, Harness, player, seated, secret, set_u
 
 from mailjudge.demo.mailroom import running_judge
 from mailjudge.models import InboundMessage, Seat
-from mailjudge.service.games import get_game
-from mailjudge.service.orders import orders_on_file
+from mailjudge.service.state import get_game, orders_on_file
 from mailjudge.settings import SecuritySettings
 
 VICTIM = "victim@elsewhere.test"

@@ -16,8 +16,7 @@ from e2e import HARNESSES, JUDGE, POWERS, Harness, player, seated, set_up_game
 
 from mailjudge.demo.mailroom import running_judge
 from mailjudge.models import InboundMessage, Seat
-from mailjudge.service.games import get_game
-from mailjudge.service.orders import orders_on_file
+from mailjudge.service.state import get_game, orders_on_file
 from mailjudge.settings import SecuritySettings
 
 CAPS = SecuritySettings()

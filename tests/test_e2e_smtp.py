@@ -19,8 +19,7 @@ from e2e import (
 
 from mailjudge.engine.state import Phase
 from mailjudge.models import InboundMessage
-from mailjudge.service.games import get_game
-from mailjudge.service.orders import orders_on_file
+from mailjudge.service.state import get_game, orders_on_file
 
 
 def test_two_years_by_mail(harness: Harness) -> None:

@@ -17,8 +17,8 @@ from e2e import MASTER, Harness, running_judge
 from mailjudge import db
 from mailjudge.migrations import LATEST, MIGRATIONS, SchemaError, current_version, upgrade
 from mailjudge.models import ALL_MODELS, AddressCounter, Bounce, Confirmation, SchemaVersion
-from mailjudge.service.games import create_game, get_game
-from mailjudge.service.orders import orders_on_file
+from mailjudge.service.games import create_game
+from mailjudge.service.state import get_game, orders_on_file
 
 RELEASE_21F9223 = Path(__file__).parent / "data" / "releases" / "21f9223.sql"
 NEW_TABLES = [AddressCounter, Confirmation, Bounce]

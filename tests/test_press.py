@@ -12,9 +12,9 @@ import mailjudge.commands  # noqa: F401
 from mailjudge.commands.run import execute
 from mailjudge.models import Press
 from mailjudge.service.errors import NotAllowed
-from mailjudge.service.games import get_game
 from mailjudge.service.press import resolve_recipients, send_press
-from mailjudge.service.seats import observe, seat_for_power, seat_named
+from mailjudge.service.seats import observe, seat_for_power
+from mailjudge.service.state import get_game, seat_named
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 NOW = datetime(2026, 11, 21, tzinfo=UTC)

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 from e2e import Harness, player, seated, set_up_game, text_of
 
-from mailjudge.service.games import get_game
-from mailjudge.service.orders import orders_on_file
+from mailjudge.service.state import get_game, orders_on_file
 
 CORPUS = Path(__file__).parent / "data" / "replies"
 ORDERS = ["A MAR H", "A PAR - BUR", "F BRE - MAO"]

@@ -13,10 +13,11 @@ from mailjudge.models import Game, utcnow
 from mailjudge.rules import known_rules
 from mailjudge.service import draws, processing
 from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.games import create_game, get_game, set_rules, start_game
-from mailjudge.service.orders import current_position, submit_orders
+from mailjudge.service.games import create_game, start_game
+from mailjudge.service.orders import submit_orders
 from mailjudge.service.press import resolve_recipients, send_press
-from mailjudge.service.seats import join, observe, seat_for_power, seat_named, set_wait
+from mailjudge.service.seats import join, observe, seat_for_power, set_wait
+from mailjudge.service.state import current_position, get_game, seat_named, set_rules
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 EMAILS = [f"p{i}@example.org" for i in range(7)]

@@ -9,8 +9,8 @@ from test_service_rules import game_with, hold_all
 from mailjudge.models import OrderLine
 from mailjudge.service import processing
 from mailjudge.service.errors import BadSecret, NotAllowed, NotFound, ServiceError
-from mailjudge.service.games import create_game, get_game, pause_game, resume_game
-from mailjudge.service.orders import clear_orders, current_position, orders_on_file, submit_orders
+from mailjudge.service.games import create_game, pause_game, resume_game
+from mailjudge.service.orders import clear_orders, submit_orders
 from mailjudge.service.seats import (
     eject,
     make_dummy,
@@ -20,6 +20,7 @@ from mailjudge.service.seats import (
     signon,
     takeover,
 )
+from mailjudge.service.state import current_position, get_game, orders_on_file
 from mailjudge.settings import current_settings
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")

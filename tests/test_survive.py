@@ -13,10 +13,11 @@ from mailjudge.engine.phases import EngineOptions, process_phase
 from mailjudge.models import Game, Outcast
 from mailjudge.service import processing
 from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.games import create_game, get_game
-from mailjudge.service.orders import current_position, submit_orders
+from mailjudge.service.games import create_game
+from mailjudge.service.orders import submit_orders
 from mailjudge.service.results import results_mails
-from mailjudge.service.seats import join, seat_for_power, seat_named
+from mailjudge.service.seats import join, seat_for_power
+from mailjudge.service.state import current_position, get_game, seat_named
 from mailjudge.variants import vote_out as vo
 from mailjudge.variants.outcasts import outcasts
 

@@ -23,8 +23,8 @@ from mailjudge.engine.randomplay import movement_orders
 from mailjudge.models import Person, Seat, utcnow
 from mailjudge.passwords import hash_password
 from mailjudge.service import processing
-from mailjudge.service.games import create_game, game_map, get_game, start_game
-from mailjudge.service.orders import current_position
+from mailjudge.service.games import create_game, start_game
+from mailjudge.service.state import current_position, game_map, get_game
 from mailjudge.variants import democratic as dem
 
 

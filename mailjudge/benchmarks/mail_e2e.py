@@ -28,8 +28,8 @@ from mailjudge import db
 from mailjudge.app.runner import Judge
 from mailjudge.demo.sink import free_port
 from mailjudge.models import InboundMessage, Outbox
-from mailjudge.service import games, seats
-from mailjudge.service.orders import current_position
+from mailjudge.service import games, seats, state
+from mailjudge.service.state import current_position
 from mailjudge.settings import load_settings
 
 JUDGE = "judge@bench.test"
@@ -80,12 +80,12 @@ def run(mails: int, clients: int, workers: int) -> dict[str, float]:
     judge.start()
     try:
         game = games.create_game("bench", "gm@bench.test", "gm-pw", rules="POWER_CHOICE")
-        powers = list(games.game_map(game).power_names)
+        powers = list(state.game_map(game).power_names)
         for power in powers:
             seats.join(game, f"{power.lower()}@bench.test", f"pw-{power}", power=power)
         for power in powers:
             seats.set_wait(seats.seat_for_power(game, power), True)
-        pos = current_position(games.get_game("bench"))
+        pos = current_position(state.get_game("bench"))
         bodies = {
             p: f"SIGNON {p.lower()}@bench pw-{p}\n" + "\n".join(f"{u} H" for u in pos.units_of(p))
             for p in powers

@@ -7,7 +7,7 @@ from mailjudge.commands.registry import register
 from mailjudge.models import Game, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat, seat_country
-from mailjudge.service import confirmations, games, schedule, seats
+from mailjudge.service import confirmations, games, schedule, seats, state
 from mailjudge.service.bounces import clear_bounces
 from mailjudge.service.errors import BadSecret, NotFound
 from mailjudge.timing import show_both
@@ -34,8 +34,8 @@ def resolve_signon(ctx: Context, who: str) -> tuple[str, str]:
         raise CommandError("write SIGNON power@game password (or Fgame / Mgame)")
     if initial == "M":
         return game_name, "master"
-    game = games.get_game(game_name)
-    for power in games.game_map(game).powers.values():
+    game = state.get_game(game_name)
+    for power in state.game_map(game).powers.values():
         if power.initial.upper() == initial:
             return game_name, power.name.lower()
     raise CommandError(f"{initial} is not a power's initial in {game.name}")
@@ -68,7 +68,7 @@ class Signon(Command):
             raise
         game = seat.game
         try:
-            seats.authenticate(seat, args[1], ctx.sender)
+            state.authenticate(seat, args[1], ctx.sender)
         except BadSecret as err:
             ctx.stopped = True
             if err.tell_owner:
@@ -76,8 +76,8 @@ class Signon(Command):
             raise
         ctx.game, ctx.seat = game, seat
         clear_bounces(ctx.sender, *([seat.person.email] if seat.person else []))
-        state = game.state if not game.phase else f"{game.state}, {game.phase}"
-        return [f"signed on as {seat.name} in {game.name} ({state})"]
+        where = game.state if not game.phase else f"{game.state}, {game.phase}"
+        return [f"signed on as {seat.name} in {game.name} ({where})"]
 
 
 @register
@@ -123,7 +123,7 @@ class Create(Command):
             args[0], ctx.sender, args[1], variant=opts.get("VARIANT", "standard").lower(),
             rules=opts.get("RULES", ""),
         )  # fmt: skip
-        ctx.game, ctx.seat = game, seats.seat_named(game, "master")
+        ctx.game, ctx.seat = game, state.seat_named(game, "master")
         rules = game.rules or "none"
         power = " FRANCE" if "POWER_CHOICE" in game.rules.split() else ""
         return [
@@ -144,7 +144,7 @@ class Join(Command):
         ctx.require("join")
         if len(args) < 2:
             raise CommandError("write JOIN game password [power] [AS name]")
-        game = games.get_game(args[0])
+        game = state.get_game(args[0])
         rest = args[2:]
         name = None
         if len(rest) >= 2 and rest[-2].upper() == "AS":
@@ -156,7 +156,7 @@ class Join(Command):
             game, ctx.sender, args[1], power=rest[0] if rest else None, name=name, started=started
         )
         ctx.outgoing += started
-        game = games.get_game(game.name)
+        game = state.get_game(game.name)
         ctx.game, ctx.seat = game, seat
         lines = [f"you joined {game.name} as {seat.name}"]
         if game.state == "active":
@@ -190,7 +190,7 @@ class Observe(Command):
         if len(args) != 2:
             raise CommandError("write OBSERVE name@game password")
         name, game_name = split_at(args[0])
-        game = games.get_game(game_name)
+        game = state.get_game(game_name)
         ctx.game, ctx.seat = game, None
         ctx.require("observe")
         seat = seats.observe(game, ctx.sender, args[1], name)
@@ -235,7 +235,7 @@ class Stop(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         if len(args) != 1:
             raise CommandError("write STOP game")
-        game = games.get_game(args[0])
+        game = state.get_game(args[0])
         stopped = confirmations.stop(game, ctx.sender)
         return [f"no more mail from {game.name} to {ctx.sender} "
                 f"({', '.join(s.name for s in stopped)})"]  # fmt: skip
@@ -252,7 +252,7 @@ class Takeover(Command):
         if len(args) != 2:
             raise CommandError("write TAKEOVER power@game password")
         power, game_name = split_at(args[0])
-        game = games.get_game(game_name)
+        game = state.get_game(game_name)
         seat = seats.takeover(game, power, ctx.sender, args[1])
         ctx.game, ctx.seat = game, seat
         return [f"you now play {seat.powers} in {game.name}"]

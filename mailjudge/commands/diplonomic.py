@@ -9,7 +9,7 @@ from mailjudge.commands.master import MasterCommand
 from mailjudge.commands.registry import register
 from mailjudge.models import Game, Seat
 from mailjudge.render.outgoing import mail_to_seat
-from mailjudge.service import games
+from mailjudge.service import state
 from mailjudge.variants import advisors
 from mailjudge.variants import rule_changes as rc
 from mailjudge.variants import teammates as tm
@@ -63,7 +63,7 @@ class AdvisorAdd(Command):
         seat = contestant(ctx)
         if not args:
             raise CommandError("write ADVISOR ADD carol reads our orders before we send them")
-        game = games.get_game(seat.game.name)
+        game = state.get_game(seat.game.name)
         ctx.outgoing += advisors.add(game, seat, args[0], " ".join(args[1:]))
         return [f"{args[0]} is announced to everyone as an advisor of {seat.powers}"]
 
@@ -79,7 +79,7 @@ class AdvisorRemove(Command):
         seat = contestant(ctx)
         if len(args) != 1:
             raise CommandError("write ADVISOR REMOVE carol")
-        game = games.get_game(seat.game.name)
+        game = state.get_game(seat.game.name)
         ctx.outgoing += advisors.remove(game, seat, args[0])
         return [f"{args[0]} is no longer an advisor of {seat.powers}; everyone is told"]
 
@@ -116,7 +116,7 @@ class Accept(Command):
         rest, name = _name_option(args)
         if len(rest) != 2:
             raise CommandError("write ACCEPT game yourpassword (and AS name if you like)")
-        game = games.get_game(rest[0])
+        game = state.get_game(rest[0])
         seat = tm.accept(game, ctx.sender, rest[1], name)
         ctx.game, ctx.seat = game, seat
         ctx.outgoing += tm.announcement(game, seat, joined=True)
@@ -185,7 +185,7 @@ class Rules(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         if not args or len(args) > 2 or (len(args) == 2 and not args[1].isdigit()):
             raise CommandError("write RULES game, or RULES game 2 for version 2")
-        game: Game = games.get_game(args[0])
+        game: Game = state.get_game(args[0])
         book = rc.version(game, int(args[1]) if len(args) == 2 else None)
         newest = rc.latest(game)
         head = f"{game.name}: rules version {book.version}"

@@ -8,7 +8,7 @@ from mailjudge.engine.interchange import position_from_dict
 from mailjudge.models import Game, Seat
 from mailjudge.render.results import map_mail, record_facts, report_lines
 from mailjudge.rules import catalogue
-from mailjudge.service import games, pictures, processing
+from mailjudge.service import pictures, processing, state
 from mailjudge.variants import advisors
 
 
@@ -24,7 +24,7 @@ class List(Command):
             return [f"{g.name:<20} {g.variant:<10} {g.state:<9} {g.phase or ''}" for g in rows] or [
                 "no games yet"
             ]
-        game = games.get_game(args[0])
+        game = state.get_game(args[0])
         lines = [f"{game.name}: {game.variant}, {game.state}, {game.phase or 'forming'}",
                  f"rules: {game.rules or 'none'}"]  # fmt: skip
         for seat in (
@@ -50,10 +50,10 @@ class Summary(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         if len(args) != 1:
             raise CommandError("write SUMMARY game")
-        game = games.get_game(args[0])
+        game = state.get_game(args[0])
         lines = [f"{game.name}: {game.state} {game.phase or ''} {game.outcome}".rstrip()]
         if game.position:
-            pos = position_from_dict(game.position, games.game_map(game))
+            pos = position_from_dict(game.position, state.game_map(game))
             for power, n in sorted(pos.centre_counts().items(), key=lambda x: (-x[1], x[0])):
                 units = len(pos.units_of(power))
                 lines.append(f"    {power:<8} {n:>2} centres, {units:>2} units")
@@ -69,7 +69,7 @@ class History(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         if not args:
             raise CommandError("write HISTORY game [phase]")
-        game = games.get_game(args[0])
+        game = state.get_game(args[0])
         records = processing.history(game)
         followers = [r.position for r in records[1:]] + [game.position]
         played = list(zip(records, followers, strict=True))
@@ -77,7 +77,7 @@ class History(Command):
             played = [(r, n) for r, n in played if r.phase == args[1].upper()]
             if not played:
                 raise CommandError(f"{game.name} has played no phase {args[1].upper()}")
-        gmap = games.game_map(game)
+        gmap = state.game_map(game)
         lines: list[str] = []
         for record, following in played:
             lines += [f"{record.phase}:", *report_lines(record_facts(record, following, gmap)), ""]
@@ -93,7 +93,7 @@ class Map(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         if not args or len(args) > 2:
             raise CommandError("write MAP game, or MAP game S1901M for a phase played")
-        game = games.get_game(args[0])
+        game = state.get_game(args[0])
         if game.id in ctx.pictured:
             raise CommandError(f"one picture of {game.name} per mail: ask for another phase "
                                "in a mail of its own")  # fmt: skip

@@ -14,7 +14,7 @@ from mailjudge.models import Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import mail_to_everyone, mail_to_seat
 from mailjudge.render.results import results_lines
-from mailjudge.service import draws, games, processing, schedule, seats
+from mailjudge.service import draws, games, processing, schedule, seats, state
 from mailjudge.service.results import deadline_lines, results_mails
 from mailjudge.variants import country_lists as lists
 from mailjudge.variants import variant_of
@@ -53,7 +53,7 @@ class Start(MasterCommand):
 
     def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
         ctx.outgoing += games.start_game(game)
-        game = games.get_game(game.name)
+        game = state.get_game(game.name)
         ctx.game = game
         announce_start(ctx, game)
         return [f"{game.name} has started: {game.phase}"]
@@ -72,7 +72,7 @@ class Process(MasterCommand):
     def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
         # Seed 001: CIVIL_DISORDER enters the defaults "when the game's Master submits a
         # PROCESS command", so there a plain PROCESS is the forcing one.
-        force = self.force or games.has_rule(game, "CIVIL_DISORDER")
+        force = self.force or state.has_rule(game, "CIVIL_DISORDER")
         done = processing.process(game, force=force)
         if done is None:
             return ["the phase was processed meanwhile; nothing more to do"]
@@ -168,7 +168,7 @@ class SetRule(MasterCommand):
     def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
         if not args:
             raise CommandError("write SET RULE +NO_PRESS -POWER_CHOICE")
-        rules = games.set_rules(game, " ".join(args))
+        rules = state.set_rules(game, " ".join(args))
         return [f"rules now: {str(rules) or 'none'}"]
 
 
@@ -269,13 +269,13 @@ class DeclareDraw(MasterCommand):
     summary = "end the game in a draw of all the powers still in it"
 
     def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
-        games.require_active(game)
+        state.require_active(game)
         notices = variant_of(game).declare_draw(game, ctx.now)
         if notices is not None:
             ctx.outgoing += notices
             return ["the draw is declared; everyone is told when it takes effect"]
         outcome = "DRAW " + " ".join(draws.survivors(game))
-        games.finish_game(game, outcome)
+        state.finish_game(game, outcome)
         announce_end(ctx, game, outcome)
         return [f"the game ends: {outcome.lower()}"]
 

@@ -10,7 +10,7 @@ from mailjudge.engine.reader import read_order, reads_as_order
 from mailjudge.engine.state import MOVEMENT
 from mailjudge.models import Game, OrderLine, Seat
 from mailjudge.service import orders as service_orders
-from mailjudge.service.games import game_map, has_rule
+from mailjudge.service.state import game_map, has_rule
 from mailjudge.timing import show_both
 from mailjudge.variants import variant_of
 

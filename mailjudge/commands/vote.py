@@ -8,7 +8,7 @@ from mailjudge.models import Game, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import mail_to_seat
 from mailjudge.service import draws
-from mailjudge.service.games import has_rule
+from mailjudge.service.state import has_rule
 
 
 def announce_end(ctx: Context, game: Game, outcome: str) -> None:

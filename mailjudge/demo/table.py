@@ -14,8 +14,7 @@ from mailjudge.demo.mailroom import Harness
 from mailjudge.demo.sink import Received
 from mailjudge.engine.state import Position
 from mailjudge.models import Game
-from mailjudge.service.games import get_game
-from mailjudge.service.orders import current_position
+from mailjudge.service.state import current_position, get_game
 
 
 class DemoError(RuntimeError):

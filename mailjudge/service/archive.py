@@ -15,8 +15,8 @@ from mailjudge.engine.state import Phase
 from mailjudge.models import Game, Press
 from mailjudge.render.board import draw_picture
 from mailjudge.render.results import record_facts, report_lines
-from mailjudge.service.games import game_map, rules_of
 from mailjudge.service.processing import history
+from mailjudge.service.state import game_map, rules_of
 
 FORMAT = "mailjudge-archive/1"
 

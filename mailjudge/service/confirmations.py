@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from mailjudge.models import Confirmation, Game, Seat, utcnow
 from mailjudge.service import guard
 from mailjudge.service.errors import NotAllowed, NotFound, ServiceError
-from mailjudge.service.games import person_for
+from mailjudge.service.state import person_for
 
 
 def new_token(kind: str, seat: Seat, address: str) -> str:

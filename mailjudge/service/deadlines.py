@@ -16,17 +16,17 @@ from mailjudge.db import database_proxy
 from mailjudge.models import Game, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
-from mailjudge.service.games import has_rule
+from mailjudge.service import processing
+from mailjudge.service.results import results_mails
 from mailjudge.service.schedule import events, players_to_order_by_clock, timing_of
+from mailjudge.service.state import has_rule
+from mailjudge.settings import current_settings
 from mailjudge.timing import show
+from mailjudge.variants import digests, variant_of
 
 
 def tick(now: datetime) -> list[Outgoing]:
     """Handle every clock event that is due, then process what is ready; the mail to send."""
-    from mailjudge.service import processing
-    from mailjudge.settings import current_settings
-    from mailjudge.variants import digests, variant_of
-
     mails: list[Outgoing] = []
     due = Game.select().where(
         (Game.state == "active")
@@ -47,16 +47,11 @@ def tick(now: datetime) -> list[Outgoing]:
 
 
 def after_clock_processing(game: Game, done: object) -> list[Outgoing]:
-    from mailjudge.service.results import results_mails
-
     return results_mails(game, done) + list(getattr(done, "notices", []))
 
 
 def _handle_due(game: Game, now: datetime) -> list[Outgoing]:
     """Claim the game's due events (compare-and-set on next_reminder_at) and act on them."""
-    from mailjudge.service import processing
-    from mailjudge.variants import variant_of
-
     claimed_from = game.next_reminder_at
     todo = [e for e in events(game) if claimed_from <= e.at <= now]
     upcoming = [e.at for e in events(game) if e.at > now]

@@ -23,9 +23,8 @@ from typing import Any
 from mailjudge.db import database_proxy
 from mailjudge.models import Ballot, Game, Proposal, Seat
 from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.games import finish_game, has_rule, require_active
-from mailjudge.service.orders import current_position
-from mailjudge.service.seats import players
+from mailjudge.service.state import current_position, finish_game, has_rule, players, require_active
+from mailjudge.variants import variant_of
 
 STANDING = ""  # draw ballots belong to no phase: they stand until changed
 
@@ -125,8 +124,6 @@ def _settle_default(game: Game) -> str | None:
 
 def _require_open_to_draws(game: Game) -> None:
     """An active game whose variant takes draws now (not in a Double tie-break)."""
-    from mailjudge.variants import variant_of
-
     require_active(game)
     why = variant_of(game).draws_allowed(game)
     if why:

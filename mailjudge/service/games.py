@@ -10,36 +10,23 @@ from mailjudge.engine.interchange import position_to_dict
 from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.phases import EngineOptions
 from mailjudge.engine.state import initial_position
-from mailjudge.models import GAME_NAME, Game, Person, Seat, utcnow
+from mailjudge.models import GAME_NAME, Game, Seat, utcnow
 from mailjudge.passwords import hash_password
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.rules import RuleError, RuleSet, apply_change
-from mailjudge.service.errors import NotAllowed, NotFound, ServiceError
+from mailjudge.service.errors import NotAllowed, ServiceError
+from mailjudge.service.schedule import schedule_phase
+from mailjudge.service.state import game_map, person_for, rules_of
 from mailjudge.settings import current_settings
+from mailjudge.variants import VARIANTS, variant_of
 
 
 def _variants() -> tuple[str, ...]:
-    from mailjudge.variants import VARIANTS
-
     return tuple(VARIANTS)
-
-
-def rules_of(game: Game) -> RuleSet:
-    return RuleSet.parse(game.rules)
-
-
-def has_rule(game: Game, name: str) -> bool:
-    return name in rules_of(game)
-
-
-def game_map(game: Game) -> GameMap:
-    return load_map(game.map_name)
 
 
 def engine_options(game: Game) -> EngineOptions:
     """The options for processing the current phase (its own changes of status count)."""
-    from mailjudge.variants import variant_of
-
     rules = rules_of(game)
     variant = variant_of(game)
     return EngineOptions(
@@ -58,26 +45,9 @@ def engine_options(game: Game) -> EngineOptions:
 def passive_now(game: Game) -> frozenset[str]:
     """Powers nobody orders in the current phase, as its players see it: a change that
     processing this phase brings (a vote-out) is not yet known."""
-    from mailjudge.variants import variant_of
-
     if game.state != "active" and game.state != "paused":
         return frozenset()
     return variant_of(game).passive(game, game.sequence - 1).powers
-
-
-def get_game(name: str) -> Game:
-    game = Game.get_or_none(Game.name == name.lower())
-    if game is None:
-        raise NotFound(f"there is no game called {name!r}; LIST shows the games on this judge")
-    return game
-
-
-def person_for(email: str) -> Person:
-    address = email.strip().lower()
-    if "@" not in address:
-        raise ServiceError(f"{email!r} is not a mail address")
-    person, _ = Person.get_or_create(email=address)
-    return person
 
 
 def create_game(
@@ -100,8 +70,6 @@ def create_game(
         raise ServiceError(
             f"unknown variant {variant!r}; this judge plays {', '.join(_variants())}"
         )
-    from mailjudge.variants import VARIANTS
-
     chosen = VARIANTS[variant]
     change = f"{chosen.default_rules} {rules}".strip()
     try:
@@ -139,24 +107,11 @@ def create_game(
     return game
 
 
-def set_rules(game: Game, change: str) -> RuleSet:
-    """The master's SET RULE +X -Y, implications applied, forbidden combinations refused."""
-    try:
-        new = apply_change(rules_of(game), change, variant=game.variant)
-    except RuleError as err:
-        raise ServiceError(str(err)) from None
-    game.rules = str(new)
-    game.save()
-    return new
-
-
 def start_game(
     game: Game, rng: random.Random | None = None, now: datetime | None = None
 ) -> list[Outgoing]:
     """Deal the powers and begin. Powers nobody holds become dummies (civil disorder).
     Returns the mail the variant sends at the start (the citizens' countries, say)."""
-    from mailjudge.variants import variant_of
-
     if game.state != "forming":
         raise NotAllowed(
             f"game {game.name} is {game.state}, not forming; only a forming game starts"
@@ -202,8 +157,6 @@ def _begin(game: Game, gmap: GameMap, now: datetime | None = None) -> None:
     game.position = position_to_dict(pos)
     game.started_at = now or utcnow()
     game.save()
-    from mailjudge.service.schedule import schedule_phase  # deadlines need a started game
-
     schedule_phase(game, game.started_at)
 
 
@@ -219,17 +172,3 @@ def resume_game(game: Game) -> None:
         raise NotAllowed(f"game {game.name} is {game.state}, not paused")
     game.state = "active"
     game.save()
-
-
-def finish_game(game: Game, outcome: str, when: datetime | None = None) -> None:
-    """End the game: 'WIN FRANCE', 'DRAW ENGLAND FRANCE', 'CONCESSION TURKEY'."""
-    game.state = "finished"
-    game.outcome = outcome
-    game.finished_at = when or utcnow()
-    game.deadline = None
-    game.save()
-
-
-def require_active(game: Game) -> None:
-    if game.state != "active":
-        raise NotAllowed(f"game {game.name} is {game.state}; that needs an active game")

@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from mailjudge.db import database_proxy, execute_compiled
-from mailjudge.engine.adjustments import adjustment_due, build_sites
 from mailjudge.engine.checker import check_order, entry_check
-from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import read_order
-from mailjudge.engine.state import MOVEMENT, RETREAT, Position
+from mailjudge.engine.state import Position
 from mailjudge.models import Game, OrderLine, Seat, utcnow
 from mailjudge.service.errors import NotAllowed
-from mailjudge.service.games import game_map, has_rule, passive_now, require_active
+from mailjudge.service.games import passive_now
+from mailjudge.service.state import (
+    current_position,
+    game_map,
+    has_rule,
+    may_order_for,
+    missing_orders,
+    orders_on_file,
+    powers_owing,
+    require_active,
+)
+from mailjudge.variants import variant_of
 
 
 @dataclass
@@ -25,32 +33,6 @@ class Submission:
     accepted: list[str] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)  # (line as written, reason)
     missing: list[str] = field(default_factory=list)
-
-
-_POSITIONS: dict[int, tuple[Any, Position]] = {}
-
-
-def current_position(game: Game) -> Position:
-    """The game's board, read from its stored JSON once per change (every order mail and
-    every readiness check asks for it)."""
-    cached = _POSITIONS.get(game.id)
-    if cached is not None and cached[0] == game.position:
-        return cached[1]
-    pos = position_from_dict(game.position, game_map(game))
-    if len(_POSITIONS) > 1000:
-        _POSITIONS.clear()
-    _POSITIONS[game.id] = (game.position, pos)
-    return pos
-
-
-def may_order_for(seat: Seat, power: str) -> bool:
-    """The master may order for any power; a player for the powers they hold, and a
-    Diplonomic teammate for their contestant's powers while authorized."""
-    if seat.role == "master":
-        return True
-    if seat.role == "teammate" and not (seat.authorized and seat.status == "active"):
-        return False
-    return seat.role in ("player", "teammate") and power.upper() in seat.powers.split()
 
 
 def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submission:
@@ -64,8 +46,6 @@ def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submi
     if not may_order_for(seat, power):
         raise NotAllowed(f"{seat.name} may not order for {power}")
     if power in passive_now(game):
-        from mailjudge.variants import variant_of
-
         raise NotAllowed(f"{power} {variant_of(game).passive_note}")
     gmap = game_map(game)
     pos = current_position(game)
@@ -139,8 +119,6 @@ def refuse_late_change(game: Game, seat: Seat, power: str, new_set: list[str]) -
 def _own_only(game: Game, seat: Seat) -> Seat | None:
     """In a game where partners share a power (Double) a player's orders replace only
     their own; the master's replace everyone's."""
-    from mailjudge.variants import variant_of
-
     return seat if variant_of(game).orders_per_player and seat.role == "player" else None
 
 
@@ -188,74 +166,6 @@ def clear_orders(game: Game, seat: Seat, power: str) -> None:
     _delete_orders(game, power.upper(), _own_only(game, seat))
 
 
-def orders_on_file(game: Game) -> dict[str, list[OrderLine]]:
-    lines = (
-        OrderLine.select()
-        .where((OrderLine.game == game) & (OrderLine.phase == game.phase))
-        .order_by(OrderLine.power, OrderLine.line)
-    )
-    table: dict[str, list[OrderLine]] = {}
-    for line in lines:
-        table.setdefault(line.power, []).append(line)
-    return table
-
-
-def missing_orders(game: Game, pos: Position, power: str, texts: list[str]) -> list[str]:
-    """Units (or adjustments) of ``power`` that the texts leave without an order."""
-    gmap = game_map(game)
-    ordered: set[str] = set()
-    count = 0
-    for text in texts:
-        try:
-            syntax = read_order(text, gmap, pos.phase.type)
-        except OrderError:
-            continue
-        count += 1
-        if syntax.loc is not None:
-            ordered.add(syntax.loc[0])
-    ptype = pos.phase.type
-    if ptype == MOVEMENT:
-        return [
-            str(u) for p, u in sorted(pos.units.items()) if u.power == power and p not in ordered
-        ]
-    if ptype == RETREAT:
-        return [
-            str(d.unit) for p, d in sorted(pos.dislodged.items())
-            if d.unit.power == power and p not in ordered
-        ]  # fmt: skip
-    due = adjustment_due(pos, power)
-    if due > 0:
-        due = min(due, len(build_sites(gmap, pos, power, has_rule(game, "BUILD_ANY"))))
-    left = abs(due) - count
-    if left <= 0:
-        return []
-    plural = "s" if left > 1 else ""
-    if due > 0:
-        sites = build_sites(gmap, pos, power, has_rule(game, "BUILD_ANY"))
-        examples = [f"A {site.upper()} B" for site in sorted(sites)[:2]]
-        choices = ", ".join(examples) + ("," if len(examples) > 1 else "") + " or WAIVE"
-        return [f"{left} build{plural} ({choices})"]
-    units = sorted(str(u) for u in pos.units.values() if u.power == power)
-    return [f"{left} removal{plural} ({units[0]} D, for instance)"] if units else []
-
-
 def powers_to_order(game: Game, pos: Position) -> list[str]:
     """The powers that have something to order in this phase (passive ones never do)."""
-    gmap = game_map(game)
-    ptype = pos.phase.type
-    passive = passive_now(game)
-    if ptype == MOVEMENT:
-        return sorted({u.power for u in pos.units.values()} - passive)
-    if ptype == RETREAT:
-        return sorted({d.unit.power for d in pos.dislodged.values()} - passive)
-    build_any = has_rule(game, "BUILD_ANY")
-    out = []
-    for power in sorted(set(gmap.power_names) - passive):
-        due = adjustment_due(pos, power)
-        if due < 0 or (due > 0 and build_sites(gmap, pos, power, build_any)):
-            out.append(power)
-    return out
-
-
-def power_is_done(game: Game, pos: Position, power: str, lines: list[OrderLine]) -> bool:
-    return not missing_orders(game, pos, power, [line.text for line in lines])
+    return powers_owing(game, pos, passive_now(game))

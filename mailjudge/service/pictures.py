@@ -14,7 +14,7 @@ from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.state import Phase
 from mailjudge.models import BoardPicture, Game, PhaseRecord
 from mailjudge.render.board import draw_picture
-from mailjudge.service.games import game_map
+from mailjudge.service.state import game_map
 
 KEEP_PHASES = 12  # pictures older than this many phases are dropped: their mail is long sent
 

@@ -13,8 +13,8 @@ from mailjudge.models import Game, Press, Seat
 from mailjudge.permissions.actors import Actor
 from mailjudge.permissions.policy import check
 from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.games import game_map
-from mailjudge.service.seats import players
+from mailjudge.service.state import game_map, players
+from mailjudge.variants import variant_of
 
 MASTER = "MASTER"
 
@@ -61,11 +61,8 @@ def send_press(
     broadcast = bool(everyone) and set(everyone) <= set(recipients)
     others = [r for r in recipients if r != MASTER]
     kind = "press.broadcast" if broadcast else "press.private" if others else "press.master"
-    if sender.role in ("citizen", "diplomat") and others:
-        from mailjudge.variants.democratic import country_of
-
-        if others == [country_of(sender)]:
-            kind = "press.country"  # a citizen writing to their own country's list
+    if sender.role in ("citizen", "diplomat") and others == variant_of(game).speaks_for(sender):
+        kind = "press.country"  # a citizen writing to their own country's list
     decision = check(Actor("", game, sender), kind)
     if not decision:
         raise NotAllowed(decision.reason)

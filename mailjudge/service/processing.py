@@ -15,15 +15,18 @@ from mailjudge.engine.interchange import position_to_dict
 from mailjudge.engine.phases import PhaseOutcome, process_phase, result_rows
 from mailjudge.models import Game, OrderLine, PhaseRecord, Seat, utcnow
 from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.games import engine_options, finish_game, game_map, has_rule
-from mailjudge.service.orders import (
-    current_position,
-    orders_on_file,
-    powers_to_order,
-)
+from mailjudge.service.games import engine_options
+from mailjudge.service.orders import powers_to_order
 from mailjudge.service.outcomes import Processed, Readiness
 from mailjudge.service.schedule import schedule_phase, timing_of
-from mailjudge.service.seats import players
+from mailjudge.service.state import (
+    current_position,
+    finish_game,
+    game_map,
+    has_rule,
+    orders_on_file,
+    players,
+)
 from mailjudge.variants import variant_of
 
 

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 
 from mailjudge.models import Game, PhaseRecord, Seat, utcnow
 from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.games import has_rule, require_active
+from mailjudge.service.state import has_rule, require_active
 from mailjudge.timing import Timing, TimingError, parse_when, shift_past, show
 
 MAX_ABSENCE = timedelta(days=14)

@@ -3,30 +3,24 @@
 from __future__ import annotations
 
 import random
-import re
 
-from mailjudge.db import database_proxy, select_compiled
-from mailjudge.models import Game, Seat, utcnow
+from mailjudge.db import database_proxy
+from mailjudge.models import Game, Seat
 from mailjudge.passwords import hash_password, verify_password_remembered
 from mailjudge.render.outgoing import Outgoing
-from mailjudge.service import guard
-from mailjudge.service.errors import BadSecret, NotAllowed, NotFound, ServiceError
-from mailjudge.service.games import game_map, has_rule, person_for, start_game
-
-
-def _seats(game: Game, role: str | None = None) -> list[Seat]:
-    if role is None:
-        return list(Seat.select().where(Seat.game == game).order_by(Seat.id))
-    return select_compiled(
-        Seat,
-        "seats-of-role",
-        lambda: Seat.select().where((Seat.game == game.id) & (Seat.role == role)).order_by(Seat.id),
-        [game.id, role],
-    )
-
-
-def players(game: Game) -> list[Seat]:
-    return _seats(game, "player")
+from mailjudge.service.errors import NotAllowed, NotFound, ServiceError
+from mailjudge.service.games import start_game
+from mailjudge.service.state import (
+    authenticate,
+    game_map,
+    has_rule,
+    person_for,
+    players,
+    seat_in,
+    seat_named,
+    unique_name,
+)
+from mailjudge.variants import variant_of
 
 
 def seat_for_power(game: Game, power: str) -> Seat:
@@ -35,30 +29,6 @@ def seat_for_power(game: Game, power: str) -> Seat:
         if power in seat.powers.split():
             return seat
     raise NotFound(f"{power} is not a power in game {game.name}")
-
-
-def seat_in(game_name: str, name: str) -> Seat:
-    """The seat ``name`` in game ``game_name``, game and seat in one query."""
-    game_name, name = game_name.lower(), name.lower()
-    found = select_compiled(
-        Seat,
-        "seat-by-names",
-        lambda: Seat.select().where(
-            (Seat.game == Game.select(Game.id).where(Game.name == game_name)) & (Seat.name == name)
-        ),
-        [game_name, name],
-    )
-    seat = found[0] if found else None
-    if seat is not None:
-        (seat.game,) = select_compiled(
-            Game, "game-by-id", lambda: Game.select().where(Game.id == seat.game_id), [seat.game_id]
-        )
-    if seat is None:
-        game = Game.get_or_none(Game.name == game_name.lower())
-        if game is None:
-            raise NotFound(f"there is no game called {game_name!r}; LIST shows the games")
-        raise NotFound(f"nobody called {name!r} sits in game {game.name}")
-    return seat
 
 
 def seats_known_as(game: Game, name: str) -> list[Seat]:
@@ -93,23 +63,6 @@ def seat_for_signon(game_name: str, name: str, password: str) -> Seat:
     return candidates[0]
 
 
-def seat_named(game: Game, name: str) -> Seat:
-    seat = Seat.get_or_none((Seat.game == game) & (Seat.name == name.lower()))
-    if seat is None:
-        raise NotFound(f"nobody called {name!r} sits in game {game.name}")
-    return seat
-
-
-def unique_name(game: Game, wanted: str) -> str:
-    base = re.sub(r"[^a-z0-9_.-]", "", wanted.lower())[:28] or "player"
-    taken = {s.name for s in _seats(game)}
-    name, n = base, 1
-    while name in taken:
-        n += 1
-        name = f"{base}{n}"
-    return name
-
-
 def join(
     game: Game,
     email: str,
@@ -122,8 +75,6 @@ def join(
     """JOIN a forming game. Under POWER_CHOICE a free power may be named; otherwise powers
     are dealt at random when the game starts. The game starts by itself when full, unless
     START_MASTER; the variant's mail at the start is added to ``started``."""
-    from mailjudge.variants import variant_of
-
     joined = variant_of(game).join(game, email, password, name)
     if joined is not None:
         return joined
@@ -258,21 +209,6 @@ def revive(game: Game, power: str) -> Seat:
     seat.eliminated = False
     seat.status = "active"
     seat.save()
-    return seat
-
-
-def authenticate(seat: Seat, password: str, sender: str = "") -> Seat:
-    """Check a SIGNON secret. Wrong ones are counted against the sending address, which
-    is slowed and then refused for a while (service.guard); the seat itself is never
-    locked, so a guesser elsewhere cannot keep its player out."""
-    now = utcnow()
-    sender = sender.lower()
-    guard.check_guesser(seat, sender, now)
-    if seat.password_hash is None or not verify_password_remembered(password, seat.password_hash):
-        tell = guard.wrong_password(seat, sender, now)
-        raise BadSecret(f"wrong password for {seat.name}@{seat.game.name}", tell_owner=tell)
-    guard.right_password(seat, sender)
-    guard.mark_proven(sender, now)
     return seat
 
 

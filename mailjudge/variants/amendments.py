@@ -30,6 +30,7 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mailjudge.timing import Timing, TimingError
 from mailjudge.variants import rulebook as rb
 
 FORMS = (
@@ -165,8 +166,6 @@ def _setting(name: str, value: str, line: int) -> SettingChange:
     if setting == "victory" and not (value.isdigit() and int(value) > 0):
         raise AmendmentError(f"line {line}: write SET VICTORY and a number of centres, like 16")
     if setting == "timing":
-        from mailjudge.timing import Timing, TimingError
-
         try:
             value = str(Timing.parse(value))
         except TimingError as err:

@@ -11,6 +11,7 @@ from mailjudge.engine.passive import Passive
 from mailjudge.models import Game, Seat
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service.outcomes import Processed, Readiness, Wait
+from mailjudge.service.state import power_is_done
 
 if TYPE_CHECKING:
     from mailjudge.engine.phases import PhaseOutcome
@@ -106,8 +107,6 @@ class Variant:
         self, game: Game, pos: Position, powers: list[str], on_file: dict[str, list[OrderLine]]
     ) -> list[str]:
         """Who still owes orders, among ``powers`` (those with something to order)."""
-        from mailjudge.service.orders import power_is_done
-
         return [p for p in powers if not power_is_done(game, pos, p, on_file.get(p, []))]
 
     def ending(self, game: Game, outcome: PhaseOutcome) -> str | None:

@@ -14,7 +14,9 @@ from mailjudge.addresses import judge_detail, split_address
 from mailjudge.models import DIGEST_FORMATS, CountryList, Game, ListPost, Press, Seat
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.seats import authenticate, seat_in
+from mailjudge.service.state import authenticate, game_map, seat_in
+from mailjudge.settings import current_settings
+from mailjudge.variants.citizens import CITIZEN_ROLES, citizen_addresses, country_of
 
 JUDGE = "the judge"  # the author of what the judge itself posts
 DIGEST_WORDS = {"PLAIN": "rfc1153", "RFC1153": "rfc1153", "MIME": "mime"}
@@ -28,8 +30,6 @@ def country_list(game: Game, power: str) -> CountryList | None:
 def list_address(game: Game, power: str, judge: str | None = None) -> str:
     """Where a country's list is: the outside address the master set, else
     GAME-COUNTRY@ the judge's domain."""
-    from mailjudge.settings import current_settings
-
     chosen = country_list(game, power)
     if chosen is not None and chosen.external:
         return str(chosen.address)
@@ -55,8 +55,6 @@ def list_mail(
 ) -> Outgoing | None:
     """One mail to a country's list, kept for its digests. To an outside list it goes as
     one mail; the judge's own goes to every citizen (None when there is none)."""
-    from mailjudge.variants.democratic import citizen_addresses
-
     archive(game, power, author, subject, body)
     chosen = country_list(game, power)
     label = f"[{game.name}-{power.lower()}]"
@@ -79,9 +77,6 @@ def list_mail(
 def set_list(game: Game, power: str, where: str, digest: str | None) -> CountryList:
     """SET LIST: an outside address for a country's list, or JUDGE for the judge's own;
     PLAIN (RFC 1153) or MIME digests."""
-    from mailjudge.service.games import game_map
-    from mailjudge.settings import current_settings
-
     power = power.upper()
     if power not in game_map(game).powers:
         raise ServiceError(
@@ -118,8 +113,6 @@ def list_target(address: str, judge_address: str) -> tuple[Game, str] | None:
     game = Game.get_or_none(Game.name == name)
     if game is None or game.variant != "democratic":
         return None
-    from mailjudge.service.games import game_map
-
     power = country.upper()
     return (game, power) if power in game_map(game).powers else None
 
@@ -129,8 +122,6 @@ def post(
 ) -> tuple[Seat, Outgoing]:
     """Check a post's SIGNON and make the list mail (under the poster's Subject); the
     sender's seat and the mail."""
-    from mailjudge.variants.democratic import CITIZEN_ROLES, country_of
-
     chosen = country_list(game, power)
     if chosen is not None and chosen.external:
         raise ServiceError(

@@ -23,69 +23,36 @@ from mailjudge.db import database_proxy
 from mailjudge.engine.checker import check_order
 from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import read_order
-from mailjudge.models import Ballot, Game, OrderLine, Proposal, Seat
+from mailjudge.models import Ballot, Game, OrderLine, PhaseRecord, Proposal, Seat
 from mailjudge.passwords import hash_password
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
+from mailjudge.render.results import results_lines
 from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.outcomes import Processed, Readiness
+from mailjudge.service.state import (
+    current_position,
+    game_map,
+    has_rule,
+    person_for,
+    powers_owing,
+    unique_name,
+)
+from mailjudge.variants import digests
 from mailjudge.variants.base import PressRoutes, Variant
+from mailjudge.variants.citizens import (
+    CITIZEN_ROLES,
+    _owners,
+    centres_of,
+    citizens,
+    country_of,
+    home_centres,
+)
 from mailjudge.variants.country_lists import JUDGE, archive, list_mail
 from mailjudge.voting import Count, count_grouped
 
-CITIZEN_ROLES = ("citizen", "diplomat")
 PRESS_TO_MASTER = "MASTER"  # how service.press names the master among recipients
 STANDING = ""  # diplomat ballots stand from phase to phase until changed
-
-
-def _owners(game: Game) -> dict[str, str]:
-    return dict(game.position.get("sc_owners") or {}) if game.position else {}
-
-
-def home_centres(game: Game) -> list[str]:
-    from mailjudge.service.games import game_map
-
-    return sorted(c for homes in game_map(game).home_centres.values() for c in homes)
-
-
-def citizens(game: Game) -> list[Seat]:
-    return list(
-        Seat.select()
-        .where((Seat.game == game) & Seat.role.in_(CITIZEN_ROLES) & (Seat.status == "active"))
-        .order_by(Seat.id)
-    )
-
-
-def country_of(seat: Seat, owners: dict[str, str] | None = None) -> str | None:
-    owners = owners if owners is not None else _owners(seat.game)
-    return owners.get(seat.centre) if seat.centre else None
-
-
-def citizens_of(game: Game, power: str) -> list[Seat]:
-    owners = _owners(game)
-    return [s for s in citizens(game) if owners.get(s.centre) == power]
-
-
-def centres_of(game: Game, power: str) -> list[str]:
-    return sorted(c for c, owner in _owners(game).items() if owner == power)
-
-
-def citizen_addresses(game: Game, power: str) -> list[str]:
-    """The addresses of a country's citizens, straight from the database (a country may
-    have tens of thousands)."""
-    from mailjudge.models import Person
-
-    centres = centres_of(game, power)
-    if not centres:
-        return []
-    rows = (
-        Person.select(Person.email)
-        .join(Seat, on=(Seat.person == Person.id))
-        .where((Seat.game == game) & Seat.role.in_(CITIZEN_ROLES) & Seat.centre.in_(centres)
-               & (Seat.status == "active"))
-        .tuples()
-    )  # fmt: skip
-    return [email for (email,) in rows]
 
 
 def _own_country(seat: Seat) -> str:
@@ -100,9 +67,6 @@ def _own_country(seat: Seat) -> str:
 def join_citizen(game: Game, email: str, password: str, name: str | None = None) -> Seat:
     """JOIN a Democratic game, forming or running. A late joiner goes to the home centre
     with the fewest citizens (the first such centre by name)."""
-    from mailjudge.service.games import person_for
-    from mailjudge.service.seats import unique_name
-
     if game.state not in ("forming", "active"):
         raise NotAllowed(
             f"game {game.name} is {game.state}; citizens join forming or running games"
@@ -179,9 +143,6 @@ def propose_orders(
 ) -> tuple[Proposal, list[tuple[str, str]]]:
     """PROPOSAL ORDERS: an order set for one's country in this phase. Lines are checked as
     orders of that country; identical sets are one proposal."""
-    from mailjudge.service.games import game_map, has_rule
-    from mailjudge.service.orders import current_position
-
     power = _own_country(seat)
     gmap = game_map(game)
     pos = current_position(game)
@@ -442,8 +403,6 @@ class Democratic(Variant):
         return mail_to_seat(seat, f"{why} of {power} ({seat.centre.upper()})", body, "notice")
 
     def _elect_all(self, game: Game) -> list[Outgoing]:
-        from mailjudge.service.games import game_map
-
         powers = game_map(game).power_names
         elected = {p: elect_diplomat(game, p) for p in powers}
         names = {p: (seat.name if seat else None) for p, (seat, _) in elected.items()}
@@ -456,8 +415,6 @@ class Democratic(Variant):
         return [m for m in mails if m is not None]
 
     def ready(self, game: Game, now: datetime, standard: Readiness) -> Readiness:
-        from mailjudge.service.games import has_rule
-
         if has_rule(game, "NO_DEADLINE") or game.deadline is None:
             return Readiness(False, "the citizens vote until the master processes")
         if now >= game.deadline:
@@ -467,10 +424,8 @@ class Democratic(Variant):
     def before_process(self, game: Game, now: datetime) -> list[Outgoing]:
         """The winning order set of each country becomes its orders; the counts are
         published to the country's citizens (totals only)."""
-        from mailjudge.service.orders import current_position, powers_to_order
-
         mails: list[Outgoing] = []
-        for power in powers_to_order(game, current_position(game)):
+        for power in powers_owing(game, current_position(game), frozenset()):
             result = count_orders(game, power)
             here = (OrderLine.game == game) & (OrderLine.phase == game.phase)
             OrderLine.delete().where(here & (OrderLine.power == power)).execute()
@@ -516,9 +471,6 @@ class Democratic(Variant):
 
     def _digests(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
         """The phase's public results go to every list, then each list's digest."""
-        from mailjudge.render.results import results_lines
-        from mailjudge.variants import digests
-
         text = "\n".join(results_lines(done.results, done.outcome)) + "\n"
         for power in sorted({*_owners(game).values(), *_record_owners(game, done.phase).values()}):
             archive(game, power, JUDGE, f"results of {done.phase}", text)
@@ -526,7 +478,5 @@ class Democratic(Variant):
 
 
 def _record_owners(game: Game, phase: str) -> dict[str, str]:
-    from mailjudge.models import PhaseRecord
-
     record = PhaseRecord.get_or_none((PhaseRecord.game == game) & (PhaseRecord.phase == phase))
     return dict((record.position or {}).get("sc_owners") or {}) if record else {}

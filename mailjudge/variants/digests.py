@@ -15,6 +15,8 @@ from datetime import datetime, timedelta
 from mailjudge.models import CountryList, Game, ListPost
 from mailjudge.render.digest import DigestHeading, DigestItem, mime_parts, rfc1153, topics
 from mailjudge.render.outgoing import Outgoing
+from mailjudge.service.state import game_map
+from mailjudge.variants.citizens import citizen_addresses
 from mailjudge.variants.country_lists import country_list, list_address, list_id
 
 # At most this many posts in one digest; the rest wait for the next one.
@@ -30,8 +32,6 @@ def _list_row(game: Game, power: str) -> CountryList:
 
 def digest(game: Game, power: str, now: datetime) -> Outgoing | None:
     """The next digest of a country's list, or None when nothing new went to it."""
-    from mailjudge.variants.democratic import citizen_addresses
-
     row = _list_row(game, power)
     posts = list(
         ListPost.select()
@@ -73,8 +73,6 @@ def digest(game: Game, power: str, now: datetime) -> Outgoing | None:
 
 def for_game(game: Game, now: datetime) -> list[Outgoing]:
     """Every country's digest of one game (at a phase change)."""
-    from mailjudge.service.games import game_map
-
     mails = [digest(game, power, now) for power in game_map(game).power_names]
     return [m for m in mails if m is not None]
 
@@ -83,8 +81,6 @@ def due(now: datetime, hours: int) -> list[Outgoing]:
     """The scheduled digests: lists whose last digest is at least ``hours`` old."""
     if hours <= 0:
         return []
-    from mailjudge.service.games import game_map
-
     cutoff = now - timedelta(hours=hours)
     mails: list[Outgoing] = []
     for game in Game.select().where((Game.state == "active") & (Game.variant == "democratic")):

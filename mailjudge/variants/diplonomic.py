@@ -28,6 +28,8 @@ from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
 from mailjudge.service.errors import NotAllowed
 from mailjudge.service.outcomes import Processed, Readiness
+from mailjudge.service.state import has_rule
+from mailjudge.timing import show
 from mailjudge.variants import rule15
 from mailjudge.variants import rule_changes as rc
 from mailjudge.variants import teammates as tm
@@ -43,8 +45,6 @@ DRAW_NOTICE = timedelta(days=2)
 def with_teammates(game: Game, outcome: str, powers: list[str]) -> str:
     """'WIN FRANCE' -> 'WIN FRANCE with teammates bob, carol' (rule 7), unless the master
     ruled otherwise (NO_TEAMMATE_WINS)."""
-    from mailjudge.service.games import has_rule
-
     names = [] if has_rule(game, "NO_TEAMMATE_WINS") else tm.of_powers(game, powers)
     return f"{outcome} with teammates {', '.join(names)}" if names else outcome
 
@@ -135,8 +135,6 @@ class Diplonomic(Variant):
 
     def declare_draw(self, game: Game, now: datetime) -> list[Outgoing]:
         """Rule 9: allowed after three static years; takes effect two days later."""
-        from mailjudge.timing import show
-
         year = int((game.phase or "S1901M")[1:5]) - (0 if game.phase.startswith("W") else 1)
         if static_since(game, year) is None:
             raise NotAllowed(

@@ -24,6 +24,15 @@ from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.outcomes import Processed, Readiness
+from mailjudge.service.state import (
+    current_position,
+    finish_game,
+    game_map,
+    has_rule,
+    missing_orders,
+    orders_on_file,
+    require_active,
+)
 from mailjudge.variants.base import Variant
 from mailjudge.variants.double_sync import PartnerOrders, Synced, sync_adjustments, sync_units
 
@@ -60,8 +69,6 @@ def partners(game: Game, power: str) -> list[Seat]:
 
 
 def _lytton(game: Game) -> bool:
-    from mailjudge.service.games import has_rule
-
     return has_rule(game, "DOUBLE_LYTTON")
 
 
@@ -73,9 +80,6 @@ def override(game: Game, seat: Seat, power: str, line: str) -> str:
     """OVERRIDE power order (DOUBLE_LYTTON): this order of the player's stands against the
     partner's. One per player in each span of two game years (1901-02, 1903-04, ...);
     sending another in the same phase replaces it, OVERRIDE power NONE takes it back."""
-    from mailjudge.service.games import game_map, require_active
-    from mailjudge.service.orders import current_position
-
     require_active(game)
     if not _lytton(game):
         raise NotAllowed("OVERRIDE belongs to the Lytton rules (DOUBLE_LYTTON); this game has not")
@@ -111,8 +115,6 @@ def _partner_orders(
 ) -> PartnerOrders:
     """One player's valid orders for the power; orders the judge cannot accept now count
     as no order (Lytton: the partner's valid order then stands)."""
-    from mailjudge.service.games import game_map, has_rule
-
     gmap = game_map(game)
     build_any = has_rule(game, "BUILD_ANY")
     valid: list[Order] = []
@@ -192,8 +194,6 @@ class Double(Variant):
         """Each player owes orders for both powers: 'ENGLAND (austria-england)'. Orders on
         file from anyone else (the master, or restored by a ROLLBACK) stand for the power.
         Called on every order mail: the seats are read once, and no line's sender is."""
-        from mailjudge.service.orders import missing_orders
-
         seats = ring_seats(game)
         ids = {s.id for s in seats}
         late = []
@@ -221,8 +221,6 @@ class Double(Variant):
 
     def before_process(self, game: Game, now: datetime) -> list[Outgoing]:
         """Synchronise every shared power's orders; tell each pair what was out of sync."""
-        from mailjudge.service.orders import current_position, orders_on_file
-
         mails = self._settle_joint_vote(game)
         pos = current_position(game)
         for power, lines in orders_on_file(game).items():
@@ -325,8 +323,6 @@ def joint_vote_open(game: Game) -> bool:
 def vote_joint(game: Game, seat: Seat, yes: bool) -> str | None:
     """VOTE YES / VOTE NO on the joint win offered to equal solos. Every YES ends the game
     as their joint win; a NO starts the tie-break at once. Returns the outcome if it ends."""
-    from mailjudge.service.games import finish_game
-
     state = dict(game.variant_state or {})
     vote = state.get("joint_vote")
     if not vote or seat.name not in vote["players"]:

@@ -26,10 +26,15 @@ from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import ADJUSTMENT, MOVEMENT, RETREAT
 from mailjudge.models import Game, OrderLine, Seat, utcnow
 from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.games import game_map, has_rule, require_active
-from mailjudge.service.orders import current_position, may_order_for
 from mailjudge.service.outcomes import Readiness
 from mailjudge.service.schedule import timing_of
+from mailjudge.service.state import (
+    current_position,
+    game_map,
+    has_rule,
+    may_order_for,
+    require_active,
+)
 from mailjudge.timing import RULE15
 
 USAGE = "IF DISLODGED A PAR R BUR | IF DISLODGED A PAR D | IF ADJUSTING BUILD A PAR"

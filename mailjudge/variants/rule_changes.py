@@ -18,7 +18,10 @@ from mailjudge.db import database_proxy
 from mailjudge.models import Ballot, Game, Proposal, Rulebook, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone
+from mailjudge.rules import RuleError, apply_change
+from mailjudge.service import schedule
 from mailjudge.service.errors import NotAllowed, NotFound, ServiceError
+from mailjudge.service.state import rules_of, set_rules
 from mailjudge.variants import amendments as am
 from mailjudge.variants import rulebook as rb
 
@@ -122,9 +125,6 @@ def propose(game: Game, seat: Seat, title: str, text: str) -> Proposal:
 
 
 def _check_rules_change(game: Game, change: str) -> None:
-    from mailjudge.rules import RuleError, apply_change
-    from mailjudge.service.games import rules_of
-
     try:
         apply_change(rules_of(game), change, variant=game.variant)
     except RuleError as err:
@@ -273,9 +273,6 @@ def _amendments(proposal: Proposal) -> list[am.Amendment]:
 
 
 def _apply_setting(game: Game, change: am.SettingChange, now: datetime) -> None:
-    from mailjudge.service import schedule
-    from mailjudge.service.games import set_rules
-
     if change.setting == "rule":
         set_rules(game, change.value)
     elif change.setting == "victory":

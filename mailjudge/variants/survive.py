@@ -19,14 +19,15 @@ from mailjudge.models import Game, Outcast, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
 from mailjudge.service.outcomes import Processed, Readiness, Wait
+from mailjudge.service.results import deadline_lines
+from mailjudge.service.schedule import schedule_phase
+from mailjudge.service.state import current_position, finish_game, has_rule
 from mailjudge.variants import outcasts as oc
 from mailjudge.variants import vote_out as vo
 from mailjudge.variants.base import Variant
 
 
 def _position(game: Game) -> Position:
-    from mailjudge.service.orders import current_position
-
     return current_position(game)
 
 
@@ -58,8 +59,6 @@ class Survive(Variant):
         return centres + 1  # rule 6: only the last power left wins
 
     def ready(self, game: Game, now: datetime, standard: Readiness) -> Readiness:
-        from mailjudge.service.games import has_rule
-
         if not oc.is_vote_phase(game.phase) or not standard.ready:
             return standard
         deadline = None if has_rule(game, "NO_DEADLINE") else game.deadline
@@ -83,9 +82,6 @@ class Survive(Variant):
         out = vo.most_votes(vo.tally(vo.out_ballots(game), playing))
         if len(playing) < 2 or out != frozenset(playing):
             return None
-        from mailjudge.service.results import deadline_lines
-        from mailjudge.service.schedule import schedule_phase
-
         oc.clear_undone(game)
         oc.record(game, sorted(out), oc.TIED)
         schedule_phase(game, now)  # the victor vote gets a phase length of its own
@@ -125,8 +121,6 @@ class Survive(Variant):
 
     def after_process(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
         """Publish who went out (names only) and end the game when one power is left."""
-        from mailjudge.service.games import finish_game
-
         if not done.phase.endswith("A"):
             return []
         sequence = game.sequence - 1

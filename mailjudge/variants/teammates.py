@@ -15,8 +15,7 @@ from mailjudge.passwords import hash_password
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
 from mailjudge.service.errors import NotAllowed, NotFound
-from mailjudge.service.games import person_for
-from mailjudge.service.seats import unique_name
+from mailjudge.service.state import person_for, unique_name
 
 
 def _in_game(game: Game, person: Person) -> list[Seat]:

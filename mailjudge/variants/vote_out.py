@@ -12,6 +12,7 @@ from mailjudge.db import database_proxy
 from mailjudge.engine.maps import GameMap
 from mailjudge.models import Ballot, Game, Seat
 from mailjudge.service.errors import NotAllowed, ServiceError
+from mailjudge.service.state import current_position, game_map
 from mailjudge.variants.outcasts import (
     in_play,
     is_vote_phase,
@@ -74,8 +75,6 @@ def _voter_power(game: Game, seat: Seat) -> str:
 
 def check_out_ballot(game: Game, seat: Seat, allocation: Mapping[str, int]) -> str:
     """The voting power, once the ballot is known to be one that counts."""
-    from mailjudge.service.orders import current_position
-
     if game.state != "active" or not is_vote_phase(game.phase):
         raise NotAllowed(
             "the vote-out is held in the adjustment phase after each even year's Fall "
@@ -122,8 +121,6 @@ def _cast(game: Game, seat: Seat, kind: str, subject: str, content: object) -> N
 
 def vote_out(game: Game, seat: Seat, words: list[str]) -> dict[str, int]:
     """VOTE OUT FRANCE 3 TURKEY 2: this phase's ballot of the seat's power, replacing any."""
-    from mailjudge.service.games import game_map
-
     allocation = parse_allocation(words, game_map(game))
     me = check_out_ballot(game, seat, allocation)
     _cast(game, seat, OUT, me, allocation)
@@ -141,16 +138,12 @@ def out_ballots(game: Game) -> dict[str, dict[str, int]]:
 def victor_voters(game: Game) -> tuple[list[str], bool]:
     """The outcasts who choose the victor, and whether the master votes too (when the
     outcasts are an even number, so that one vote more can settle it)."""
-    from mailjudge.service.orders import current_position
-
     voters = remaining_outcasts(game, current_position(game))
     return voters, len(voters) % 2 == 0
 
 
 def vote_victor(game: Game, seat: Seat, word: str) -> str:
     """VOTE VICTOR TURKEY, by an outcast still on the board (or the master when due)."""
-    from mailjudge.service.games import game_map
-
     candidates = tied(game)
     if game.state != "active" or not candidates:
         raise NotAllowed("no victor vote is open; it opens only when a vote-out tie would "
@@ -198,8 +191,6 @@ def choose_victor(game: Game) -> str:
 
 def voters_missing(game: Game) -> list[str]:
     """Powers in play without a vote-out ballot in this phase."""
-    from mailjudge.service.orders import current_position
-
     cast = out_ballots(game)
     return [p for p in in_play(game, current_position(game), game.sequence - 1) if p not in cast]
 

@@ -8,7 +8,7 @@ import time
 
 from mailjudge import db
 from mailjudge.service import processing
-from mailjudge.service.games import get_game
+from mailjudge.service.state import get_game
 
 
 def main(url: str, game_name: str, sequence: int, start_at: float) -> None:

@@ -1,0 +1,242 @@
+"""A game as it is stored, read and kept with no variant's rules: its map and rules
+flags, its board, the orders on file, its seats and their passwords. The variants build on
+this module; service/games.py, orders.py and seats.py add what depends on a variant."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from mailjudge.db import select_compiled
+from mailjudge.engine.adjustments import adjustment_due, build_sites
+from mailjudge.engine.interchange import position_from_dict
+from mailjudge.engine.maps import GameMap, load_map
+from mailjudge.engine.orders import OrderError
+from mailjudge.engine.reader import read_order
+from mailjudge.engine.state import MOVEMENT, RETREAT, Position
+from mailjudge.models import Game, OrderLine, Person, Seat, utcnow
+from mailjudge.passwords import verify_password_remembered
+from mailjudge.rules import RuleError, RuleSet, apply_change
+from mailjudge.service import guard
+from mailjudge.service.errors import BadSecret, NotAllowed, NotFound, ServiceError
+
+_POSITIONS: dict[int, tuple[Any, Position]] = {}
+
+
+def rules_of(game: Game) -> RuleSet:
+    return RuleSet.parse(game.rules)
+
+
+def has_rule(game: Game, name: str) -> bool:
+    return name in rules_of(game)
+
+
+def game_map(game: Game) -> GameMap:
+    return load_map(game.map_name)
+
+
+def get_game(name: str) -> Game:
+    game = Game.get_or_none(Game.name == name.lower())
+    if game is None:
+        raise NotFound(f"there is no game called {name!r}; LIST shows the games on this judge")
+    return game
+
+
+def person_for(email: str) -> Person:
+    address = email.strip().lower()
+    if "@" not in address:
+        raise ServiceError(f"{email!r} is not a mail address")
+    person, _ = Person.get_or_create(email=address)
+    return person
+
+
+def set_rules(game: Game, change: str) -> RuleSet:
+    """The master's SET RULE +X -Y, implications applied, forbidden combinations refused."""
+    try:
+        new = apply_change(rules_of(game), change, variant=game.variant)
+    except RuleError as err:
+        raise ServiceError(str(err)) from None
+    game.rules = str(new)
+    game.save()
+    return new
+
+
+def finish_game(game: Game, outcome: str, when: datetime | None = None) -> None:
+    """End the game: 'WIN FRANCE', 'DRAW ENGLAND FRANCE', 'CONCESSION TURKEY'."""
+    game.state = "finished"
+    game.outcome = outcome
+    game.finished_at = when or utcnow()
+    game.deadline = None
+    game.save()
+
+
+def require_active(game: Game) -> None:
+    if game.state != "active":
+        raise NotAllowed(f"game {game.name} is {game.state}; that needs an active game")
+
+
+def current_position(game: Game) -> Position:
+    """The game's board, read from its stored JSON once per change (every order mail and
+    every readiness check asks for it)."""
+    cached = _POSITIONS.get(game.id)
+    if cached is not None and cached[0] == game.position:
+        return cached[1]
+    pos = position_from_dict(game.position, game_map(game))
+    if len(_POSITIONS) > 1000:
+        _POSITIONS.clear()
+    _POSITIONS[game.id] = (game.position, pos)
+    return pos
+
+
+def may_order_for(seat: Seat, power: str) -> bool:
+    """The master may order for any power; a player for the powers they hold, and a
+    Diplonomic teammate for their contestant's powers while authorized."""
+    if seat.role == "master":
+        return True
+    if seat.role == "teammate" and not (seat.authorized and seat.status == "active"):
+        return False
+    return seat.role in ("player", "teammate") and power.upper() in seat.powers.split()
+
+
+def orders_on_file(game: Game) -> dict[str, list[OrderLine]]:
+    lines = (
+        OrderLine.select()
+        .where((OrderLine.game == game) & (OrderLine.phase == game.phase))
+        .order_by(OrderLine.power, OrderLine.line)
+    )
+    table: dict[str, list[OrderLine]] = {}
+    for line in lines:
+        table.setdefault(line.power, []).append(line)
+    return table
+
+
+def missing_orders(game: Game, pos: Position, power: str, texts: list[str]) -> list[str]:
+    """Units (or adjustments) of ``power`` that the texts leave without an order."""
+    gmap = game_map(game)
+    ordered: set[str] = set()
+    count = 0
+    for text in texts:
+        try:
+            syntax = read_order(text, gmap, pos.phase.type)
+        except OrderError:
+            continue
+        count += 1
+        if syntax.loc is not None:
+            ordered.add(syntax.loc[0])
+    ptype = pos.phase.type
+    if ptype == MOVEMENT:
+        return [
+            str(u) for p, u in sorted(pos.units.items()) if u.power == power and p not in ordered
+        ]
+    if ptype == RETREAT:
+        return [
+            str(d.unit) for p, d in sorted(pos.dislodged.items())
+            if d.unit.power == power and p not in ordered
+        ]  # fmt: skip
+    due = adjustment_due(pos, power)
+    if due > 0:
+        due = min(due, len(build_sites(gmap, pos, power, has_rule(game, "BUILD_ANY"))))
+    left = abs(due) - count
+    if left <= 0:
+        return []
+    plural = "s" if left > 1 else ""
+    if due > 0:
+        sites = build_sites(gmap, pos, power, has_rule(game, "BUILD_ANY"))
+        examples = [f"A {site.upper()} B" for site in sorted(sites)[:2]]
+        choices = ", ".join(examples) + ("," if len(examples) > 1 else "") + " or WAIVE"
+        return [f"{left} build{plural} ({choices})"]
+    units = sorted(str(u) for u in pos.units.values() if u.power == power)
+    return [f"{left} removal{plural} ({units[0]} D, for instance)"] if units else []
+
+
+def power_is_done(game: Game, pos: Position, power: str, lines: list[OrderLine]) -> bool:
+    return not missing_orders(game, pos, power, [line.text for line in lines])
+
+
+def _seats(game: Game, role: str | None = None) -> list[Seat]:
+    if role is None:
+        return list(Seat.select().where(Seat.game == game).order_by(Seat.id))
+    return select_compiled(
+        Seat,
+        "seats-of-role",
+        lambda: Seat.select().where((Seat.game == game.id) & (Seat.role == role)).order_by(Seat.id),
+        [game.id, role],
+    )
+
+
+def players(game: Game) -> list[Seat]:
+    return _seats(game, "player")
+
+
+def seat_in(game_name: str, name: str) -> Seat:
+    """The seat ``name`` in game ``game_name``, game and seat in one query."""
+    game_name, name = game_name.lower(), name.lower()
+    found = select_compiled(
+        Seat,
+        "seat-by-names",
+        lambda: Seat.select().where(
+            (Seat.game == Game.select(Game.id).where(Game.name == game_name)) & (Seat.name == name)
+        ),
+        [game_name, name],
+    )
+    seat = found[0] if found else None
+    if seat is not None:
+        (seat.game,) = select_compiled(
+            Game, "game-by-id", lambda: Game.select().where(Game.id == seat.game_id), [seat.game_id]
+        )
+    if seat is None:
+        game = Game.get_or_none(Game.name == game_name.lower())
+        if game is None:
+            raise NotFound(f"there is no game called {game_name!r}; LIST shows the games")
+        raise NotFound(f"nobody called {name!r} sits in game {game.name}")
+    return seat
+
+
+def seat_named(game: Game, name: str) -> Seat:
+    seat = Seat.get_or_none((Seat.game == game) & (Seat.name == name.lower()))
+    if seat is None:
+        raise NotFound(f"nobody called {name!r} sits in game {game.name}")
+    return seat
+
+
+def unique_name(game: Game, wanted: str) -> str:
+    base = re.sub(r"[^a-z0-9_.-]", "", wanted.lower())[:28] or "player"
+    taken = {s.name for s in _seats(game)}
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}{n}"
+    return name
+
+
+def authenticate(seat: Seat, password: str, sender: str = "") -> Seat:
+    """Check a SIGNON secret. Wrong ones are counted against the sending address, which
+    is slowed and then refused for a while (service.guard); the seat itself is never
+    locked, so a guesser elsewhere cannot keep its player out."""
+    now = utcnow()
+    sender = sender.lower()
+    guard.check_guesser(seat, sender, now)
+    if seat.password_hash is None or not verify_password_remembered(password, seat.password_hash):
+        tell = guard.wrong_password(seat, sender, now)
+        raise BadSecret(f"wrong password for {seat.name}@{seat.game.name}", tell_owner=tell)
+    guard.right_password(seat, sender)
+    guard.mark_proven(sender, now)
+    return seat
+
+
+def powers_owing(game: Game, pos: Position, passive: frozenset[str]) -> list[str]:
+    """The powers that have something to order in this phase, ``passive`` ones aside."""
+    gmap = game_map(game)
+    ptype = pos.phase.type
+    if ptype == MOVEMENT:
+        return sorted({u.power for u in pos.units.values()} - passive)
+    if ptype == RETREAT:
+        return sorted({d.unit.power for d in pos.dislodged.values()} - passive)
+    build_any = has_rule(game, "BUILD_ANY")
+    out = []
+    for power in sorted(set(gmap.power_names) - passive):
+        due = adjustment_due(pos, power)
+        if due < 0 or (due > 0 and build_sites(gmap, pos, power, build_any)):
+            out.append(power)
+    return out
