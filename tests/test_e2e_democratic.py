@@ -11,6 +11,7 @@ from e2e import MASTER, Harness
 
 from mailjudge.models import Outbox
 from mailjudge.service.state import get_game
+from mailjudge.variants.citizens import citizens_of
 from mailjudge.variants.country_lists import list_address
 
 CITIZENS = [f"citizen{i:02d}" for i in range(23)]
@@ -131,10 +132,9 @@ def test_posting_to_a_country_list(harness: Harness) -> None:
     for name in CITIZENS:
         h.command(address(name), f"JOIN lists pw-{name} AS {name}")
     h.command(MASTER, "SIGNON Mlists masterpw\nSTART")
-    from mailjudge.variants import democratic as dem
 
     game = get_game("lists")
-    turks = {s.name for s in dem.citizens_of(game, "TURKEY")}
+    turks = {s.name for s in citizens_of(game, "TURKEY")}
     others = [n for n in CITIZENS if n not in turks]
     sender = sorted(turks)[0]
     listed = list_address(game, "TURKEY")
