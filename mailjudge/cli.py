@@ -87,11 +87,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    from mailjudge import db
+    from mailjudge import db, migrations
 
     settings = _settings(args)
     db.connect(settings.database.url)
-    db.create_tables()
+    migrations.upgrade()
     db.close()
     print(f"database ready: {settings.database.url}")
     return 0

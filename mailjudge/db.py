@@ -70,14 +70,6 @@ def close() -> None:
         database_proxy.close()
 
 
-def create_tables() -> None:
-    """Bring the database to the newest schema: every table for a new one, the numbered
-    migrations for an older one (see mailjudge/migrations.py)."""
-    from mailjudge.migrations import upgrade  # migrations use the models, which use this
-
-    upgrade()
-
-
 def is_postgres() -> bool:
     return isinstance(database_proxy.obj, PostgresqlDatabase)
 

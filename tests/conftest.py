@@ -64,10 +64,10 @@ def cheap_scrypt(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _open(url: str) -> Iterator[str]:
-    from mailjudge import db
+    from mailjudge import db, migrations
 
     db.connect(url)
-    db.create_tables()
+    migrations.upgrade()
     yield url
     db.close()
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from mailstack import Dovecot, Received, SmtpSink, free_port
 
-from mailjudge import db, passwords
+from mailjudge import db, migrations, passwords
 from mailjudge.models import InboundMessage, Outbox
 from mailjudge.service import games, seats, state
 from mailjudge.service.state import current_position
@@ -169,7 +169,7 @@ def set_up_game(database_url: str) -> dict[str, str]:
     cost, passwords.SCRYPT_N = passwords.SCRYPT_N, 2**10  # the hash keeps its cost
     db.connect(database_url)
     try:
-        db.create_tables()
+        migrations.upgrade()
         game = games.create_game(GAME, "gm@example.test", "gm-pw", rules="POWER_CHOICE")
         powers = list(state.game_map(game).power_names)
         for power in powers:

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg2
 import pytest
 
-from mailjudge import db
+from mailjudge import db, migrations
 from mailjudge.cli import main
 from mailjudge.models import Game
 from mailjudge.service import games, seats
@@ -142,7 +142,7 @@ def test_postgresql_backup_and_restore(
 ) -> None:
     live, fresh = scratch_databases
     db.connect(live)
-    db.create_tables()
+    migrations.upgrade()
     names = set(fill(4))
     use(monkeypatch, live)
     assert main(["backup", str(tmp_path / "judge.dump")]) == 0  # the judge still connected

@@ -12,7 +12,7 @@ import psycopg2
 import pytest
 from peewee import Database, DataError, IntegrityError
 
-from mailjudge import db
+from mailjudge import db, migrations
 from mailjudge.models import (
     ALL_MODELS,
     Ballot,
@@ -42,7 +42,7 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Databas
     else:
         url = request.getfixturevalue("postgres_url")
     database = db.connect(url)
-    db.create_tables()
+    migrations.upgrade()
     yield database
     db.close()
 
@@ -63,8 +63,8 @@ def test_sqlite_file_is_created_in_wal_mode_with_foreign_keys(tmp_path: Path) ->
         assert database.execute_sql("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert database.execute_sql("PRAGMA foreign_keys").fetchone()[0] == 1
         assert database.execute_sql("PRAGMA busy_timeout").fetchone()[0] == 10_000
-        db.create_tables()
-        db.create_tables()  # a second start finds the tables there and leaves them
+        migrations.upgrade()
+        migrations.upgrade()  # a second start finds the tables there and leaves them
         Person.create(email="a@example.org")
     finally:
         db.close()
@@ -78,7 +78,7 @@ def test_sqlite_file_is_created_in_wal_mode_with_foreign_keys(tmp_path: Path) ->
 def test_sqlite_in_memory() -> None:
     db.connect("sqlite:///:memory:")
     try:
-        db.create_tables()
+        migrations.upgrade()
         assert make_game().name == "ivory"
         assert not db.is_postgres()
     finally:
@@ -126,7 +126,7 @@ def test_postgres_url_parts_reach_the_driver() -> None:
 def test_postgres_tables_live_in_the_fixture_schema(postgres_url: str) -> None:
     database = db.connect(postgres_url)
     try:
-        db.create_tables()
+        migrations.upgrade()
         assert db.is_postgres()
         schema = database.execute_sql("SELECT current_schema()").fetchone()[0]
         assert schema.startswith("test_")
@@ -389,7 +389,7 @@ def test_sqlite_transactions_take_the_write_lock_at_once(tmp_path: Path) -> None
     path = tmp_path / "judge.db"
     database = db.connect(f"sqlite:///{path}")
     try:
-        db.create_tables()
+        migrations.upgrade()
         with database.atomic():
             database.execute_sql("SELECT 1")
             other = sqlite3.connect(path, timeout=0, isolation_level=None)
@@ -403,7 +403,7 @@ def test_sqlite_transactions_take_the_write_lock_at_once(tmp_path: Path) -> None
 def test_postgres_workers_skip_rows_another_worker_holds(postgres_url: str) -> None:
     database = db.connect(postgres_url)
     try:
-        db.create_tables()
+        migrations.upgrade()
         first = InboundMessage.create(message_id="<1@x>", body_hash="1", raw=b"1")
         second = InboundMessage.create(message_id="<2@x>", body_hash="2", raw=b"2")
         other = psycopg2.connect(postgres_url)

@@ -127,10 +127,10 @@ WORKER = Path(__file__).parent / "workers" / "tick_worker.py"
 
 
 def test_two_processes_run_the_clock_once(postgres_url: str, cheap_scrypt: None) -> None:
-    from mailjudge import db
+    from mailjudge import db, migrations
 
     db.connect(postgres_url)
-    db.create_tables()
+    migrations.upgrade()
     game = new_game("twice", "CIVIL_DISORDER")
     assert game.deadline is not None
     after_grace = game.deadline + timedelta(hours=2, minutes=1)

@@ -41,10 +41,10 @@ def race(url: str, name: str, rounds: int) -> None:
 
 
 def test_race_on_postgresql(postgres_url: str, cheap_scrypt: None) -> None:
-    from mailjudge import db
+    from mailjudge import db, migrations
 
     db.connect(postgres_url)
-    db.create_tables()
+    migrations.upgrade()
     new_game("race")
     db.close()
     db.connect(postgres_url)

@@ -34,7 +34,9 @@ from mailjudge.outbound.outbox import (
 from mailjudge.render import render
 from mailjudge.service import guard
 from mailjudge.service.bounces import Failure, take_bounce
+from mailjudge.service.errors import ServiceError
 from mailjudge.settings import Settings
+from mailjudge.variants.country_lists import list_target, post
 
 log = logging.getLogger(__name__)
 
@@ -179,8 +181,6 @@ def _within_bytes(body: str, limit: int) -> str:
 
 
 def _list_target(row: InboundMessage, mail: ParsedMail, judge: str) -> tuple[Game, str] | None:
-    from mailjudge.variants.country_lists import list_target
-
     for address in (*row.envelope_to.split(), *mail.to):
         found = list_target(address, judge)
         if found is not None:
@@ -192,9 +192,6 @@ def _list_post(
     row: InboundMessage, mail: ParsedMail, settings: Settings, now: datetime, game: Game, power: str
 ) -> None:
     """A post to a country's list: out to its citizens, and a short answer to the sender."""
-    from mailjudge.service.errors import ServiceError
-    from mailjudge.variants.country_lists import post
-
     try:
         seat, item = post(game, power, mail.text, mail.subject, mail.sender)
         queue_outgoing(item, settings, now)

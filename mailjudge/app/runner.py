@@ -19,7 +19,7 @@ from typing import Any
 
 import schedule
 
-from mailjudge import db
+from mailjudge import db, migrations
 from mailjudge.app import pipeline
 from mailjudge.inbound import spool
 from mailjudge.inbound.imap import ImapPoller
@@ -28,7 +28,9 @@ from mailjudge.logs import setup_logging
 from mailjudge.models import InboundMessage, utcnow
 from mailjudge.outbound.outbox import RetryPolicy, flush, prune_sent
 from mailjudge.outbound.send import SmtpSender
+from mailjudge.service import deadlines
 from mailjudge.settings import Settings, use_settings
+from mailjudge.variants.country_lists import list_target
 
 log = logging.getLogger(__name__)
 
@@ -137,8 +139,6 @@ class Judge:
 
     def _is_list(self, address: str) -> bool:
         """A country list the judge runs (checked in a thread: it reads the database)."""
-        from mailjudge.variants.country_lists import list_target
-
         return list_target(address, self.settings.judge.address) is not None
 
     def _store(self, raw: bytes, envelope_from: str, envelope_to: list[str], source: str) -> Any:
@@ -148,7 +148,7 @@ class Judge:
 
     def start(self) -> None:
         db.connect(self.settings.database.url)
-        db.create_tables()
+        migrations.upgrade()
         self.listener.start()
         if self.workers:
             for n in range(self.workers):
@@ -226,8 +226,6 @@ class Judge:
 
     def clock_tick(self) -> None:
         """What the clock decides: deadlines, reminders, grace (see service.deadlines)."""
-        from mailjudge.service import deadlines
-
         with db.database_proxy.atomic():
             for item in deadlines.tick(self.clock()):
                 pipeline.queue_outgoing(item, self.settings, self.clock())

@@ -18,7 +18,7 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
-from mailjudge import db
+from mailjudge import db, migrations
 from mailjudge.engine.randomplay import movement_orders
 from mailjudge.models import Person, Seat, utcnow
 from mailjudge.passwords import hash_password
@@ -31,7 +31,7 @@ from mailjudge.variants import democratic as dem
 def run(citizens: int, seed: int) -> dict[str, float]:
     folder = Path(tempfile.mkdtemp(prefix="mailjudge-democratic-"))
     db.connect(f"sqlite:///{folder / 'judge.db'}")
-    db.create_tables()
+    migrations.upgrade()
     rng = random.Random(seed)
     game = create_game("big", "gm@bench.test", "pw", variant="democratic")
     secret = hash_password("citizen")

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mailjudge import db
+from mailjudge import db, migrations
 from mailjudge.inbound.smtp import Listener
 from mailjudge.models import InboundMessage
 from mailjudge.settings import JudgeSettings, Settings, SmtpSettings
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         with context.Pool(args.clients) as pool:
             pool.map(abs, range(args.clients))  # start them outside the timed part
             db.connect(url)
-            db.create_tables()
+            migrations.upgrade()
             settings = Settings(
                 judge=JudgeSettings(address=JUDGE),
                 smtp=SmtpSettings(host="127.0.0.1", port=1, lmtp_port=0),

@@ -10,7 +10,7 @@ from mailjudge.render.outgoing import Outgoing, mail_to_seat, seat_country
 from mailjudge.service import confirmations, games, schedule, seats, state
 from mailjudge.service.bounces import clear_bounces
 from mailjudge.service.errors import BadSecret, NotFound
-from mailjudge.timing import show_both
+from mailjudge.timing import show_both, zone_of
 
 
 def split_at(word: str) -> tuple[str, str]:
@@ -358,8 +358,6 @@ class SetZone(Command):
     summary = "show deadlines in your own time zone too"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        from mailjudge.timing import zone_of
-
         _, seat = ctx.signed_on()
         if len(args) != 1 or seat.person is None:
             raise CommandError("write SET ZONE Europe/Paris (a zone name)")

@@ -16,6 +16,7 @@ from mailjudge.render.outgoing import mail_to_everyone, mail_to_seat
 from mailjudge.render.results import results_lines
 from mailjudge.service import draws, games, processing, schedule, seats, state
 from mailjudge.service.results import deadline_lines, results_mails
+from mailjudge.timing import TimingError, show
 from mailjudge.variants import country_lists as lists
 from mailjudge.variants import variant_of
 
@@ -287,8 +288,6 @@ class SetTiming(MasterCommand):
     summary = "phase lengths, the time of day and zone, weekdays, reminders and grace"
 
     def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
-        from mailjudge.timing import TimingError, show
-
         try:
             timing = schedule.set_timing(game, " ".join(args), ctx.now)
         except TimingError as err:

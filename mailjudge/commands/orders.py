@@ -12,7 +12,7 @@ from mailjudge.models import Game, OrderLine, Seat
 from mailjudge.service import orders as service_orders
 from mailjudge.service.state import game_map, has_rule
 from mailjudge.timing import show_both
-from mailjudge.variants import variant_of
+from mailjudge.variants import rule15, variant_of
 
 
 def describe(report: service_orders.Submission, phase: str | None) -> list[str]:
@@ -147,8 +147,6 @@ class IfOrder(Command):
     )
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        from mailjudge.variants import rule15
-
         game, seat = ctx.signed_on()
         ctx.require("orders")
         if len(args) < 2:

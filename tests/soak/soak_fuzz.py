@@ -26,7 +26,7 @@ def main() -> int:
     args = ap.parse_args()
     from e2e import judge_settings
 
-    from mailjudge import db, passwords
+    from mailjudge import db, migrations, passwords
 
     passwords.SCRYPT_N = 2**10
     outcomes: Counter[str] = Counter()
@@ -34,7 +34,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="mailjudge-fuzz-") as folder:
         path = Path(folder) / "judge.db"
         db.connect(f"sqlite:///{path}")
-        db.create_tables()
+        migrations.upgrade()
         judge = judge_settings(path, 25)
 
         @settings(max_examples=args.examples, deadline=None, database=None,
