@@ -5,6 +5,7 @@ from __future__ import annotations
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.models import Game, Seat
+from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat, seat_country
 from mailjudge.service import confirmations, games, schedule, seats, state
@@ -51,6 +52,7 @@ def _notify_owner(ctx: Context, seat: Seat) -> None:
 
 @register
 class Signon(Command):
+    action = Action.INFO
     name = "SIGNON"
     usage = "SIGNON power@game password"
     summary = "sign on to a game; also SIGNON Fgame password (initial) or Mgame (master)"
@@ -82,6 +84,7 @@ class Signon(Command):
 
 @register
 class Signoff(Command):
+    action = Action.INFO
     name = "SIGNOFF"
     usage = "SIGNOFF"
     summary = "end the mail's commands (anything after it is ignored)"
@@ -109,13 +112,14 @@ def _options(args: list[str], keys: tuple[str, ...]) -> dict[str, str]:
 
 @register
 class Create(Command):
+    action = Action.CREATE
     name = "CREATE"
     usage = "CREATE game password [VARIANT v] [RULES +X -Y]"
     summary = "create a game; you become its master"
     secret_words = (1,)
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        ctx.require("create")
+        ctx.require(Action.CREATE)
         if len(args) < 2:
             raise CommandError("write CREATE game password [VARIANT v] [RULES +X -Y]")
         opts = _options(args[2:], ("VARIANT", "RULES"))
@@ -135,13 +139,14 @@ class Create(Command):
 
 @register
 class Join(Command):
+    action = Action.JOIN
     name = "JOIN"
     usage = "JOIN game password [power] [AS name]"
     summary = "join a forming game (name a power only under POWER_CHOICE)"
     secret_words = (1,)
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        ctx.require("join")
+        ctx.require(Action.JOIN)
         if len(args) < 2:
             raise CommandError("write JOIN game password [power] [AS name]")
         game = state.get_game(args[0])
@@ -181,6 +186,7 @@ def announce_start(ctx: Context, game: Game) -> None:
 
 @register
 class Observe(Command):
+    action = Action.OBSERVE
     name = "OBSERVE"
     usage = "OBSERVE name@game password"
     summary = "watch a game: you receive its public results"
@@ -192,7 +198,7 @@ class Observe(Command):
         name, game_name = split_at(args[0])
         game = state.get_game(game_name)
         ctx.game, ctx.seat = game, None
-        ctx.require("observe")
+        ctx.require(Action.OBSERVE)
         seat = seats.observe(game, ctx.sender, args[1], name)
         token = confirmations.new_token("observe", seat, ctx.sender)
         return [
@@ -205,6 +211,7 @@ class Observe(Command):
 
 @register
 class Confirm(Command):
+    action = Action.INFO
     name = "CONFIRM"
     usage = "CONFIRM token"
     summary = "confirm, from the address it was sent to, an OBSERVE or a SET ADDRESS"
@@ -228,6 +235,7 @@ class Confirm(Command):
 
 @register
 class Stop(Command):
+    action = Action.INFO
     name = "STOP"
     usage = "STOP game"
     summary = "no more mail from a game to this address's observer seats (no password)"
@@ -243,6 +251,7 @@ class Stop(Command):
 
 @register
 class Takeover(Command):
+    action = Action.TAKEOVER
     name = "TAKEOVER"
     usage = "TAKEOVER power@game password"
     summary = "take a power nobody holds"
@@ -260,13 +269,14 @@ class Takeover(Command):
 
 @register
 class Resign(Command):
+    action = Action.SEAT
     name = "RESIGN"
     usage = "RESIGN"
     summary = "leave the game (your power becomes vacant)"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
-        ctx.require("seat")
+        ctx.require(Action.SEAT)
         seats.resign(seat)
         ctx.seat = None
         return [f"you left {game.name}; {seat.powers or seat.name} is vacant"]
@@ -274,6 +284,7 @@ class Resign(Command):
 
 @register
 class SetPassword(Command):
+    action = Action.SEAT
     name = "SET PASSWORD"
     usage = "SET PASSWORD newpassword"
     summary = "change your password for this game"
@@ -289,6 +300,7 @@ class SetPassword(Command):
 
 @register
 class SetAddress(Command):
+    action = Action.SEAT
     name = "SET ADDRESS"
     usage = "SET ADDRESS you@example.org"
     summary = "send this game's mail for you to another address"
@@ -309,6 +321,7 @@ class SetAddress(Command):
 
 @register
 class SetWait(Command):
+    action = Action.SEAT
     name = "SET WAIT"
     usage = "SET WAIT"
     summary = "do not process before the deadline, even when all orders are in"
@@ -321,6 +334,7 @@ class SetWait(Command):
 
 @register
 class SetNoWait(Command):
+    action = Action.SEAT
     name = "SET NOWAIT"
     aliases = ("SET NO WAIT",)
     usage = "SET NOWAIT"
@@ -335,6 +349,7 @@ class SetNoWait(Command):
 
 @register
 class SetAbsence(Command):
+    action = Action.SEAT
     name = "SET ABSENCE"
     usage = "SET ABSENCE 2026-12-01 TO 2026-12-05"
     summary = "no deadline falls while you are away (at most 14 days; dates in the game's zone)"
@@ -353,6 +368,7 @@ class SetAbsence(Command):
 
 @register
 class SetZone(Command):
+    action = Action.SEAT
     name = "SET ZONE"
     usage = "SET ZONE Europe/Paris"
     summary = "show deadlines in your own time zone too"

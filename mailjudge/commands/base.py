@@ -9,6 +9,7 @@ from datetime import datetime
 from mailjudge.models import Game, Seat
 from mailjudge.permissions.actors import Actor
 from mailjudge.permissions.policy import check
+from mailjudge.permissions.vocabulary import Action
 from mailjudge.render.outgoing import Outgoing
 
 
@@ -49,7 +50,7 @@ class Context:
     def actor(self) -> Actor:
         return Actor(self.sender, self.game, self.seat)
 
-    def require(self, action: str) -> None:
+    def require(self, action: Action) -> None:
         decision = check(self.actor, action)
         if not decision:
             raise CommandError(decision.reason)
@@ -84,6 +85,8 @@ class Command:
     name: str = ""  # the words that start it, upper case: "SET WAIT", "PROCESS!"
     aliases: tuple[str, ...] = ()
     variant: str | None = None  # the variant whose games have it; None: every game
+    # What it does, for the permission table: the runner asks the table before run.
+    action: Action
     usage: str = ""
     summary: str = ""
     block_end: str | None = None  # "END" or "ENDPRESS" for commands with a block

@@ -7,6 +7,7 @@ from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.commands.vote import draw_vote
 from mailjudge.models import Game
+from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.variants import democratic as dem
 from mailjudge.variants.country_lists import JUDGE, list_mail
@@ -27,6 +28,7 @@ def to_country(ctx: Context, game: Game, power: str, subject: str, body: str) ->
 
 @register
 class Nominate(Command):
+    action = Action.VOTE
     name = "NOMINATE"
     variant = "democratic"
     usage = "NOMINATE name [why]"
@@ -51,6 +53,7 @@ class Nominate(Command):
 
 @register
 class ProposeOrders(Command):
+    action = Action.VOTE
     name = "PROPOSAL"
     variant = "democratic"
     usage = "PROPOSAL ORDERS ... END"
@@ -76,6 +79,7 @@ class ProposeOrders(Command):
 
 @register
 class DemocraticVote(Command):
+    action = Action.VOTE
     name = "VOTE"
     variant = "democratic"
     usage = "VOTE DIPLOMAT name name ... | VOTE ORDERS 2 1 3 (and the ending votes)"
@@ -83,7 +87,7 @@ class DemocraticVote(Command):
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
-        ctx.require("vote")
+        ctx.require(Action.VOTE)
         if not args:
             raise CommandError("write VOTE DIPLOMAT alice bob, or VOTE ORDERS 2 1 3")
         kind, ranking = args[0].upper(), args[1:]
@@ -100,6 +104,7 @@ class DemocraticVote(Command):
 
 @register
 class Comment(Command):
+    action = Action.VOTE
     name = "COMMENT"
     variant = "democratic"
     usage = "COMMENT n ... END | COMMENT NOMINATION n ... END"
@@ -140,6 +145,7 @@ class Comment(Command):
 
 @register
 class Abstain(Command):
+    action = Action.VOTE
     name = "ABSTAIN"
     variant = "democratic"
     usage = "ABSTAIN DIPLOMAT | ABSTAIN ORDERS"

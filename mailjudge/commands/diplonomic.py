@@ -8,6 +8,7 @@ from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.master import MasterCommand
 from mailjudge.commands.registry import register
 from mailjudge.models import Game, Seat
+from mailjudge.permissions.vocabulary import Action
 from mailjudge.render.outgoing import mail_to_seat
 from mailjudge.service import state
 from mailjudge.variants import advisors
@@ -31,6 +32,7 @@ def _name_option(args: list[str]) -> tuple[list[str], str | None]:
 
 @register
 class TeammateAdd(Command):
+    action = Action.SEAT
     name = "TEAMMATE ADD"
     variant = "diplonomic"
     usage = "TEAMMATE ADD address [AS name]"
@@ -51,6 +53,7 @@ class TeammateAdd(Command):
 
 @register
 class AdvisorAdd(Command):
+    action = Action.SEAT
     name = "ADVISOR ADD"
     variant = "diplonomic"
     usage = "ADVISOR ADD name [what help they give]"
@@ -70,6 +73,7 @@ class AdvisorAdd(Command):
 
 @register
 class AdvisorRemove(Command):
+    action = Action.SEAT
     name = "ADVISOR REMOVE"
     variant = "diplonomic"
     usage = "ADVISOR REMOVE name"
@@ -86,6 +90,7 @@ class AdvisorRemove(Command):
 
 @register
 class TeammateRemove(Command):
+    action = Action.SEAT
     name = "TEAMMATE REMOVE"
     variant = "diplonomic"
     usage = "TEAMMATE REMOVE name|address"
@@ -106,6 +111,7 @@ class TeammateRemove(Command):
 
 @register
 class Accept(Command):
+    action = Action.INFO
     name = "ACCEPT"
     variant = "diplonomic"
     usage = "ACCEPT game password [AS name]"
@@ -128,6 +134,7 @@ class Accept(Command):
 
 
 class AuthorizeCommand(Command):
+    action = Action.SEAT
     variant = "diplonomic"
     allowed = True
 
@@ -168,7 +175,7 @@ class RulebookCommand(MasterCommand):
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, _ = ctx.signed_on()
-        ctx.require("master")
+        ctx.require(Action.MASTER)
         book = rc.load_rulebook(game, "\n".join(block.body))
         numbers = list(parse_rules(book.text))
         return [f"rules version {book.version} stored: {len(numbers)} rules, {numbers[0]} to"
@@ -177,6 +184,7 @@ class RulebookCommand(MasterCommand):
 
 @register
 class Rules(Command):
+    action = Action.INFO
     name = "RULES"
     variant = "diplonomic"
     usage = "RULES game [version]"
@@ -210,6 +218,7 @@ class Enact(MasterCommand):
 
 @register
 class ProposeRules(Command):
+    action = Action.SEAT  # who may propose is the rule changes' own check (contestants)
     name = "PROPOSAL"
     variant = "diplonomic"
     usage = "PROPOSAL RULES [title] ... END"
@@ -229,6 +238,7 @@ class ProposeRules(Command):
 
 @register
 class DiplonomicVote(Command):
+    action = Action.VOTE
     name = "VOTE"
     variant = "diplonomic"
     usage = "VOTE PROPOSAL n FOR | AGAINST | WITHDRAW"
@@ -236,7 +246,7 @@ class DiplonomicVote(Command):
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
-        ctx.require("vote")
+        ctx.require(Action.VOTE)
         return _proposal_vote(game, seat, args)
 
 

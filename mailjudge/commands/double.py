@@ -5,11 +5,13 @@ from __future__ import annotations
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.commands.vote import announce_end, draw_vote
+from mailjudge.permissions.vocabulary import Action
 from mailjudge.variants import double
 
 
 @register
 class Override(Command):
+    action = Action.ORDERS
     name = "OVERRIDE"
     variant = "double"
     usage = "OVERRIDE power order | OVERRIDE power NONE"
@@ -17,7 +19,7 @@ class Override(Command):
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
-        ctx.require("orders")
+        ctx.require(Action.ORDERS)
         if len(args) < 2:
             raise CommandError("write OVERRIDE ENGLAND F LON - NTH (or OVERRIDE ENGLAND NONE)")
         return [double.override(game, seat, args[0], " ".join(args[1:]))]
@@ -25,6 +27,7 @@ class Override(Command):
 
 @register
 class DoubleVote(Command):
+    action = Action.VOTE
     name = "VOTE"
     variant = "double"
     usage = "VOTE YES | VOTE NO (on a joint win, when one is put to you; and the ending votes)"
@@ -32,7 +35,7 @@ class DoubleVote(Command):
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
-        ctx.require("vote")
+        ctx.require(Action.VOTE)
         choice = " ".join(args).upper()
         if not args:
             raise CommandError("write VOTE YES or VOTE NO on the joint win, or VOTE DRAW")

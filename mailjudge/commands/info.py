@@ -6,6 +6,7 @@ from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register, unique_commands
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.models import Game, Seat
+from mailjudge.permissions.vocabulary import Action
 from mailjudge.render.results import map_mail, record_facts, report_lines
 from mailjudge.rules import catalogue
 from mailjudge.service import pictures, processing, state
@@ -14,6 +15,7 @@ from mailjudge.variants import advisors
 
 @register
 class List(Command):
+    action = Action.INFO
     name = "LIST"
     usage = "LIST [game]"
     summary = "the games on this judge, or one game's players and state"
@@ -43,6 +45,7 @@ class List(Command):
 
 @register
 class Summary(Command):
+    action = Action.INFO
     name = "SUMMARY"
     usage = "SUMMARY game"
     summary = "a game's centre counts and state"
@@ -62,6 +65,7 @@ class Summary(Command):
 
 @register
 class History(Command):
+    action = Action.INFO
     name = "HISTORY"
     usage = "HISTORY game [phase]"
     summary = "the results of every phase played (or of one)"
@@ -86,6 +90,7 @@ class History(Command):
 
 @register
 class Map(Command):
+    action = Action.INFO
     name = "MAP"
     usage = "MAP game [phase]"
     summary = "a picture of the board now, or of a phase played with its orders"
@@ -117,6 +122,7 @@ class Map(Command):
 
 @register
 class Help(Command):
+    action = Action.INFO
     name = "HELP"
     usage = "HELP [command | RULES]"
     summary = "this list; HELP RULES describes the rules flags"

@@ -11,6 +11,7 @@ from mailjudge.commands.registry import register
 from mailjudge.commands.vote import announce_end
 from mailjudge.engine.phases import result_rows
 from mailjudge.models import Seat
+from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.outgoing import mail_to_everyone, mail_to_seat
 from mailjudge.render.results import results_lines
@@ -22,11 +23,12 @@ from mailjudge.variants import variant_of
 
 
 class MasterCommand(Command):
+    action = Action.MASTER
     master_only = True
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, _ = ctx.signed_on()
-        ctx.require("master")
+        ctx.require(Action.MASTER)
         return self.act(ctx, game, args)
 
     def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:

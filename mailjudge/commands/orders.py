@@ -9,6 +9,7 @@ from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import read_order, reads_as_order
 from mailjudge.engine.state import MOVEMENT
 from mailjudge.models import Game, OrderLine, Seat
+from mailjudge.permissions.vocabulary import Action
 from mailjudge.service import orders as service_orders
 from mailjudge.service.state import game_map, has_rule
 from mailjudge.timing import show_both
@@ -30,7 +31,7 @@ def submit(ctx: Context, power: str, texts: list[str], merge: bool = False) -> l
     """File ``texts`` as ``power``'s orders: the whole set, or (``merge``) laid over the
     orders on file unit by unit."""
     game, seat = ctx.signed_on()
-    ctx.require("orders")
+    ctx.require(Action.ORDERS)
     if merge:
         texts = service_orders.merged_with_file(game, seat, power, texts)
     report = service_orders.submit_orders(game, seat, power, texts)
@@ -120,6 +121,7 @@ def _file_bare_orders(ctx: Context, pending: list[tuple[int, str]]) -> None:
 
 @register
 class Orders(Command):
+    action = Action.ORDERS
     name = "ORDERS"
     usage = "ORDERS [power] ... END"
     summary = "your orders for this phase, one a line; they replace the orders on file"
@@ -138,6 +140,7 @@ class Orders(Command):
 
 @register
 class IfOrder(Command):
+    action = Action.ORDERS
     name = "IF"
     usage = "IF DISLODGED A PAR R BUR | IF DISLODGED A PAR D | IF ADJUSTING BUILD A PAR"
     summary = (
@@ -148,7 +151,7 @@ class IfOrder(Command):
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
-        ctx.require("orders")
+        ctx.require(Action.ORDERS)
         if len(args) < 2:
             raise CommandError(f"write {rule15.USAGE}")
         phase, power, order = rule15.file_advance_order(game, seat, args[0], " ".join(args[1:]))
@@ -157,13 +160,14 @@ class IfOrder(Command):
 
 @register
 class Clear(Command):
+    action = Action.ORDERS
     name = "CLEAR"
     usage = "CLEAR [power]"
     summary = "withdraw your orders for this phase"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
-        ctx.require("orders")
+        ctx.require(Action.ORDERS)
         powers = [args[0].upper()] if args else seat.powers.split()
         if not powers:
             raise CommandError("say which power: CLEAR FRANCE")
@@ -184,13 +188,14 @@ def _shown(game: Game, seat: Seat, lines: list[OrderLine]) -> list[OrderLine]:
 
 @register
 class Status(Command):
+    action = Action.STATUS
     name = "STATUS"
     usage = "STATUS"
     summary = "the orders on file for your powers, who sent each, and what is missing"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
-        ctx.require("status")
+        ctx.require(Action.STATUS)
         pos = service_orders.current_position(game)
         on_file = service_orders.orders_on_file(game)
         powers = (

@@ -5,6 +5,7 @@ from __future__ import annotations
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.models import Game, Seat
+from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.outgoing import mail_to_seat, press_reply_address
 from mailjudge.service.errors import ServiceError
@@ -110,6 +111,7 @@ def _ballot_in_press(game: Game, seat: Seat, recipients: list[str], block: Block
 
 @register
 class PressTo(Command):
+    action = Action.PRESS
     name = "PRESS TO"
     aliases = ("PRESS",)
     usage = "PRESS TO FRANCE ENGLAND [GREY] [CC LIST] ... ENDPRESS"
@@ -147,6 +149,7 @@ class PressTo(Command):
 
 @register
 class Broadcast(Command):
+    action = Action.PRESS
     name = "BROADCAST"
     usage = "BROADCAST ... ENDPRESS"
     summary = "press to everyone in the game"

@@ -12,6 +12,7 @@ from mailjudge.commands.press import as_press_reply
 from mailjudge.commands.registry import lookup
 from mailjudge.masking import mask_text
 from mailjudge.models import Game
+from mailjudge.permissions.policy import check
 from mailjudge.render import render
 from mailjudge.service import processing
 from mailjudge.service.errors import ServiceError
@@ -57,6 +58,11 @@ def run_commands(text: str, ctx: Context) -> None:
         assert found is not None
         command, size = found
         ctx.command_name, ctx.command_variant = command.name, command.variant
+        # The permission table is the gate: a command the actor may not do is not run.
+        decision = check(ctx.actor, command.action)
+        if not decision:
+            ctx.answers.append(Answer(command.echo(block), False, [decision.reason]))
+            continue
         if command.name in _FLUSH_BEFORE:
             flush_bare_lines(ctx)
         answer = Answer(command.echo(block), True)

@@ -6,11 +6,13 @@ from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.commands.vote import draw_vote
 from mailjudge.models import Game, Seat
+from mailjudge.permissions.vocabulary import Action
 from mailjudge.variants import vote_out
 
 
 @register
 class SurviveVote(Command):
+    action = Action.VOTE_VICTOR
     name = "VOTE"
     variant = "survive"
     usage = "VOTE OUT power n [power m ...] | VOTE VICTOR power (and the ending votes)"
@@ -19,11 +21,11 @@ class SurviveVote(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
         if not args or args[0].upper() not in ("OUT", "VICTOR"):
-            ctx.require("vote")
+            ctx.require(Action.VOTE)
             if not args:
                 raise CommandError("write VOTE OUT FRANCE 3 TURKEY 2, or VOTE VICTOR TURKEY")
             return draw_vote(ctx, game, seat, " ".join(args).upper())
-        ctx.require("vote.victor" if args[0].upper() == "VICTOR" else "vote")
+        ctx.require(Action.VOTE_VICTOR if args[0].upper() == "VICTOR" else Action.VOTE)
         ctx.touched.add(game.id)  # the last ballot may complete the phase
         return _survive_vote(game, seat, args)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.models import Game, Seat
+from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.outgoing import mail_to_seat
 from mailjudge.service import draws
@@ -21,13 +22,14 @@ def announce_end(ctx: Context, game: Game, outcome: str) -> None:
 
 @register
 class Vote(Command):
+    action = Action.VOTE
     name = "VOTE"
     usage = "VOTE DRAW | VOTE CONCEDE power | VOTE NONE | VOTE YES/NO | VOTE n/SOLO/LOSS"
     summary = "your secret ballot on how the game ends (the form depends on the game's rules)"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
-        ctx.require("vote")
+        ctx.require(Action.VOTE)
         if not args:
             raise CommandError("write VOTE DRAW, VOTE CONCEDE FRANCE or VOTE NONE")
         return draw_vote(ctx, game, seat, " ".join(args).upper())
@@ -51,13 +53,14 @@ def draw_vote(ctx: Context, game: Game, seat: Seat, choice: str) -> list[str]:
 
 @register
 class Propose(Command):
+    action = Action.VOTE
     name = "PROPOSE"
     usage = "PROPOSE DRAW | PROPOSE CONCEDE power"
     summary = "propose an ending (PROPOSE_DIAS games); one NO vetoes it"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
-        ctx.require("vote")
+        ctx.require(Action.VOTE)
         proposal = draws.propose(game, seat, " ".join(args))
         body = render("proposal.txt.j2", game=game, proposal=proposal)
         for other in Seat.select().where((Seat.game == game) & (Seat.role == "player")):

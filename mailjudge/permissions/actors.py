@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mailjudge.models import Game, Seat
-
-ANYONE = "anyone"  # not signed on
+from mailjudge.permissions.vocabulary import Role
 
 
 @dataclass(frozen=True)
@@ -16,12 +15,12 @@ class Actor:
     seat: Seat | None = None
 
     @property
-    def role(self) -> str:
+    def role(self) -> Role:
         if self.seat is None:
-            return ANYONE
-        if self.seat.role == "teammate":
-            return "teammate (authorized)" if self.seat.authorized else "teammate"
-        return str(self.seat.role)
+            return Role.ANYONE
+        if self.seat.role == Role.TEAMMATE and self.seat.authorized:
+            return Role.AUTHORIZED_TEAMMATE
+        return Role(self.seat.role)
 
     @property
     def powers(self) -> list[str]:

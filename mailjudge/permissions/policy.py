@@ -1,5 +1,8 @@
 """One table decides every permission: (action, condition, decision, reason).
 
+The gates come first (what needs no password, what needs a SIGNON, the master's
+commands, a finished game), then the rows of the game's variant, then the rest.
+
 Rows are read top to bottom and the first row whose action and condition match decides.
 An action no row allows is refused with the reason of the catch-all row. Conditions look
 at the actor's role and the game's rules flags and state; what needs the database beyond
@@ -8,113 +11,65 @@ that (is this power really theirs?) is asked by the service layer.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from mailjudge.permissions.actors import Actor
+from mailjudge.permissions.rows import ALLOW, DENY, Decision, Row, always, role, rule, state
+from mailjudge.permissions.vocabulary import SEATED, Action, Role
+from mailjudge.variants import variant_of
 
-from mailjudge.permissions.actors import ANYONE, Actor
+A = Action
+ANY = None  # a row for every action
+PLAYERS = (Role.PLAYER, Role.AUTHORIZED_TEAMMATE)
 
-ALLOW, DENY = True, False
-
-Condition = Callable[[Actor], bool]
-
-
-@dataclass(frozen=True)
-class Decision:
-    allowed: bool
-    reason: str
-
-    def __bool__(self) -> bool:
-        return self.allowed
-
-
-@dataclass(frozen=True)
-class Row:
-    action: str  # "*" matches every action
-    condition: Condition
-    decision: bool
-    reason: str
-
-
-def role(*roles: str) -> Condition:
-    return lambda a: a.role in roles
-
-
-def rule(name: str) -> Condition:
-    return lambda a: name in a.rules
-
-
-def state(*states: str) -> Condition:
-    return lambda a: a.game is not None and a.game.state in states
-
-
-def both(*conditions: Condition) -> Condition:
-    return lambda a: all(c(a) for c in conditions)
-
-
-def always(_: Actor) -> bool:
-    return True
-
-
-PLAYERS = ("player", "teammate (authorized)")
-SEATED = (
-    "master",
-    "player",
-    "teammate",
-    "teammate (authorized)",
-    "citizen",
-    "diplomat",
-    "observer",
-)
-
-TABLE: tuple[Row, ...] = (
+GATES: tuple[Row, ...] = (
     # Anyone, no secret needed.
-    Row("info", always, ALLOW, "information needs no password"),
-    Row("create", always, ALLOW, "anyone may create a game"),
-    Row("join", always, ALLOW, "anyone may join a forming game"),
-    Row("observe", rule("NO_OBSERVATIONS"), DENY, "this game takes no observers (NO_OBSERVATIONS)"),
-    Row("observe", always, ALLOW, "anyone may watch a game"),
-    Row("takeover", always, ALLOW, "anyone may take over a vacant power"),
+    Row(A.INFO, always, ALLOW, "information needs no password"),
+    Row(A.CREATE, always, ALLOW, "anyone may create a game"),
+    Row(A.JOIN, always, ALLOW, "anyone may join a forming game"),
+    Row(A.OBSERVE, rule("NO_OBSERVATIONS"), DENY, "this game takes no observers (NO_OBSERVATIONS)"),
+    Row(A.OBSERVE, always, ALLOW, "anyone may watch a game"),
+    Row(A.TAKEOVER, always, ALLOW, "anyone may take over a vacant power"),
     # Everything below needs a SIGNON.
-    Row("*", role(ANYONE), DENY, "SIGNON first: SIGNON power@game password"),
-    Row("master", role("master"), ALLOW, "the master runs the game"),
-    Row("master", always, DENY, "only the game's master may do that"),
-    Row("*", state("finished"), DENY, "the game is over"),
-    Row("orders", role("master"), ALLOW, "the master may order for any power"),
-    Row("orders", state("forming"), DENY, "the game has not started yet"),
-    Row("orders", role(*PLAYERS), ALLOW, "players order for their powers"),
-    Row("orders", role("teammate"), DENY, "a teammate orders only when the player AUTHORIZEs it"),
-    Row("orders", role("citizen", "diplomat"), DENY,
-        "in a Democratic game the country's orders are chosen by PROPOSAL ORDERS and VOTE ORDERS"),
-    Row("orders", always, DENY, "only players and the master submit orders"),
-    Row("status", role("master", *PLAYERS, "teammate"), ALLOW, "orders on file are shown to their power's side"),
-    Row("status", always, DENY, "STATUS shows a power's own orders; observers see results only"),
-    Row("press", role("master"), ALLOW, "the master may write to anyone"),
-    Row("press.country", role("citizen", "diplomat"), ALLOW, "citizens write to their own country"),
-    Row("press.private", role("observer"), DENY, "observers may write only to the master (PRESS TO M)"),
-    Row("press.private", rule("NO_PRESS"), DENY, "this game has NO_PRESS: press goes only to the master (PRESS TO M)"),
-    Row("press.private", rule("PUBLIC_PRESS"), DENY,
+    Row(ANY, role(Role.ANYONE), DENY, "SIGNON first: SIGNON power@game password"),
+    Row(A.MASTER, role(Role.MASTER), ALLOW, "the master runs the game"),
+    Row(A.MASTER, always, DENY, "only the game's master may do that"),
+    Row(ANY, state("finished"), DENY, "the game is over"),
+)  # fmt: skip
+# Here the variant's own rows are read (Variant.permission_rows), then these.
+TABLE: tuple[Row, ...] = (
+    Row(A.ORDERS, role(Role.MASTER), ALLOW, "the master may order for any power"),
+    Row(A.ORDERS, state("forming"), DENY, "the game has not started yet"),
+    Row(A.ORDERS, role(*PLAYERS), ALLOW, "players order for their powers"),
+    Row(A.ORDERS, always, DENY, "only players and the master submit orders"),
+    Row(A.STATUS, role(Role.MASTER, *PLAYERS, Role.TEAMMATE), ALLOW, "orders on file are shown to their power's side"),
+    Row(A.STATUS, always, DENY, "STATUS shows a power's own orders; observers see results only"),
+    Row(A.PRESS, role(Role.MASTER), ALLOW, "the master may write to anyone"),
+    Row(A.PRESS_COUNTRY, always, DENY, "only citizens write to a country's list"),
+    Row(A.PRESS_PRIVATE, role(Role.OBSERVER), DENY, "observers may write only to the master (PRESS TO M)"),
+    Row(A.PRESS_PRIVATE, rule("NO_PRESS"), DENY, "this game has NO_PRESS: press goes only to the master (PRESS TO M)"),
+    Row(A.PRESS_PRIVATE, rule("PUBLIC_PRESS"), DENY,
         "this game has PUBLIC_PRESS: only BROADCAST or press to the master (PRESS TO M)"),
-    Row("press.private", role("citizen"), DENY,
-        "citizens write to their own country's list; only the diplomat writes to other countries"),
-    Row("press.private", role(*SEATED), ALLOW, "players may write to each other"),
-    Row("press.broadcast", role("observer"), DENY, "observers may write only to the master"),
-    Row("press.broadcast", rule("NO_PRESS"), DENY, "this game has NO_PRESS: press goes only to the master"),
-    Row("press.broadcast", role("citizen"), DENY, "only the diplomat speaks for the country to all"),
-    Row("press.broadcast", role(*SEATED), ALLOW, "broadcasts reach everyone"),
-    Row("press.master", role(*SEATED), ALLOW, "anyone in the game may write to the master"),
-    Row("vote.victor", role("master"), ALLOW, "the master breaks an even victor vote (Survive)"),
-    Row("vote", role("player"), ALLOW, "players vote on how the game ends"),
-    Row("vote", role("citizen", "diplomat"), ALLOW, "citizens vote for their country"),
-    Row("vote", always, DENY, "only players (and citizens) vote"),
-    Row("seat", role(*SEATED), ALLOW, "your own settings"),
-    Row("*", always, DENY, "that is not allowed here"),
+    Row(A.PRESS_PRIVATE, role(*SEATED), ALLOW, "players may write to each other"),
+    Row(A.PRESS_BROADCAST, role(Role.OBSERVER), DENY, "observers may write only to the master"),
+    Row(A.PRESS_BROADCAST, rule("NO_PRESS"), DENY, "this game has NO_PRESS: press goes only to the master"),
+    Row(A.PRESS_BROADCAST, role(*SEATED), ALLOW, "broadcasts reach everyone"),
+    Row(A.PRESS_MASTER, role(*SEATED), ALLOW, "anyone in the game may write to the master"),
+    Row(A.VOTE, role(Role.PLAYER), ALLOW, "players vote on how the game ends"),
+    Row(A.VOTE, always, DENY, "only players (and citizens) vote"),
+    Row(A.SEAT, role(*SEATED), ALLOW, "your own settings"),
+    Row(A.PRESS, role(*SEATED), ALLOW, "PRESS and BROADCAST: the rows of the press's kind decide once its recipients are known"),
 )  # fmt: skip
 
 
-def check(actor: Actor, action: str) -> Decision:
-    """The first row that matches ``action`` (or ``*``) and its condition decides."""
-    family = action.split(".", 1)[0]
-    for row in TABLE:
-        if row.action in (action, family, "*") and row.condition(actor):
+def rows_for(actor: Actor) -> tuple[Row, ...]:
+    """The table as it reads for the actor's game: the gates, its variant's rows, the rest."""
+    own = variant_of(actor.game).permission_rows if actor.game is not None else ()
+    return (*GATES, *own, *TABLE)
+
+
+def check(actor: Actor, action: Action) -> Decision:
+    """The first row that matches ``action`` (or its family, or every action) and its
+    condition decides; an action no row speaks of is refused."""
+    for row in rows_for(actor):
+        if row.action in (action, action.family, ANY) and row.condition(actor):
             return Decision(row.decision, row.reason)
     return Decision(False, "that is not allowed here")

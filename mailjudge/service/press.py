@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from mailjudge.models import Game, Press, Seat
 from mailjudge.permissions.actors import Actor
 from mailjudge.permissions.policy import check
+from mailjudge.permissions.vocabulary import Action
 from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.state import game_map, players
 from mailjudge.variants import variant_of
@@ -60,9 +61,12 @@ def send_press(
     everyone = sorted({p for s in players(game) for p in s.powers.split()})
     broadcast = bool(everyone) and set(everyone) <= set(recipients)
     others = [r for r in recipients if r != MASTER]
-    kind = "press.broadcast" if broadcast else "press.private" if others else "press.master"
+    kind = (
+        Action.PRESS_BROADCAST if broadcast else Action.PRESS_PRIVATE if others
+        else Action.PRESS_MASTER
+    )  # fmt: skip
     if sender.role in ("citizen", "diplomat") and others == variant_of(game).speaks_for(sender):
-        kind = "press.country"  # a citizen writing to their own country's list
+        kind = Action.PRESS_COUNTRY  # a citizen writing to their own country's list
     decision = check(Actor("", game, sender), kind)
     if not decision:
         raise NotAllowed(decision.reason)

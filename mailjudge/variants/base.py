@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from mailjudge.engine.passive import Passive
 from mailjudge.models import Game, Seat
+from mailjudge.permissions.rows import Row
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service.outcomes import Processed, Readiness, Wait
 from mailjudge.service.state import power_is_done
@@ -51,6 +52,9 @@ class Variant:
 
     # The game's countries have mailing lists (Democratic: each country's citizens).
     country_lists = False
+    # Rows of the permission table for the variant's roles and actions, read after the
+    # gates and before the shared rows (permissions/policy.py).
+    permission_rows: tuple[Row, ...] = ()
 
     def join(self, game: Game, email: str, password: str, name: str | None) -> Seat | None:
         """JOIN done the variant's own way (Democratic: a citizen of a centre); None: the

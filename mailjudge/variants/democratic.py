@@ -25,6 +25,8 @@ from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import read_order
 from mailjudge.models import Ballot, Game, OrderLine, PhaseRecord, Proposal, Seat
 from mailjudge.passwords import hash_password
+from mailjudge.permissions.rows import ALLOW, DENY, Row, role
+from mailjudge.permissions.vocabulary import Action, Role
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.render.results import results_lines
@@ -51,6 +53,7 @@ from mailjudge.variants.citizens import (
 from mailjudge.variants.country_lists import JUDGE, archive, list_mail
 from mailjudge.voting import Count, count_grouped
 
+CITIZEN_ROLE_SET = (Role.CITIZEN, Role.DIPLOMAT)
 PRESS_TO_MASTER = "MASTER"  # how service.press names the master among recipients
 STANDING = ""  # diplomat ballots stand from phase to phase until changed
 
@@ -319,6 +322,19 @@ class Democratic(Variant):
     name = "democratic"
     has_players = False
     country_lists = True
+    permission_rows = (
+        Row(Action.ORDERS, role(*CITIZEN_ROLE_SET), DENY,
+            "in a Democratic game the country's orders are chosen by PROPOSAL ORDERS and"
+            " VOTE ORDERS"),
+        Row(Action.PRESS_COUNTRY, role(*CITIZEN_ROLE_SET), ALLOW,
+            "citizens write to their own country"),
+        Row(Action.PRESS_PRIVATE, role(Role.CITIZEN), DENY,
+            "citizens write to their own country's list; only the diplomat writes to other"
+            " countries"),
+        Row(Action.PRESS_BROADCAST, role(Role.CITIZEN), DENY,
+            "only the diplomat speaks for the country to all"),
+        Row(Action.VOTE, role(*CITIZEN_ROLE_SET), ALLOW, "citizens vote for their country"),
+    )  # fmt: skip
 
     def join(self, game: Game, email: str, password: str, name: str | None) -> Seat | None:
         return join_citizen(game, email, password, name)

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 
 from mailjudge.engine.passive import Passive, Removal
 from mailjudge.models import Game, PhaseRecord, Seat
+from mailjudge.permissions.rows import DENY, Row, role
+from mailjudge.permissions.vocabulary import Action, Role
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
 from mailjudge.service.errors import NotAllowed
@@ -71,6 +73,10 @@ def static_since(game: Game, year: int) -> int | None:
 class Diplonomic(Variant):
     name = "diplonomic"
     default_rules = "+CIVIL_DISORDER +ALWAYS_WAIT"
+    permission_rows = (
+        Row(Action.ORDERS, role(Role.TEAMMATE), DENY,
+            "a teammate orders only when the player AUTHORIZEs it"),
+    )  # fmt: skip
     default_timing = "RULE15"
     replace_the_late = True
     passive_note = (

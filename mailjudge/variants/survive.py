@@ -16,6 +16,8 @@ from datetime import datetime
 from mailjudge.engine.passive import Passive, Removal
 from mailjudge.engine.state import ADJUSTMENT, Position
 from mailjudge.models import Game, Outcast, Seat
+from mailjudge.permissions.rows import ALLOW, Row, role
+from mailjudge.permissions.vocabulary import Action, Role
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
 from mailjudge.service.outcomes import Processed, Readiness, Wait
@@ -34,6 +36,10 @@ def _position(game: Game) -> Position:
 class Survive(Variant):
     name = "survive"
     keep_adjustments_every = 2
+    permission_rows = (
+        Row(Action.VOTE_VICTOR, role(Role.MASTER), ALLOW,
+            "the master breaks an even victor vote (Survive)"),
+    )  # fmt: skip
 
     def ballot_in_press(
         self, game: Game, seat: Seat, recipients: list[str], lines: list[str]

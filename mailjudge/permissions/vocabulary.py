@@ -1,0 +1,48 @@
+"""The words of the permission table: what an actor is (Role) and what a command does
+(Action). Every command declares its action; the table has a row for every one."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Role(StrEnum):
+    """Who is acting: their seat's role, or nobody signed on."""
+
+    ANYONE = "anyone"  # not signed on
+    MASTER = "master"
+    PLAYER = "player"
+    TEAMMATE = "teammate"  # Diplonomic: helps a contestant
+    AUTHORIZED_TEAMMATE = "authorized teammate"  # ... and may order for them
+    CITIZEN = "citizen"  # Democratic
+    DIPLOMAT = "diplomat"  # Democratic: the citizen who speaks abroad
+    OBSERVER = "observer"
+
+
+class Action(StrEnum):
+    """What a command does, as the table sees it. A dotted action falls back to the rows
+    of its family (``vote.victor`` to ``vote``) when none of its own matches."""
+
+    INFO = "info"  # anyone may ask: HELP, LIST, SIGNON itself
+    CREATE = "create"
+    JOIN = "join"
+    OBSERVE = "observe"
+    TAKEOVER = "takeover"
+    MASTER = "master"  # the master's commands
+    ORDERS = "orders"
+    STATUS = "status"
+    PRESS = "press"  # PRESS and BROADCAST; the kind is known once the recipients are
+    PRESS_COUNTRY = "press.country"
+    PRESS_PRIVATE = "press.private"
+    PRESS_BROADCAST = "press.broadcast"
+    PRESS_MASTER = "press.master"
+    VOTE = "vote"
+    VOTE_VICTOR = "vote.victor"
+    SEAT = "seat"  # one's own settings: WAIT, ZONE, ABSENCE, PASSWORD, RESIGN ...
+
+    @property
+    def family(self) -> Action:
+        return Action(self.value.split(".", 1)[0])
+
+
+SEATED = frozenset(Role) - {Role.ANYONE}

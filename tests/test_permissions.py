@@ -1,0 +1,114 @@
+"""The permission table is the gate: every command declares an action, every action has
+rows, every row can decide, and the table's answers for each role are these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+from typing import Any
+
+import pytest
+
+import mailjudge.commands  # noqa: F401  (registers the commands)
+from mailjudge.commands.registry import unique_commands
+from mailjudge.permissions.actors import Actor
+from mailjudge.permissions.policy import ANY, GATES, TABLE, check, rows_for
+from mailjudge.permissions.vocabulary import Action, Role
+from mailjudge.variants import VARIANTS
+
+
+@dataclass
+class FakeGame:
+    """What the table reads of a game: its rules, state and variant (no database)."""
+
+    rules: str = ""
+    state: str = "active"
+    variant: str = "standard"
+
+
+@dataclass
+class FakeSeat:
+    role: str
+    authorized: bool = False
+    powers: str = "FRANCE"
+
+
+def actor(role: Role, variant: str = "standard", rules: str = "", state: str = "active") -> Actor:
+    game: Any = FakeGame(rules, state, variant)
+    if role is Role.ANYONE:
+        return Actor("someone@example.org", game, None)
+    seat_role = "teammate" if role is Role.AUTHORIZED_TEAMMATE else role.value
+    seat: Any = FakeSeat(seat_role, authorized=role is Role.AUTHORIZED_TEAMMATE)
+    return Actor("someone@example.org", game, seat)
+
+
+def test_every_command_declares_an_action() -> None:
+    missing = [
+        c.name for c in unique_commands() if not isinstance(getattr(c, "action", None), Action)
+    ]
+    assert missing == []
+
+
+def test_every_action_has_a_row_of_its_own_or_its_family() -> None:
+    rows = [*GATES, *TABLE, *(r for v in VARIANTS.values() for r in v.permission_rows)]
+    named = {row.action for row in rows}
+    assert all(action in named or action.family in named for action in Action)
+
+
+# Every combination the rows' conditions look at.
+ROLES = list(Role)
+SITUATIONS = [
+    (variant, rules, state)
+    for variant in VARIANTS
+    for rules in ("", "NO_PRESS", "PUBLIC_PRESS", "NO_OBSERVATIONS")
+    for state in ("forming", "active", "finished")
+]
+
+
+def test_every_row_decides_for_someone() -> None:
+    """No row is shadowed by the rows above it: for each there is an actor and an action
+    for which it is the first to match."""
+    deciding: set[int] = set()
+    for (variant, rules, state), role, action in product(SITUATIONS, ROLES, Action):
+        who = actor(role, variant, rules, state)
+        for row in rows_for(who):
+            if row.action in (action, action.family, ANY) and row.condition(who):
+                deciding.add(id(row))
+                break
+    every = [*GATES, *TABLE, *(r for v in VARIANTS.values() for r in v.permission_rows)]
+    idle = [f"{row.action} {row.reason}" for row in every if id(row) not in deciding]
+    assert idle == []
+
+
+# The table's answer for each role in an active standard game (and Democratic's citizens).
+ALLOWED: dict[Role, set[Action]] = {
+    Role.ANYONE: {Action.INFO, Action.CREATE, Action.JOIN, Action.OBSERVE, Action.TAKEOVER},
+    Role.MASTER: set(Action) - {Action.VOTE, Action.VOTE_VICTOR},
+    Role.PLAYER: set(Action) - {Action.MASTER, Action.PRESS_COUNTRY},
+    Role.AUTHORIZED_TEAMMATE: set(Action) - {Action.MASTER, Action.VOTE, Action.VOTE_VICTOR, Action.PRESS_COUNTRY},
+    Role.TEAMMATE: set(Action) - {Action.MASTER, Action.VOTE, Action.VOTE_VICTOR, Action.PRESS_COUNTRY, Action.ORDERS},
+    Role.OBSERVER: {Action.INFO, Action.CREATE, Action.JOIN, Action.OBSERVE, Action.TAKEOVER,
+                    Action.PRESS, Action.PRESS_MASTER, Action.SEAT},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("role", sorted(ALLOWED))
+def test_answers_for_each_role_in_a_standard_game(role: Role) -> None:
+    who = actor(role)
+    assert {a for a in Action if check(who, a)} == ALLOWED[role]
+
+
+def test_democratic_citizens_and_diplomats() -> None:
+    citizen = actor(Role.CITIZEN, "democratic")
+    diplomat = actor(Role.DIPLOMAT, "democratic")
+    assert not check(citizen, Action.ORDERS) and check(citizen, Action.VOTE)
+    assert check(citizen, Action.PRESS_COUNTRY) and not check(citizen, Action.PRESS_PRIVATE)
+    assert check(diplomat, Action.PRESS_PRIVATE) and not check(citizen, Action.PRESS_BROADCAST)
+
+
+def test_survive_master_breaks_a_victor_tie_and_the_gates_come_first() -> None:
+    assert check(actor(Role.MASTER, "survive"), Action.VOTE_VICTOR)
+    assert not check(actor(Role.MASTER), Action.VOTE_VICTOR)
+    finished = actor(Role.CITIZEN, "democratic", state="finished")
+    assert check(finished, Action.VOTE).reason == "the game is over"
+    assert "SIGNON first" in check(actor(Role.ANYONE, "democratic"), Action.VOTE).reason
