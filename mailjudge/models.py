@@ -94,6 +94,10 @@ class BytesField(BlobField):
 
 
 class BaseModel(Model):
+    # peewee adds these at run time (the id primary key, and a foreign key's raw value as
+    # name_id); declared here for the type checker only: an annotation creates no field.
+    id: Any
+
     class Meta:
         database = database_proxy
         legacy_table_names = False  # order_line, not orderline
@@ -149,6 +153,11 @@ class Game(BaseModel):
 
 class Seat(BaseModel):
     """A person's place in a game, with the secret they sign on with."""
+
+    game_id: Any
+    person_id: Any
+    assists_id: Any
+    teammates: Any  # the seats assisting this one (backref of assists)
 
     game = ForeignKeyField(Game, backref="seats", on_delete="CASCADE", index=False)
     # None for a power nobody holds (vacant or dummy).
@@ -222,6 +231,9 @@ class BoardPicture(BaseModel):
 class OrderLine(BaseModel):
     """One order on file for the current phase, in canonical form."""
 
+    game_id: Any
+    submitted_by_id: Any
+
     game = ForeignKeyField(Game, backref="order_lines", on_delete="CASCADE", index=False)
     phase = CharField(max_length=16)
     power = CharField(max_length=32)
@@ -256,6 +268,9 @@ class Ballot(BaseModel):
     Diplonomic votes; it is "" where a voter has one ballot of the kind.
     """
 
+    game_id: Any
+    voter_id: Any
+
     game = ForeignKeyField(Game, backref="ballots", on_delete="CASCADE", index=False)
     phase = CharField(max_length=16)
     kind = CharField(max_length=16)  # draw, diplomat, orders, out, proposal, joint, ...
@@ -273,6 +288,8 @@ class Ballot(BaseModel):
 
 class Proposal(BaseModel):
     """A Democratic order set or a Diplonomic rule change, numbered within the game."""
+
+    game_id: Any
 
     game = ForeignKeyField(Game, backref="proposals", on_delete="CASCADE", index=False)
     phase = CharField(max_length=16)

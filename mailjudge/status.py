@@ -15,7 +15,7 @@ from mailjudge.models import Game, InboundMessage, Outbox
 
 def status_report(database_url: str, errors: int = 5) -> str:
     lines = ["Games:"]
-    states = Counter(state for (state,) in Game.select(Game.state).tuples())
+    states = Counter(str(state) for state in Game.select(Game.state).scalars())
     lines += [f"    {state:<10} {count}" for state, count in sorted(states.items())] or ["    none"]
     waiting_in = InboundMessage.select().where(InboundMessage.state.in_(("queued", "processing")))
     waiting_out = Outbox.select().where(Outbox.state.in_(("queued", "sending")))
@@ -33,9 +33,9 @@ def status_report(database_url: str, errors: int = 5) -> str:
 def _last_errors(limit: int) -> list[str]:
     columns = (InboundMessage.message_id, InboundMessage.error)
     shunted = InboundMessage.select(*columns).where(InboundMessage.state == "shunted")
-    newest_in = shunted.order_by(InboundMessage.id.desc()).limit(limit)  # type: ignore[attr-defined]
+    newest_in = shunted.order_by(InboundMessage.id.desc()).limit(limit)
     failed = Outbox.select(Outbox.to_addrs, Outbox.last_error).where(Outbox.state == "failed")
-    newest_out = failed.order_by(Outbox.id.desc()).limit(limit)  # type: ignore[attr-defined]
+    newest_out = failed.order_by(Outbox.id.desc()).limit(limit)
     found = [
         f"    mail in {row.message_id}: {row.error.splitlines()[-1] if row.error else '?'}"
         for row in newest_in

@@ -97,10 +97,10 @@ def _handle(
     reason = silence_reason(mail, judge)
     if reason is not None:
         return f"not answered: {reason}"
-    target = _list_target(row, mail, judge)
-    if target is not None:
-        _list_post(row, mail, settings, now, *target)
-        return f"a post to the list of {target[1]} in {target[0].name}"
+    listed = _list_target(row, mail, judge)
+    if listed is not None:
+        _list_post(row, mail, settings, now, *listed)
+        return f"a post to the list of {listed[1]} in {listed[0].name}"
     detail = _game_from_address(row, mail, judge)
     press = press_reply_target(detail) if detail else None
     ctx = execute(

@@ -15,8 +15,10 @@ import random
 import resource
 import tempfile
 import time
+from collections.abc import Iterable
 from datetime import timedelta
 from pathlib import Path
+from typing import cast
 
 from mailjudge import db, migrations
 from mailjudge.engine.randomplay import movement_orders
@@ -26,6 +28,7 @@ from mailjudge.service import processing
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.state import current_position, game_map, get_game
 from mailjudge.variants import democratic as dem
+from mailjudge.variants.citizens import country_of
 
 
 def run(citizens: int, seed: int) -> dict[str, float]:
@@ -40,7 +43,9 @@ def run(citizens: int, seed: int) -> dict[str, float]:
         for start in range(0, citizens, 5000):
             chunk = range(start, min(start + 5000, citizens))
             Person.insert_many([{"email": f"c{i}@bench.test"} for i in chunk]).execute()
-        ids = dict(Person.select(Person.email, Person.id).tuples())
+        ids: dict[str, int] = dict(
+            cast(Iterable[tuple[str, int]], Person.select(Person.email, Person.id).tuples())
+        )
         for start in range(0, citizens, 5000):
             chunk = range(start, min(start + 5000, citizens))
             Seat.insert_many(
@@ -57,7 +62,7 @@ def run(citizens: int, seed: int) -> dict[str, float]:
     seats_by_power: dict[str, list[Seat]] = {}
     for seat in Seat.select().where((Seat.game == game) & (Seat.role == "citizen")):
         seat.game = game
-        power = dem.country_of(seat)
+        power = country_of(seat)
         if power:
             seats_by_power.setdefault(power, []).append(seat)
     ballots = 0

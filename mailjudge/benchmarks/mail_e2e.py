@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
+import queue
 import smtplib
 import statistics
 import tempfile
@@ -90,7 +91,7 @@ def run(mails: int, clients: int, workers: int) -> dict[str, float]:
             p: f"SIGNON {p.lower()}@bench pw-{p}\n" + "\n".join(f"{u} H" for u in pos.units_of(p))
             for p in powers
         }
-        queue: list[tuple[str, bytes]] = []
+        prepared: list[tuple[str, bytes]] = []
         for n in range(mails):
             power = powers[n % len(powers)]
             msg = EmailMessage()
@@ -99,7 +100,7 @@ def run(mails: int, clients: int, workers: int) -> dict[str, float]:
             msg["Subject"] = "orders"
             msg["Message-ID"] = make_msgid(domain="bench.test")
             msg.set_content(bodies[power])
-            queue.append((str(msg["Message-ID"]), msg.as_bytes()))
+            prepared.append((str(msg["Message-ID"]), msg.as_bytes()))
         sent_at: dict[str, float] = {}
         port = judge.listener.smtp_port
         assert port is not None
@@ -113,7 +114,7 @@ def run(mails: int, clients: int, workers: int) -> dict[str, float]:
         time.sleep(1.0)  # the relay process is up
         start = time.time()
         threads = [
-            threading.Thread(target=client, args=(queue[i::clients],)) for i in range(clients)
+            threading.Thread(target=client, args=(prepared[i::clients],)) for i in range(clients)
         ]
         for t in threads:
             t.start()
@@ -157,7 +158,7 @@ def _rate(moments: list[Any]) -> float:
     moments = sorted(m for m in moments if m is not None)
     if len(moments) < 2:
         return 0.0
-    return (len(moments) - 1) / max((moments[-1] - moments[0]).total_seconds(), 1e-9)
+    return float((len(moments) - 1) / max((moments[-1] - moments[0]).total_seconds(), 1e-9))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,6 +10,7 @@ from mailjudge.models import Game
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.variants import democratic as dem
+from mailjudge.variants.citizens import country_of
 from mailjudge.variants.country_lists import JUDGE, list_mail
 
 
@@ -43,7 +44,7 @@ class Nominate(Command):
         assert ctx.seat is not None
         why = " ".join(args[1:])
         proposal = dem.nominate(game, ctx.seat, args[0], why)
-        power = dem.country_of(ctx.seat) or ""
+        power = country_of(ctx.seat) or ""
         number = dem.set_number(proposal)
         body = render("nomination.txt.j2", game=game, nominee=args[0].lower(), why=why,
                       power=power, number=number)  # fmt: skip
@@ -66,7 +67,7 @@ class ProposeOrders(Command):
             raise CommandError("in a Democratic game write PROPOSAL ORDERS, the orders, then END")
         assert ctx.seat is not None
         proposal, errors = dem.propose_orders(game, ctx.seat, list(block.body))
-        power, number = proposal.power, dem.set_number(proposal)
+        power, number = str(proposal.power), dem.set_number(proposal)
         body = render("proposal_orders.txt.j2", game=game, proposal=proposal, number=number)
         to_country(ctx, game, power, f"order set {number} for {game.phase}", body)
         lines = [f"order set {number} for {power} in {game.phase}:"]
@@ -124,7 +125,7 @@ class Comment(Command):
                 " comment, then END"
             )
         assert ctx.seat is not None
-        power = dem.country_of(ctx.seat) or ""
+        power = country_of(ctx.seat) or ""
         number = int(words[-1])
         if nominated:
             proposal = dem.nomination(game, power, number)

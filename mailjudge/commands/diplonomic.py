@@ -44,9 +44,10 @@ class TeammateAdd(Command):
         if len(rest) != 1 or "@" not in rest[0]:
             raise CommandError("write TEAMMATE ADD bob@example.org (and AS bob if you like)")
         teammate = tm.invite(seat, rest[0], name)
+        address = teammate.person.email if teammate.person is not None else rest[0]
         ctx.outgoing.append(tm.invitation(teammate))
         return [
-            f"{teammate.person.email} is asked to be your teammate ({teammate.name});"
+            f"{address} is asked to be your teammate ({teammate.name});"
             " they answer with ACCEPT, and are then announced to everyone"
         ]
 

@@ -10,12 +10,13 @@ from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.commands.vote import announce_end
 from mailjudge.engine.phases import result_rows
-from mailjudge.models import Seat
+from mailjudge.models import Game, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.outgoing import mail_to_everyone, mail_to_seat
 from mailjudge.render.results import results_lines
 from mailjudge.service import draws, games, processing, schedule, seats, state
+from mailjudge.service.outcomes import Processed
 from mailjudge.service.results import deadline_lines, results_mails
 from mailjudge.timing import TimingError, show
 from mailjudge.variants import country_lists as lists
@@ -31,11 +32,11 @@ class MasterCommand(Command):
         ctx.require(Action.MASTER)
         return self.act(ctx, game, args)
 
-    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+    def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
         raise NotImplementedError
 
 
-def after_processing(ctx: Context, game: games.Game, done: processing.Processed) -> list[str]:
+def after_processing(ctx: Context, game: Game, done: Processed) -> list[str]:
     ctx.outgoing += results_mails(game, done) + done.notices
     if done.waiting:
         return [f"{done.phase} is not processed yet: {done.waiting}"]
@@ -54,7 +55,7 @@ class Start(MasterCommand):
     usage = "START"
     summary = "start a forming game; powers nobody holds become dummies"
 
-    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+    def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
         ctx.outgoing += games.start_game(game)
         game = state.get_game(game.name)
         ctx.game = game
@@ -72,7 +73,7 @@ class Process(MasterCommand):
     )
     force = False
 
-    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+    def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
         # Seed 001: CIVIL_DISORDER enters the defaults "when the game's Master submits a
         # PROCESS command", so there a plain PROCESS is the forcing one.
         force = self.force or state.has_rule(game, "CIVIL_DISORDER")
@@ -97,7 +98,7 @@ class Preview(MasterCommand):
     usage = "PREVIEW"
     summary = "what processing now would give, to the master only; the game is unchanged"
 
-    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+    def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
         outcome = processing.preview(game)
         return [
             "preview (nothing changed):",
@@ -111,7 +112,7 @@ class Rollback(MasterCommand):
     usage = "ROLLBACK [phase]"
     summary = "go back to the start of a phase (default: the last one) with its orders"
 
-    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+    def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
         record = processing.rollback(game, args[0] if args else None)
         ctx.game = game
         body = render("rolled_back.txt.j2", game=game, phase=record.phase)
@@ -128,7 +129,7 @@ class Rollforward(MasterCommand):
     usage = "ROLLFORWARD [phase]"
     summary = "re-adjudicate the stored orders of later phases (up to a phase)"
 
-    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+    def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
         done = processing.rollforward(game, args[0] if args else None)
         # Everyone hears each phase's results again, as PROCESS would have told them.
         for phase in done:
@@ -144,7 +145,7 @@ class Pause(MasterCommand):
     usage = "PAUSE"
     summary = "stop the clock: nothing is processed until RESUME"
 
-    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+    def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
         games.pause_game(game)
         return [f"{game.name} is paused"]
 
@@ -155,7 +156,7 @@ class Resume(MasterCommand):
     usage = "RESUME"
     summary = "start the clock again"
 
-    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+    def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
         games.resume_game(game)
         ctx.touched.add(game.id)
         return [f"{game.name} is running again"]
@@ -168,7 +169,7 @@ class SetRule(MasterCommand):
     usage = "SET RULE +X -Y"
     summary = "change the game's rules flags (HELP RULES lists them)"
 
-    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+    def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
         if not args:
             raise CommandError("write SET RULE +NO_PRESS -POWER_CHOICE")
         rules = state.set_rules(game, " ".join(args))
@@ -181,7 +182,7 @@ class SetList(MasterCommand):
     usage = "SET LIST country address|JUDGE [PLAIN|MIME]"
     summary = "Democratic: a country's list is an outside address or the judge's own; digest form"
 
-    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+    def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
         if not variant_of(game).country_lists:
             raise CommandError(f"{game.name} has no country lists (Democratic games have them)")
         if len(args) not in (2, 3):
@@ -205,7 +206,7 @@ class SetDeadline(MasterCommand):
     usage = "SET DEADLINE YYYY-MM-DD HH:MM [zone]"
     summary = "set the deadline of the current phase (in the game's time zone by default)"
 
-    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+    def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
         if len(args) not in (2, 3):
             raise CommandError(
                 "write SET DEADLINE 2026-12-01 12:00 (or with a zone: Europe/London)"
@@ -233,7 +234,7 @@ class SetDeadline(MasterCommand):
 class SeatCommand(MasterCommand):
     verb = ""
 
-    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+    def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
         if len(args) != 1:
             raise CommandError(f"write {self.name} POWER")
         seat = getattr(seats, self.verb)(game, args[0])
@@ -271,7 +272,7 @@ class DeclareDraw(MasterCommand):
     usage = "DECLARE DRAW"
     summary = "end the game in a draw of all the powers still in it"
 
-    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+    def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
         state.require_active(game)
         notices = variant_of(game).declare_draw(game, ctx.now)
         if notices is not None:
@@ -289,7 +290,7 @@ class SetTiming(MasterCommand):
     usage = "SET TIMING MOVE 3D RETREAT 1D ADJUST 1D AT 12:00 Europe/London WARN 24H GRACE 12H"
     summary = "phase lengths, the time of day and zone, weekdays, reminders and grace"
 
-    def act(self, ctx: Context, game: games.Game, args: list[str]) -> list[str]:
+    def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
         try:
             timing = schedule.set_timing(game, " ".join(args), ctx.now)
         except TimingError as err:

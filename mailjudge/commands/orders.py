@@ -11,6 +11,7 @@ from mailjudge.engine.state import MOVEMENT
 from mailjudge.models import Game, OrderLine, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.service import orders as service_orders
+from mailjudge.service import state
 from mailjudge.service.state import game_map, has_rule
 from mailjudge.timing import show_both
 from mailjudge.variants import rule15, variant_of
@@ -50,7 +51,7 @@ def split_by_power(game: Game, seat: Seat, texts: list[str]) -> dict[str, list[s
         return {powers[0]: texts}
     if seat.role == "master":
         raise CommandError("say which power the orders are for: ORDERS FRANCE ... END")
-    pos = service_orders.current_position(game)
+    pos = state.current_position(game)
     gmap = game_map(game)
     table: dict[str, list[str]] = {p: [] for p in powers}
     for text in texts:
@@ -80,7 +81,7 @@ def _map_of(ctx: Context) -> GameMap:
 def _phase_type(ctx: Context) -> str:
     if ctx.game is None:
         return MOVEMENT
-    return service_orders.current_position(ctx.game).phase.type
+    return state.current_position(ctx.game).phase.type
 
 
 def flush_bare_lines(ctx: Context) -> None:
@@ -196,8 +197,8 @@ class Status(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
         ctx.require(Action.STATUS)
-        pos = service_orders.current_position(game)
-        on_file = service_orders.orders_on_file(game)
+        pos = state.current_position(game)
+        on_file = state.orders_on_file(game)
         powers = (
             service_orders.powers_to_order(game, pos)
             if seat.role == "master"
@@ -210,13 +211,13 @@ class Status(Command):
             mine = _shown(game, seat, on_file.get(power, []))
             lines.append(f"{power}:")
             for line in mine:
-                by = line.submitted_by.name if line.submitted_by_id else "the judge"
+                by = line.submitted_by.name if line.submitted_by is not None else "the judge"
                 lines.append(
                     f"    {line.text:<28} (by {by}, {line.submitted_at:%Y-%m-%d %H:%M} UTC)"
                 )
             if not mine:
                 lines.append("    no orders")
-            missing = service_orders.missing_orders(game, pos, power, [line.text for line in mine])
+            missing = state.missing_orders(game, pos, power, [line.text for line in mine])
             if missing:
                 lines.append("    missing: " + ", ".join(missing))
         return lines

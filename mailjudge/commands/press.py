@@ -89,9 +89,9 @@ def deliver(
         mail.reply_to = reply_to
         ctx.outgoing.append(mail)
     for country in routes.lists:
-        mail = list_mail(game, country, f"press from {shown}", text, shown)
-        if mail is not None:
-            ctx.outgoing.append(mail)
+        posted = list_mail(game, country, f"press from {shown}", text, shown)
+        if posted is not None:
+            ctx.outgoing.append(posted)
 
 
 def _reach_note(routes: PressRoutes) -> list[str]:

@@ -16,6 +16,8 @@ def mail_to_seat(
 ) -> Outgoing:
     """A mail to the person in a seat, with the game's headers and their role."""
     game = seat.game
+    if seat.person is None:
+        raise ValueError(f"nobody sits in {seat.name} of {game.name} to mail")
     return Outgoing(
         to=[seat.person.email],
         subject=f"[{game.name}] {subject}",

@@ -25,6 +25,7 @@ from mailjudge.service.state import (
     game_map,
     has_rule,
     orders_on_file,
+    phase_of,
     players,
 )
 from mailjudge.variants import variant_of
@@ -110,7 +111,7 @@ def _orders_for_engine(game: Game) -> tuple[dict[str, list[str]], dict[str, list
         kept[power] = [
             {
                 "text": line.text,
-                "by": line.submitted_by.name if line.submitted_by_id else None,
+                "by": line.submitted_by.name if line.submitted_by is not None else None,
                 "at": line.submitted_at.isoformat(),
             }
             for line in lines
@@ -159,7 +160,8 @@ def process(
         if wait is not None:
             pos = current_position(fresh)
             unchanged = PhaseOutcome([], pos, pos, [], frozenset())
-            done = Processed(fresh.phase, fresh.phase, [], [], unchanged, wait.notices, wait.reason)
+            phase = phase_of(fresh)
+            done = Processed(phase, phase, [], [], unchanged, wait.notices, wait.reason)
             game.__data__.update(fresh.__data__)
             return done
         notices = variant.before_process(fresh, now or utcnow())
@@ -213,7 +215,7 @@ def _run(
     )
     if moved != 1:
         raise ServiceError(f"game {game.name}: phase {game.phase} was processed by another worker")
-    old_phase = game.phase
+    old_phase = phase_of(game)
     game.sequence = seq + 1
     game.phase = str(outcome.next.phase)
     game.position = position_to_dict(outcome.next)
@@ -223,7 +225,7 @@ def _run(
         finish_game(game, ending)
     else:
         schedule_phase(game, now or utcnow())
-    return Processed(old_phase, game.phase, results, sorted(outcome.winners), outcome)
+    return Processed(old_phase, phase_of(game), results, sorted(outcome.winners), outcome)
 
 
 def _mark_eliminated(game: Game, outcome: PhaseOutcome) -> None:

@@ -66,9 +66,10 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
 
 def processed_record(game: Game, phase: str) -> PhaseRecord | None:
     """The stored record of the phase just processed (the latest of that name)."""
-    return (
+    found: PhaseRecord | None = (
         PhaseRecord.select()
         .where((PhaseRecord.game == game) & (PhaseRecord.phase == phase))
         .order_by(PhaseRecord.sequence.desc())
         .first()
     )
+    return found

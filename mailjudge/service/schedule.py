@@ -124,7 +124,8 @@ def phase_began(game: Game) -> datetime | None:
         .order_by(PhaseRecord.sequence.desc())
         .first()
     )
-    return last.processed_at if last is not None else game.started_at
+    began: datetime | None = last.processed_at if last is not None else game.started_at
+    return began
 
 
 def _phase_type(game: Game) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from mailjudge.db import select_compiled
 from mailjudge.engine.adjustments import adjustment_due, build_sites
@@ -47,8 +47,8 @@ def person_for(email: str) -> Person:
     address = email.strip().lower()
     if "@" not in address:
         raise ServiceError(f"{email!r} is not a mail address")
-    person, _ = Person.get_or_create(email=address)
-    return person
+    person, _ = Person.get_or_create(email=address)  # type: ignore[no-untyped-call]
+    return cast(Person, person)
 
 
 def set_rules(game: Game, change: str) -> RuleSet:
@@ -240,3 +240,10 @@ def powers_owing(game: Game, pos: Position, passive: frozenset[str]) -> list[str
         if due < 0 or (due > 0 and build_sites(gmap, pos, power, build_any)):
             out.append(power)
     return out
+
+
+def phase_of(game: Game) -> str:
+    """The phase a started game is in (forming games have none)."""
+    if game.phase is None:
+        raise NotAllowed(f"game {game.name} has not started")
+    return str(game.phase)

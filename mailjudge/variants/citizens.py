@@ -33,7 +33,7 @@ def country_of(seat: Seat, owners: dict[str, str] | None = None) -> str | None:
 
 def citizens_of(game: Game, power: str) -> list[Seat]:
     owners = _owners(game)
-    return [s for s in citizens(game) if owners.get(s.centre) == power]
+    return [s for s in citizens(game) if s.centre and owners.get(s.centre) == power]
 
 
 def centres_of(game: Game, power: str) -> list[str]:
@@ -51,6 +51,5 @@ def citizen_addresses(game: Game, power: str) -> list[str]:
         .join(Seat, on=(Seat.person == Person.id))
         .where((Seat.game == game) & Seat.role.in_(CITIZEN_ROLES) & Seat.centre.in_(centres)
                & (Seat.status == "active"))
-        .tuples()
     )  # fmt: skip
-    return [email for (email,) in rows]
+    return [str(email) for email in rows.scalars()]

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from peewee import fn
 
@@ -37,6 +38,7 @@ from mailjudge.service.state import (
     game_map,
     has_rule,
     person_for,
+    phase_of,
     powers_owing,
     unique_name,
 )
@@ -230,7 +232,7 @@ def vote_orders(game: Game, seat: Seat, ranking: list[int]) -> None:
         offered = ", ".join(map(str, sorted(numbers))) or "none yet"
         raise ServiceError(f"rank {power}'s order sets of this phase, each once: {offered}")
     with database_proxy.atomic():
-        _cast(game, seat, "orders", game.phase, power, ranking)
+        _cast(game, seat, "orders", phase_of(game), power, ranking)
 
 
 def vote_diplomat(game: Game, seat: Seat, names: list[str]) -> None:
@@ -255,7 +257,7 @@ def abstain(game: Game, seat: Seat, kind: str) -> None:
     ).execute()
 
 
-def _count(game: Game, power: str, kind: str, options: list[Any]) -> Count:
+def _count(game: Game, power: str, kind: str, options: list[Any]) -> Count[Any]:
     """Identical ballots are grouped by the database, so a country of a hundred thousand
     citizens is a few thousand distinct rankings. A ballot counts for the country it was
     cast in (citizens who change country lose their standing ballots: see after_process)."""
@@ -268,18 +270,18 @@ def _count(game: Game, power: str, kind: str, options: list[Any]) -> Count:
         .tuples()
     )
     groups: dict[tuple[Any, ...], int] = {}
-    for content, n in rows:
+    for content, n in cast(Iterable[tuple[Any, int]], rows):
         ranking = tuple(json.loads(content) if isinstance(content, str) else content)
         groups[ranking] = groups.get(ranking, 0) + int(n)
     return count_grouped(groups, options, f"{game.name}:{game.phase}:{kind}:{power}")
 
 
-def count_orders(game: Game, power: str) -> Count:
+def count_orders(game: Game, power: str) -> Count[Any]:
     """Ballots rank set numbers (1, 2, ...), the country's own numbering."""
     return _count(game, power, "orders", list(range(1, len(proposals(game, power)) + 1)))
 
 
-def elect_diplomat(game: Game, power: str) -> tuple[Seat | None, Count]:
+def elect_diplomat(game: Game, power: str) -> tuple[Seat | None, Count[Any]]:
     """Count the diplomat ballots of ``power``'s citizens; the winner speaks for it. The
     count is returned for publication."""
     result = _count(game, power, "diplomat", nominees(game, power))
@@ -294,7 +296,7 @@ def elect_diplomat(game: Game, power: str) -> tuple[Seat | None, Count]:
     return Seat.get((Seat.game == game) & (Seat.name == result.winner)), result
 
 
-def stage_lines(result: Count, label: Any) -> list[str]:
+def stage_lines(result: Count[Any], label: Any) -> list[str]:
     """The published count (SPEC 10.5): each stage's totals, who left the count after it,
     and how every tie was settled; never a ballot."""
     lines = [f"ballots counted: {result.ballots}"]
@@ -379,11 +381,11 @@ class Democratic(Variant):
     def on_start(self, game: Game, rng: random.Random, now: datetime) -> list[Outgoing]:
         centres = home_centres(game)
         people = [
-            seat_id
-            for (seat_id,) in Seat.select(Seat.id)
+            int(seat_id)
+            for seat_id in Seat.select(Seat.id)
             .where((Seat.game == game) & Seat.role.in_(CITIZEN_ROLES))
             .order_by(Seat.id)
-            .tuples()
+            .scalars()
         ]
         rng.shuffle(centres)
         rng.shuffle(people)
@@ -416,7 +418,9 @@ class Democratic(Variant):
         body = render(
             "citizen_placed.txt.j2", game=seat.game, power=power, centre=seat.centre, why=why
         )
-        return mail_to_seat(seat, f"{why} of {power} ({seat.centre.upper()})", body, "notice")
+        return mail_to_seat(
+            seat, f"{why} of {power} ({(seat.centre or '').upper()})", body, "notice"
+        )
 
     def _elect_all(self, game: Game) -> list[Outgoing]:
         powers = game_map(game).power_names

@@ -26,7 +26,9 @@ MAX_ITEMS = 500
 def _list_row(game: Game, power: str) -> CountryList:
     row = country_list(game, power)
     if row is None:
-        row, _ = CountryList.get_or_create(game=game, power=power, defaults={"address": ""})
+        row, _ = CountryList.get_or_create(  # type: ignore[no-untyped-call]
+            game=game, power=power, defaults={"address": ""}
+        )
     return row
 
 

@@ -30,7 +30,7 @@ from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
 from mailjudge.service.errors import NotAllowed
 from mailjudge.service.outcomes import Processed, Readiness
-from mailjudge.service.state import has_rule
+from mailjudge.service.state import has_rule, phase_of
 from mailjudge.timing import show
 from mailjudge.variants import rule15
 from mailjudge.variants import rule_changes as rc
@@ -114,8 +114,9 @@ class Diplonomic(Variant):
         if game.state != "active" or not (game.phase or "").endswith("M"):
             return []
         mails = rc.at_turn_start(game, now)
-        if game.phase.startswith("S"):
-            mails += self._static_notice(game, int(game.phase[1:5]) - 1)
+        phase = phase_of(game)
+        if phase.startswith("S"):
+            mails += self._static_notice(game, int(phase[1:5]) - 1)
         return mails
 
     def _static_notice(self, game: Game, year: int) -> list[Outgoing]:
@@ -141,7 +142,8 @@ class Diplonomic(Variant):
 
     def declare_draw(self, game: Game, now: datetime) -> list[Outgoing]:
         """Rule 9: allowed after three static years; takes effect two days later."""
-        year = int((game.phase or "S1901M")[1:5]) - (0 if game.phase.startswith("W") else 1)
+        phase = phase_of(game)
+        year = int(phase[1:5]) - (0 if phase.startswith("W") else 1)
         if static_since(game, year) is None:
             raise NotAllowed(
                 "rule 9 allows a draw only when no supply centre has changed owner in the"

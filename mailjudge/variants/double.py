@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mailjudge.engine.checker import parse_order
 from mailjudge.engine.orders import Order, OrderError
@@ -31,6 +31,7 @@ from mailjudge.service.state import (
     has_rule,
     missing_orders,
     orders_on_file,
+    phase_of,
     require_active,
 )
 from mailjudge.variants.base import Variant
@@ -92,10 +93,10 @@ def override(game: Game, seat: Seat, power: str, line: str) -> str:
         return f"no OVERRIDE for {power} in {game.phase}"
     used = [
         b.phase for b in Ballot.select().where(mine & (Ballot.phase != game.phase))
-        if _year_span(b.phase) == _year_span(game.phase)
+        if _year_span(b.phase) == _year_span(phase_of(game))
     ]  # fmt: skip
     if used:
-        first = 1901 + _year_span(game.phase) * OVERRIDE_YEARS
+        first = 1901 + _year_span(phase_of(game)) * OVERRIDE_YEARS
         raise NotAllowed(
             f"you used your OVERRIDE for {first}-{first + 1} in {used[0]}; the next one is "
             f"yours from {first + OVERRIDE_YEARS}"
@@ -274,7 +275,7 @@ class Double(Variant):
         return f"JOINT WIN {top[0]} ({names})"
 
     def _solo(
-        self, game: Game, counts: dict[str, int], state: dict, outcome: PhaseOutcome
+        self, game: Game, counts: dict[str, int], state: dict[str, Any], outcome: PhaseOutcome
     ) -> str | None:
         """A player's two powers at 21 together; equal best solos get a joint-win vote."""
         combined = {
@@ -343,13 +344,13 @@ def vote_joint(game: Game, seat: Seat, yes: bool) -> str | None:
     return outcome
 
 
-def _start_tiebreak(game: Game, state: dict, players: list[str]) -> None:
+def _start_tiebreak(game: Game, state: dict[str, Any], players: list[str]) -> None:
     state.pop("joint_vote", None)
     state["tiebreak"] = sorted(players)
     _save_state(game, state)
 
 
-def _save_state(game: Game, state: dict) -> None:
+def _save_state(game: Game, state: dict[str, Any]) -> None:
     game.variant_state = state
     Game.update(variant_state=state).where(Game.id == game.id).execute()
 

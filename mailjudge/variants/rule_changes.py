@@ -21,7 +21,7 @@ from mailjudge.render.outgoing import Outgoing, mail_to_everyone
 from mailjudge.rules import RuleError, apply_change
 from mailjudge.service import schedule
 from mailjudge.service.errors import NotAllowed, NotFound, ServiceError
-from mailjudge.service.state import rules_of, set_rules
+from mailjudge.service.state import phase_of, rules_of, set_rules
 from mailjudge.variants import amendments as am
 from mailjudge.variants import rulebook as rb
 
@@ -62,7 +62,10 @@ def _require_contestant(game: Game, seat: Seat, what: str) -> None:
 
 
 def latest(game: Game) -> Rulebook | None:
-    return Rulebook.select().where(Rulebook.game == game).order_by(Rulebook.version.desc()).first()
+    found: Rulebook | None = (
+        Rulebook.select().where(Rulebook.game == game).order_by(Rulebook.version.desc()).first()
+    )
+    return found
 
 
 def version(game: Game, number: int | None = None) -> Rulebook:
@@ -118,7 +121,7 @@ def propose(game: Game, seat: Seat, title: str, text: str) -> Proposal:
     with database_proxy.atomic():
         body = (f"{title.strip()}\n\n" if title.strip() else "") + text.strip("\n")
         return Proposal.create(
-            game=game, phase=turn_of(game.phase), kind=KIND, number=Proposal.next_number(game),
+            game=game, phase=turn_of(phase_of(game)), kind=KIND, number=Proposal.next_number(game),
             text=body,
             author=seat, state="submitted",
         )  # fmt: skip
@@ -290,7 +293,7 @@ def publish(game: Game) -> list[Proposal]:
     )
     for proposal in fresh:
         proposal.state = "published"
-        proposal.phase = turn_of(game.phase)  # the turn its votes are taken in
+        proposal.phase = turn_of(phase_of(game))  # the turn its votes are taken in
         proposal.save()
     return fresh
 

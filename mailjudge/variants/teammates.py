@@ -9,6 +9,8 @@ password) so the orders they sent still say who sent them.
 
 from __future__ import annotations
 
+from typing import cast
+
 from mailjudge.db import database_proxy
 from mailjudge.models import Game, Person, Seat
 from mailjudge.passwords import hash_password
@@ -96,7 +98,7 @@ def find(contestant: Seat, who: str) -> Seat:
         if seat.status in ("active", "invited") and (
             seat.name == who or (seat.person_id and seat.person.email == who)
         ):
-            return seat
+            return cast(Seat, seat)
     names = ", ".join(t.name for t in active(contestant)) or "none"
     raise NotFound(f"{who} is not your teammate (your teammates: {names})")
 

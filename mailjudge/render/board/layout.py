@@ -106,9 +106,9 @@ def _provinces(scene: Scene, gmap: GameMap, position: Position, colours: Mapping
         label = style.WATER_LABEL if prov.kind == WATER else style.LAND_LABEL
         scene.add(Text(x, y + 13, code.upper(), 11, label, bold=True))
         if prov.centre:
-            cx, cy = centre_point(gmap, code)
+            mark_x, mark_y = centre_point(gmap, code)
             fill = colours[owner] if owner else style.NEUTRAL_CENTRE
-            scene.add(Circle(cx, cy, style.CENTRE_RADIUS, fill, style.CENTRE_STROKE, 1.5))
+            scene.add(Circle(mark_x, mark_y, style.CENTRE_RADIUS, fill, style.CENTRE_STROKE, 1.5))
 
 
 def _title(scene: Scene, title: str) -> None:
