@@ -115,7 +115,7 @@ def _handle(
     outgoing = _bounded(ctx.outgoing, settings.security.max_mails_out)
     errors = sum(1 for answer in ctx.answers if not answer.ok)
     summary = f"{len(ctx.answers)} commands, {errors} with errors, {len(outgoing)} mails out"
-    if not (ctx.seat is not None or _may_mail(answer_to, now)):
+    if not (ctx.seat is not None or _may_mail(answer_to, now, settings)):
         summary += f", answer not sent: {answer_to} has had its hour's mail"
     elif may_reply(answer_to, settings.outbound, now):
         body = _within_bytes(reply_text(ctx), settings.security.max_reply_bytes)
@@ -126,7 +126,7 @@ def _handle(
         _tell_answers_paused(mail, row, settings, now)
         summary += ", answer held back (reply limit)"
     for item in outgoing:
-        if item.bcc or len(item.to) != 1 or _may_mail(item.to[0], now):
+        if item.bcc or len(item.to) != 1 or _may_mail(item.to[0], now, settings):
             queue_outgoing(item, settings, now)
     return summary
 
@@ -142,9 +142,10 @@ def _answer_address(mail: ParsedMail) -> str:
     return mail.reply_to if same_domain and mask_text(mail.text) == mail.text else sender
 
 
-def _may_mail(address: str, now: datetime) -> bool:
+def _may_mail(address: str, now: datetime, settings: Settings) -> bool:
     """Mail to an address that never signed on is capped per hour (security)."""
-    return guard.is_proven(address) or guard.may_mail_unproven(address, now)
+    cap = settings.security.unproven_per_hour
+    return guard.is_proven(address) or guard.may_mail_unproven(address, now, cap)
 
 
 # Mail a phase's processing sends is the game's, not the asker's: never cut.

@@ -6,15 +6,29 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from mailjudge.engine.maps import MapError
+from mailjudge.engine.orders import OrderError
 from mailjudge.models import Game, Seat
 from mailjudge.permissions.actors import Actor
 from mailjudge.permissions.policy import check
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render.outgoing import Outgoing
+from mailjudge.rules import RuleError
+from mailjudge.service.errors import ServiceError
+from mailjudge.timing import TimingError
+from mailjudge.variants.amendments import AmendmentError
+from mailjudge.variants.rulebook import RulebookError
 
 
 class CommandError(ValueError):
     """A command that could not be done; the message says what to write instead."""
+
+
+# What a command may refuse with: the player is told why. Other exceptions are bugs.
+JUDGE_ERRORS = (
+    CommandError, ServiceError, OrderError, RuleError, TimingError, AmendmentError,
+    RulebookError, MapError,
+)  # fmt: skip
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mailjudge.commands.base import Answer, Block, Command, CommandError, Context
+from mailjudge.commands.base import JUDGE_ERRORS, Answer, Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.orders import OrderError
@@ -116,7 +116,7 @@ def _file_bare_orders(ctx: Context, pending: list[tuple[int, str]]) -> None:
             if texts:
                 lines += submit(ctx, power, texts, merge=True)
         ctx.answers.append(Answer(echo, ctx.order_errors == errors_before, lines))
-    except (CommandError, ValueError) as err:
+    except JUDGE_ERRORS as err:
         ctx.answers.append(Answer(echo, False, [str(err)]))
 
 

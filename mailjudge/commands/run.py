@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from mailjudge.commands.base import Answer, Block, CommandError, Context
+from mailjudge.commands.base import JUDGE_ERRORS, Answer, Block, CommandError, Context
 from mailjudge.commands.finder import BARE, find_blocks
 from mailjudge.commands.master import after_processing
 from mailjudge.commands.orders import flush_bare_lines
 from mailjudge.commands.press import as_press_reply
 from mailjudge.commands.registry import lookup
+from mailjudge.db import database_proxy
 from mailjudge.masking import mask_text
 from mailjudge.models import Game
 from mailjudge.permissions.policy import check
 from mailjudge.render import render
 from mailjudge.service import processing
-from mailjudge.service.errors import ServiceError
+from mailjudge.service.errors import BadSecret, ServiceError
 
 # Commands after which bare order lines read so far must be on file.
 _FLUSH_BEFORE = {"SIGNON", "SIGNOFF", "ORDERS", "CLEAR", "STATUS", "PROCESS", "PROCESS!", "PREVIEW"}
@@ -66,13 +67,27 @@ def run_commands(text: str, ctx: Context) -> None:
         if command.name in _FLUSH_BEFORE:
             flush_bare_lines(ctx)
         answer = Answer(command.echo(block), True)
-        errors_before = ctx.order_errors
+        errors_before, mails_before = ctx.order_errors, len(ctx.outgoing)
+        standing: BadSecret | None = None
         try:
-            if block.unterminated and command.block_end == "END":
-                raise CommandError(f"no END closes this {command.name}; nothing was done")
-            answer.lines = command.run(ctx, list(block.words[size:]), block)
+            # Each command in its own savepoint: one that fails leaves nothing half done,
+            # and the mail it meant to send is not sent. A wrong password is the exception:
+            # its count and the owner's notice stand.
+            with database_proxy.atomic():
+                if block.unterminated and command.block_end == "END":
+                    raise CommandError(f"no END closes this {command.name}; nothing was done")
+                try:
+                    answer.lines = command.run(ctx, list(block.words[size:]), block)
+                except BadSecret as err:
+                    standing = err
+            if standing is not None:
+                raise standing
             answer.ok = ctx.order_errors == errors_before
-        except (CommandError, ServiceError, ValueError) as err:
+        except JUDGE_ERRORS as err:
+            # Only the judge's own refusals are answered; anything else is a bug, and the
+            # mail is shunted with its traceback for the operator.
+            if err is not standing:
+                del ctx.outgoing[mails_before:]
             answer.ok = False
             answer.lines = [str(err)]
         ctx.answers.append(answer)
