@@ -80,8 +80,8 @@ def test_the_seed_diplomat_example_elects_chuck() -> None:
                "dan": ["chuck", "bob"], "eve": ["alice", "chuck", "bob"]}  # fmt: skip
     for voter, ranking in ballots.items():
         dem.vote_diplomat(game, seats[voter], ranking)
-    # By SPEC section 10 Bob has the fewest first preferences and goes first; his ballot
-    # moves to Chuck, who wins 3 to 2 (the seed's own text says otherwise, wrongly).
+    # By the elimination rule (the fewest first preferences go first) Bob goes first; his
+    # ballot moves to Chuck, who wins 3 to 2 (the seed's own text says otherwise, wrongly).
     elected, _ = dem.elect_diplomat(game, "TURKEY")
     assert elected is not None and elected.name == "chuck" and elected.role == "diplomat"
     result = dem._count(game, "TURKEY", "diplomat", dem.nominees(game, "TURKEY"))

@@ -1,4 +1,4 @@
-"""The Diplonomic rules text and every amendment form of SPEC section 14 (pure code)."""
+"""The Diplonomic rules text and every amendment form a proposal may use (pure code)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Ranked voting (SPEC section 10): the seed's examples, the tie rules, and properties
+"""Ranked voting by instant runoff: seed 000's worked examples, the tie rules, and properties
 checked against a plain ballot-by-ballot count written from the rules."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def ballots_of(*groups: tuple[int, Ranking]) -> list[Ranking]:
     return [list(ranking) for times, ranking in groups for _ in range(times)]
 
 
-# --- the seed's worked examples (seed 000, with SPEC section 10's note) ---------------
+# --- seed 000's worked examples (its diplomat example misorders one elimination) ----
 
 
 def test_seed_diplomat_example_bob_goes_first_and_chuck_wins() -> None:

@@ -40,7 +40,7 @@ def seat_country(seat: Seat) -> str | None:
 
 def role_of(seat: Seat) -> str:
     """The X-Mailjudge-Role of a mail to the person in ``seat``: ``player FRANCE``,
-    ``citizen FRANCE`` (SPEC section 2), ``master``."""
+    ``citizen FRANCE`` (a citizen's country, as every mail to them names it), ``master``."""
     if seat.role in ("citizen", "diplomat"):
         return f"{seat.role} {seat_country(seat) or ''}".strip()
     return f"{seat.role} {seat.powers}".strip()

@@ -3,7 +3,7 @@
 A citizen belongs to a supply centre, and so to whichever country owns it: when a centre
 changes hands after a Fall, its citizens change country with it, before adjustments. In
 each phase the citizens of a country propose order sets and rank them; at the deadline the
-ranked count (mailjudge.voting, SPEC section 10) picks the country's orders, and a country
+ranked count (instant runoff, mailjudge/voting/) picks the country's orders, and a country
 with no proposal or no ballot takes the civil-disorder defaults. At the start of each
 movement phase the citizens' ranked ballots elect the country's diplomat, who alone writes
 to other countries. Ballots are secret and counts are kept until the deadline; afterwards
@@ -297,8 +297,8 @@ def elect_diplomat(game: Game, power: str) -> tuple[Seat | None, Count[Any]]:
 
 
 def stage_lines(result: Count[Any], label: Any) -> list[str]:
-    """The published count (SPEC 10.5): each stage's totals, who left the count after it,
-    and how every tie was settled; never a ballot."""
+    """The published count, once the deadline has passed: each stage's totals, who left
+    the count after it, and how every tie was settled; never a ballot."""
     lines = [f"ballots counted: {result.ballots}"]
     for n, stage in enumerate(result.stages, 1):
         totals = ", ".join(f"{label(option)}: {votes}" for option, votes in stage.items())

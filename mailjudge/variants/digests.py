@@ -1,5 +1,5 @@
-"""Digests of country lists (SPEC section 9): what went to a country's list since its last
-digest, as one mail, at each phase change and otherwise every `judge.digest_hours`.
+"""Digests of country lists: what went to a country's list since its last digest, as one
+mail, at each phase change and otherwise every `judge.digest_hours`.
 
 A digest carries only what the list already received (ListPost): posts, press the country
 sent or received, nominations, order sets, comments, the elected diplomat, counts after

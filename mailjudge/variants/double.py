@@ -1,4 +1,4 @@
-"""Double Diplomacy (seed 004, SPEC section 12): seven players, each holding two powers,
+"""Double Diplomacy (seed 004): seven players, each holding two powers,
 each power shared by two players in a ring (E+T, T+G, G+I, I+R, R+F, F+A, A+E).
 
 Each player sends orders for both their powers; the two sets for a power are kept apart

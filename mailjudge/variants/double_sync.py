@@ -1,5 +1,5 @@
 """Synchronising the two players' orders for one power in Double Diplomacy (seed 004,
-SPEC section 12). Pure: orders in, the orders that go to adjudication out.
+the Double variant). Pure: orders in, the orders that go to adjudication out.
 
 Per unit, in a movement phase: identical orders stand; different orders make the unit
 hold; a support from one player overrules the other's hold (a unit a player left without

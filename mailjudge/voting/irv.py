@@ -1,4 +1,4 @@
-"""Single-winner ranked voting by elimination transfers (SPEC section 10).
+"""Single-winner ranked voting by elimination transfers (instant runoff), as seed 000 has it.
 
 The rules, stage by stage (stage 1 first):
 

@@ -1,6 +1,6 @@
 """The published record of a count: stages, eliminations and how each tie was settled.
 
-Everything here is public after the deadline (SPEC section 10, rule 5): per-stage totals
+Everything here is public once the deadline has passed: per-stage totals
 and the tie-breaks, never an individual ballot.
 """
 
