@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
 from peewee import (
@@ -31,7 +32,18 @@ from peewee import (
 from mailjudge.db import database_proxy
 
 GAME_NAME = re.compile(r"[a-z0-9_-]{1,32}")
-GAME_STATES = ("forming", "active", "paused", "finished")
+
+
+class GameState(StrEnum):
+    """Where a game is in its life: forming (taking players), active, paused, finished."""
+
+    FORMING = "forming"
+    ACTIVE = "active"
+    PAUSED = "paused"
+    FINISHED = "finished"
+
+
+GAME_STATES = tuple(state.value for state in GameState)
 ROLES = ("master", "player", "teammate", "citizen", "diplomat", "observer")
 # invited: a teammate who has not yet sent ACCEPT. Seats are kept after RESIGN or EJECT
 # so that the orders and press they sent still say who sent them.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
-from mailjudge.models import Game, Seat
+from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat, seat_country
@@ -164,7 +164,7 @@ class Join(Command):
         game = state.get_game(game.name)
         ctx.game, ctx.seat = game, seat
         lines = [f"you joined {game.name} as {seat.name}"]
-        if game.state == "active":
+        if game.state == GameState.ACTIVE:
             announce_start(ctx, game)
             lines.append(f"the game has started: you play {seat.powers}")
         elif seat.powers:

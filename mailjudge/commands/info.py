@@ -5,7 +5,7 @@ from __future__ import annotations
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register, unique_commands
 from mailjudge.engine.interchange import position_from_dict
-from mailjudge.models import Game, Seat
+from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render.results import map_mail, record_facts, report_lines
 from mailjudge.rules import catalogue
@@ -104,7 +104,7 @@ class Map(Command):
                                "in a mail of its own")  # fmt: skip
         ctx.pictured.add(game.id)
         phase = args[1].upper() if len(args) > 1 else None
-        if phase is None or (phase == game.phase and game.state != "finished"):
+        if phase is None or (phase == game.phase and game.state != GameState.FINISHED):
             if not game.position:
                 raise CommandError(f"{game.name} has not started: there is no board yet")
             picture = pictures.current_picture(game)

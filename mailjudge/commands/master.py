@@ -10,7 +10,7 @@ from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.commands.vote import announce_end
 from mailjudge.engine.phases import result_rows
-from mailjudge.models import Game, Seat
+from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.outgoing import mail_to_everyone, mail_to_seat
@@ -40,11 +40,11 @@ def after_processing(ctx: Context, game: Game, done: Processed) -> list[str]:
     ctx.outgoing += results_mails(game, done) + done.notices
     if done.waiting:
         return [f"{done.phase} is not processed yet: {done.waiting}"]
-    if game.state == "finished":
+    if game.state == GameState.FINISHED:
         announce_end(ctx, game, game.outcome)
     return [
         f"{done.phase} processed; now {game.phase}"
-        if game.state != "finished"
+        if game.state != GameState.FINISHED
         else f"{done.phase} processed; {game.outcome.lower()}"
     ]
 
@@ -134,7 +134,7 @@ class Rollforward(MasterCommand):
         # Everyone hears each phase's results again, as PROCESS would have told them.
         for phase in done:
             ctx.outgoing += results_mails(game, phase, reprocessed=True) + phase.notices
-        if game.state == "finished":
+        if game.state == GameState.FINISHED:
             announce_end(ctx, game, game.outcome)
         return [f"rolled forward {len(done)} phase(s); now {game.phase}; results sent again"]
 

@@ -28,6 +28,7 @@ from mailjudge.demo.table import Person, Table
 from mailjudge.engine.maps import load_map
 from mailjudge.engine.randomplay import random_orders
 from mailjudge.engine.state import Position
+from mailjudge.models import GameState
 
 GAME = "demo"
 JUDGE = "judge@judge.test"
@@ -107,7 +108,7 @@ def run_demo(
                 )
                 _show(echo, "and the judge answered:", reply)
         first_year = table.position().phase.year
-        while table.state().state == "active":
+        while table.state().state == GameState.ACTIVE:
             pos = table.position()
             if pos.phase.year >= first_year + years:
                 voters = sorted({u.power for u in pos.units.values()})

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from mailjudge.demo.mailroom import Harness
 from mailjudge.demo.sink import Received
 from mailjudge.engine.state import Position
-from mailjudge.models import Game
+from mailjudge.models import Game, GameState
 from mailjudge.service.state import current_position, get_game
 
 
@@ -49,7 +49,9 @@ class Table:
         self.say(m, f"CREATE {self.game} {m.password} RULES {rules}", f"game {self.game} created")
         for power, p in self.players.items():
             self.say(p, f"JOIN {self.game} {p.password} {power}", "ok: you joined")
-        self.harness.wait_until(lambda: self.state().state == "active", what="the game to start")
+        self.harness.wait_until(
+            lambda: self.state().state == GameState.ACTIVE, what="the game to start"
+        )
 
     def state(self) -> Game:
         return get_game(self.game)
@@ -85,7 +87,7 @@ class Table:
         """Every power still in the game votes for a draw; the last vote ends it."""
         for power in powers:
             self.say(self.players[power], f"{self.signon(power)}\nVOTE DRAW")
-        self.harness.wait_until(lambda: self.state().state == "finished", what="the draw")
+        self.harness.wait_until(lambda: self.state().state == GameState.FINISHED, what="the draw")
 
     def mails_to(self, address: str) -> list[Received]:
         return [m for m in self.harness.sink.mails if m.rcpt_tos == [address]]

@@ -11,6 +11,7 @@ that (is this power really theirs?) is asked by the service layer.
 
 from __future__ import annotations
 
+from mailjudge.models import GameState
 from mailjudge.permissions.actors import Actor
 from mailjudge.permissions.rows import ALLOW, DENY, Decision, Row, always, role, rule, state
 from mailjudge.permissions.vocabulary import SEATED, Action, Role
@@ -32,12 +33,12 @@ GATES: tuple[Row, ...] = (
     Row(ANY, role(Role.ANYONE), DENY, "SIGNON first: SIGNON power@game password"),
     Row(A.MASTER, role(Role.MASTER), ALLOW, "the master runs the game"),
     Row(A.MASTER, always, DENY, "only the game's master may do that"),
-    Row(ANY, state("finished"), DENY, "the game is over"),
+    Row(ANY, state(GameState.FINISHED), DENY, "the game is over"),
 )  # fmt: skip
 # Here the variant's own rows are read (Variant.permission_rows), then these.
 TABLE: tuple[Row, ...] = (
     Row(A.ORDERS, role(Role.MASTER), ALLOW, "the master may order for any power"),
-    Row(A.ORDERS, state("forming"), DENY, "the game has not started yet"),
+    Row(A.ORDERS, state(GameState.FORMING), DENY, "the game has not started yet"),
     Row(A.ORDERS, role(*PLAYERS), ALLOW, "players order for their powers"),
     Row(A.ORDERS, always, DENY, "only players and the master submit orders"),
     Row(A.STATUS, role(Role.MASTER, *PLAYERS, Role.TEAMMATE), ALLOW, "orders on file are shown to their power's side"),

@@ -12,7 +12,7 @@ from typing import Any
 
 from mailjudge.engine.interchange import adjudicate, position_from_dict
 from mailjudge.engine.state import Phase
-from mailjudge.models import Game, Press
+from mailjudge.models import Game, GameState, Press
 from mailjudge.render.board import draw_picture
 from mailjudge.render.results import record_facts, report_lines
 from mailjudge.service.processing import history
@@ -140,7 +140,7 @@ def export_html(game: Game) -> str:
             picture.svg.replace("<svg ", '<svg style="max-width: 100%; height: auto;" ', 1),
             f'<pre style="font-size: 13px;">{html.escape(text)}</pre>',
         ]
-    if game.position and game.state != "finished":
+    if game.position and game.state != GameState.FINISHED:
         now = position_from_dict(game.position, gmap)
         picture = draw_picture(gmap, now, (), f"Now: {now.phase.long_name()}", png=False)
         parts += ['<h2 id="now">Now</h2>', picture.svg]

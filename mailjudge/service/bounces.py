@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from mailjudge.addresses import check_matches
-from mailjudge.models import Bounce, Outbox, Person, Seat
+from mailjudge.models import Bounce, GameState, Outbox, Person, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 
@@ -50,7 +50,7 @@ def _tell_masters(failure: Failure) -> list[Outgoing]:
     seats = Seat.select().where((Seat.person == person) & (Seat.role != "master"))
     for seat in seats:
         game = seat.game
-        if game.state == "finished":
+        if game.state == GameState.FINISHED:
             continue
         master = Seat.get_or_none((Seat.game == game) & (Seat.role == "master"))
         if master is None or master.person is None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from mailjudge.db import database_proxy
-from mailjudge.models import Game, Seat
+from mailjudge.models import Game, GameState, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.service import processing
@@ -29,19 +29,19 @@ def tick(now: datetime) -> list[Outgoing]:
     """Handle every clock event that is due, then process what is ready; the mail to send."""
     mails: list[Outgoing] = []
     due = Game.select().where(
-        (Game.state == "active")
+        (Game.state == GameState.ACTIVE)
         & Game.next_reminder_at.is_null(False)
         & (Game.next_reminder_at <= now)
     )
     for game in list(due):
         mails += _handle_due(game, now)
-    for game in list(Game.select().where(Game.state == "active")):
+    for game in list(Game.select().where(Game.state == GameState.ACTIVE)):
         state = processing.readiness(game, now)
         if state.ready:
             done = processing.process(game, force=True, expected_sequence=game.sequence, now=now)
             if done is not None:
                 mails += after_clock_processing(game, done)
-        if game.state == "active":
+        if game.state == GameState.ACTIVE:
             mails += variant_of(game).on_clock(game, now)
     return mails + digests.due(now, current_settings().judge.digest_hours)
 

@@ -10,7 +10,7 @@ from mailjudge.engine.interchange import position_to_dict
 from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.phases import EngineOptions
 from mailjudge.engine.state import initial_position
-from mailjudge.models import GAME_NAME, Game, Seat, utcnow
+from mailjudge.models import GAME_NAME, Game, GameState, Seat, utcnow
 from mailjudge.passwords import hash_password
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.rules import RuleError, RuleSet, apply_change
@@ -45,7 +45,7 @@ def engine_options(game: Game) -> EngineOptions:
 def passive_now(game: Game) -> frozenset[str]:
     """Powers nobody orders in the current phase, as its players see it: a change that
     processing this phase brings (a vote-out) is not yet known."""
-    if game.state != "active" and game.state != "paused":
+    if game.state != GameState.ACTIVE and game.state != GameState.PAUSED:
         return frozenset()
     return variant_of(game).passive(game, game.sequence - 1).powers
 
@@ -112,7 +112,7 @@ def start_game(
 ) -> list[Outgoing]:
     """Deal the powers and begin. Powers nobody holds become dummies (civil disorder).
     Returns the mail the variant sends at the start (the citizens' countries, say)."""
-    if game.state != "forming":
+    if game.state != GameState.FORMING:
         raise NotAllowed(
             f"game {game.name} is {game.state}, not forming; only a forming game starts"
         )
@@ -152,7 +152,7 @@ def start_game(
 
 def _begin(game: Game, gmap: GameMap, now: datetime | None = None) -> None:
     pos = initial_position(gmap)
-    game.state = "active"
+    game.state = GameState.ACTIVE
     game.phase = str(pos.phase)
     game.position = position_to_dict(pos)
     game.started_at = now or utcnow()
@@ -161,14 +161,14 @@ def _begin(game: Game, gmap: GameMap, now: datetime | None = None) -> None:
 
 
 def pause_game(game: Game) -> None:
-    if game.state != "active":
+    if game.state != GameState.ACTIVE:
         raise NotAllowed(f"game {game.name} is {game.state}; only an active game can be paused")
-    game.state = "paused"
+    game.state = GameState.PAUSED
     game.save()
 
 
 def resume_game(game: Game) -> None:
-    if game.state != "paused":
+    if game.state != GameState.PAUSED:
         raise NotAllowed(f"game {game.name} is {game.state}, not paused")
-    game.state = "active"
+    game.state = GameState.ACTIVE
     game.save()

@@ -13,7 +13,7 @@ from typing import Any
 from mailjudge.db import database_proxy, is_postgres
 from mailjudge.engine.interchange import position_to_dict
 from mailjudge.engine.phases import PhaseOutcome, process_phase, result_rows
-from mailjudge.models import Game, OrderLine, PhaseRecord, Seat, utcnow
+from mailjudge.models import Game, GameState, OrderLine, PhaseRecord, Seat, utcnow
 from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.games import engine_options
 from mailjudge.service.orders import powers_to_order
@@ -51,7 +51,7 @@ def readiness(game: Game, now: datetime | None = None, need_late: bool = True) -
     """Should the judge process now, without the master's word? With ``need_late`` False
     the answer may come without the list of late powers (it skips reading the orders when
     a WAIT or ALWAYS_WAIT settles it). The game's variant has the last word."""
-    if game.state != "active":
+    if game.state != GameState.ACTIVE:
         return Readiness(False, f"the game is {game.state}")
     now = now or utcnow()
     return variant_of(game).ready(game, now, _standard_readiness(game, now, need_late))
@@ -143,7 +143,7 @@ def process(
         fresh = _lock(game)
         if fresh.sequence != expected:
             return None
-        if fresh.state != "active":
+        if fresh.state != GameState.ACTIVE:
             raise NotAllowed(
                 f"game {fresh.name} is {fresh.state}; only an active game is processed"
             )
@@ -284,7 +284,7 @@ def rollback(game: Game, phase: str | None = None) -> PhaseRecord:
         _restore_orders(fresh, record)
         Game.update(
             sequence=record.sequence, phase=record.phase, position=record.position,
-            state="active" if fresh.state == "finished" else fresh.state,
+            state=GameState.ACTIVE if fresh.state == GameState.FINISHED else fresh.state,
             outcome="", finished_at=None,
         ).where(Game.id == fresh.id).execute()  # fmt: skip
     game.__data__.update(Game.get_by_id(game.id).__data__)
@@ -316,7 +316,7 @@ def rollforward(game: Game, to_phase: str | None = None) -> list[Processed]:
             )
             if record is None:
                 break
-            if fresh.state != "active":
+            if fresh.state != GameState.ACTIVE:
                 raise NotAllowed(f"game {fresh.name} is {fresh.state}; RESUME it first")
             texts = {p: [e["text"] for e in lines] for p, lines in record.orders.items()}
             done.append(_run(fresh, texts, record.orders, keep_future=True))

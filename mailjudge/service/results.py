@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from mailjudge.engine.state import Phase
-from mailjudge.models import Game, PhaseRecord, Seat
+from mailjudge.models import Game, GameState, PhaseRecord, Seat
 from mailjudge.outbound.message import board_cid
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
@@ -19,7 +19,7 @@ from mailjudge.timing import show
 
 def deadline_lines(game: Game, seat: Seat) -> list[str]:
     """The next deadline in the game's zone, and in the reader's own when they set one."""
-    if game.deadline is None or game.state != "active":
+    if game.deadline is None or game.state != GameState.ACTIVE:
         return []
     zone = timing_of(game).zone
     lines = [f"Deadline: {show(game.deadline, zone)}"]

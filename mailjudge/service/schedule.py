@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from mailjudge.models import Game, PhaseRecord, Seat, utcnow
+from mailjudge.models import Game, GameState, PhaseRecord, Seat, utcnow
 from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.state import has_rule, require_active
 from mailjudge.timing import Timing, TimingError, parse_when, shift_past, show
@@ -45,7 +45,7 @@ def set_timing(game: Game, text: str, now: datetime | None = None) -> Timing:
     game.timing = str(timing)
     game.timezone = timing.zone
     game.save()
-    if game.state == "active":
+    if game.state == GameState.ACTIVE:
         schedule_phase(game, now or utcnow())
     return timing
 
@@ -77,7 +77,7 @@ def set_absence(seat: Seat, start_text: str, end_text: str, now: datetime | None
     pending.append((start, end))
     seat.absence = ";".join(f"{a.isoformat()}/{b.isoformat()}" for a, b in sorted(pending))
     seat.save()
-    if seat.game.state == "active" and seat.game.deadline is not None:
+    if seat.game.state == GameState.ACTIVE and seat.game.deadline is not None:
         _apply_absences(seat.game, timing_of(seat.game))
         _reset_events(seat.game, now)
         seat.game.save()
@@ -85,7 +85,7 @@ def set_absence(seat: Seat, start_text: str, end_text: str, now: datetime | None
 
 def schedule_phase(game: Game, now: datetime) -> None:
     """Give the current phase its deadline (called when a game starts and after each phase)."""
-    if game.state != "active" or has_rule(game, "NO_DEADLINE"):
+    if game.state != GameState.ACTIVE or has_rule(game, "NO_DEADLINE"):
         game.deadline = None
         game.next_reminder_at = None
         game.save()

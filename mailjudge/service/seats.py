@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from mailjudge.db import database_proxy
-from mailjudge.models import Game, Seat
+from mailjudge.models import Game, GameState, Seat
 from mailjudge.passwords import hash_password, verify_password_remembered
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service.errors import NotAllowed, NotFound, ServiceError
@@ -78,7 +78,7 @@ def join(
     joined = variant_of(game).join(game, email, password, name)
     if joined is not None:
         return joined
-    if game.state != "forming":
+    if game.state != GameState.FORMING:
         raise NotAllowed(
             f"game {game.name} is {game.state}; JOIN is for forming games (try TAKEOVER)"
         )

@@ -15,7 +15,7 @@ from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import MOVEMENT, RETREAT, Position
-from mailjudge.models import Game, OrderLine, Person, Seat, utcnow
+from mailjudge.models import Game, GameState, OrderLine, Person, Seat, utcnow
 from mailjudge.passwords import verify_password_remembered
 from mailjudge.rules import RuleError, RuleSet, apply_change
 from mailjudge.service import guard
@@ -64,7 +64,7 @@ def set_rules(game: Game, change: str) -> RuleSet:
 
 def finish_game(game: Game, outcome: str, when: datetime | None = None) -> None:
     """End the game: 'WIN FRANCE', 'DRAW ENGLAND FRANCE', 'CONCESSION TURKEY'."""
-    game.state = "finished"
+    game.state = GameState.FINISHED
     game.outcome = outcome
     game.finished_at = when or utcnow()
     game.deadline = None
@@ -72,7 +72,7 @@ def finish_game(game: Game, outcome: str, when: datetime | None = None) -> None:
 
 
 def require_active(game: Game) -> None:
-    if game.state != "active":
+    if game.state != GameState.ACTIVE:
         raise NotAllowed(f"game {game.name} is {game.state}; that needs an active game")
 
 

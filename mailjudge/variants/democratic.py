@@ -24,7 +24,7 @@ from mailjudge.db import database_proxy
 from mailjudge.engine.checker import check_order
 from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import read_order
-from mailjudge.models import Ballot, Game, OrderLine, PhaseRecord, Proposal, Seat
+from mailjudge.models import Ballot, Game, GameState, OrderLine, PhaseRecord, Proposal, Seat
 from mailjudge.passwords import hash_password
 from mailjudge.permissions.rows import ALLOW, DENY, Row, role
 from mailjudge.permissions.vocabulary import Action, Role
@@ -72,7 +72,7 @@ def _own_country(seat: Seat) -> str:
 def join_citizen(game: Game, email: str, password: str, name: str | None = None) -> Seat:
     """JOIN a Democratic game, forming or running. A late joiner goes to the home centre
     with the fewest citizens (the first such centre by name)."""
-    if game.state not in ("forming", "active"):
+    if game.state not in (GameState.FORMING, GameState.ACTIVE):
         raise NotAllowed(
             f"game {game.name} is {game.state}; citizens join forming or running games"
         )
@@ -81,7 +81,7 @@ def join_citizen(game: Game, email: str, password: str, name: str | None = None)
         if any(s.person_id == person.id for s in citizens(game)):
             raise NotAllowed(f"you are a citizen of {game.name} already")
         centre = None
-        if game.state == "active":
+        if game.state == GameState.ACTIVE:
             load = {c: 0 for c in home_centres(game)}
             for seat in citizens(game):
                 if seat.centre in load:
@@ -485,7 +485,7 @@ class Democratic(Variant):
             for seat in movers
             if seat.person
         ]
-        if game.state == "active" and (game.phase or "").endswith("M"):
+        if game.state == GameState.ACTIVE and (game.phase or "").endswith("M"):
             mails += self._elect_all(game)
         return mails + self._digests(game, done, now)
 

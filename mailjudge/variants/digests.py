@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from mailjudge.models import CountryList, Game, ListPost
+from mailjudge.models import CountryList, Game, GameState, ListPost
 from mailjudge.render.digest import DigestHeading, DigestItem, mime_parts, rfc1153, topics
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service.state import game_map
@@ -85,7 +85,9 @@ def due(now: datetime, hours: int) -> list[Outgoing]:
         return []
     cutoff = now - timedelta(hours=hours)
     mails: list[Outgoing] = []
-    for game in Game.select().where((Game.state == "active") & (Game.variant == "democratic")):
+    for game in Game.select().where(
+        (Game.state == GameState.ACTIVE) & (Game.variant == "democratic")
+    ):
         sent = {
             row.power: row.last_digest_at
             for row in CountryList.select().where(CountryList.game == game)

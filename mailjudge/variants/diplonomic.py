@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from mailjudge.engine.passive import Passive, Removal
-from mailjudge.models import Game, PhaseRecord, Seat
+from mailjudge.models import Game, GameState, PhaseRecord, Seat
 from mailjudge.permissions.rows import DENY, Row, role
 from mailjudge.permissions.vocabulary import Action, Role
 from mailjudge.render import render
@@ -109,9 +109,9 @@ class Diplonomic(Variant):
         return Readiness(True, "rule 15: every order for this phase was given in advance")
 
     def after_process(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
-        if game.state == "active":
+        if game.state == GameState.ACTIVE:
             rule15.drop_undislodged(game)
-        if game.state != "active" or not (game.phase or "").endswith("M"):
+        if game.state != GameState.ACTIVE or not (game.phase or "").endswith("M"):
             return []
         mails = rc.at_turn_start(game, now)
         phase = phase_of(game)
@@ -170,10 +170,10 @@ class Diplonomic(Variant):
         state = {k: v for k, v in game.variant_state.items() if k != "draw_at"}
         won = (
             Game.update(
-                state="finished", outcome=outcome, finished_at=now, deadline=None,
+                state=GameState.FINISHED, outcome=outcome, finished_at=now, deadline=None,
                 variant_state=state,
             )
-            .where((Game.id == game.id) & (Game.state == "active"))
+            .where((Game.id == game.id) & (Game.state == GameState.ACTIVE))
             .execute()
         )  # fmt: skip
         if won != 1:

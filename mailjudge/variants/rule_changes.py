@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from mailjudge.db import database_proxy
-from mailjudge.models import Ballot, Game, Proposal, Rulebook, Seat
+from mailjudge.models import Ballot, Game, GameState, Proposal, Rulebook, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone
 from mailjudge.rules import RuleError, apply_change
@@ -52,7 +52,7 @@ def majority(count: int) -> int:
 def _require_contestant(game: Game, seat: Seat, what: str) -> None:
     if game.variant != "diplonomic":
         raise NotAllowed(f"{what} is for Diplonomic games; {game.name} is {game.variant}")
-    if game.state != "active":
+    if game.state != GameState.ACTIVE:
         raise NotAllowed(f"game {game.name} is {game.state}; {what} needs an active game")
     if seat.id not in {s.id for s in contestants(game)}:
         raise NotAllowed(f"only contestants (players) may {what}")
@@ -86,7 +86,7 @@ def version(game: Game, number: int | None = None) -> Rulebook:
 
 def load_rulebook(game: Game, text: str) -> Rulebook:
     """The master's RULEBOOK: a new version, before START only."""
-    if game.state != "forming":
+    if game.state != GameState.FORMING:
         raise NotAllowed(
             "after START the rules change only by enacted proposals (PROPOSAL RULES ... END)"
         )

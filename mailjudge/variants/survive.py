@@ -15,7 +15,7 @@ from datetime import datetime
 
 from mailjudge.engine.passive import Passive, Removal
 from mailjudge.engine.state import ADJUSTMENT, Position
-from mailjudge.models import Game, Outcast, Seat
+from mailjudge.models import Game, GameState, Outcast, Seat
 from mailjudge.permissions.rows import ALLOW, Row, role
 from mailjudge.permissions.vocabulary import Action, Role
 from mailjudge.render import render
@@ -134,7 +134,7 @@ class Survive(Variant):
         victor = next(iter(happened.get(oc.TIED, [])), None)
         left = oc.in_play(game, done.outcome.next, sequence)
         winner = left[0] if len(left) == 1 else None
-        if winner is not None and game.state != "finished":
+        if winner is not None and game.state != GameState.FINISHED:
             finish_game(game, f"WIN {winner}", now)
         is_vote = oc.is_vote_phase(done.phase)
         if not happened and not winner and not is_vote:

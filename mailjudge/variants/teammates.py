@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import cast
 
 from mailjudge.db import database_proxy
-from mailjudge.models import Game, Person, Seat
+from mailjudge.models import Game, GameState, Person, Seat
 from mailjudge.passwords import hash_password
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
@@ -27,7 +27,7 @@ def _in_game(game: Game, person: Person) -> list[Seat]:
 def require_contestant(seat: Seat) -> None:
     if seat.role != "player" or seat.person_id is None or seat.game.variant != "diplonomic":
         raise NotAllowed("only a contestant of a Diplonomic game names teammates")
-    if seat.game.state == "finished":
+    if seat.game.state == GameState.FINISHED:
         raise NotAllowed(f"game {seat.game.name} is over")
 
 

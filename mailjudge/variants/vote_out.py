@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from mailjudge.db import database_proxy
 from mailjudge.engine.maps import GameMap
-from mailjudge.models import Ballot, Game, Seat
+from mailjudge.models import Ballot, Game, GameState, Seat
 from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.state import current_position, game_map
 from mailjudge.variants.outcasts import (
@@ -75,7 +75,7 @@ def _voter_power(game: Game, seat: Seat) -> str:
 
 def check_out_ballot(game: Game, seat: Seat, allocation: Mapping[str, int]) -> str:
     """The voting power, once the ballot is known to be one that counts."""
-    if game.state != "active" or not is_vote_phase(game.phase):
+    if game.state != GameState.ACTIVE or not is_vote_phase(game.phase):
         raise NotAllowed(
             "the vote-out is held in the adjustment phase after each even year's Fall "
             f"(W1902A, W1904A, ...); it is {game.phase or 'not started'} now"
@@ -145,7 +145,7 @@ def victor_voters(game: Game) -> tuple[list[str], bool]:
 def vote_victor(game: Game, seat: Seat, word: str) -> str:
     """VOTE VICTOR TURKEY, by an outcast still on the board (or the master when due)."""
     candidates = tied(game)
-    if game.state != "active" or not candidates:
+    if game.state != GameState.ACTIVE or not candidates:
         raise NotAllowed("no victor vote is open; it opens only when a vote-out tie would "
                          "leave nobody in the game")  # fmt: skip
     choice = _power(word, game_map(game))
