@@ -49,6 +49,13 @@ class RuleSet(frozenset[str]):
     def __repr__(self) -> str:
         return f"RuleSet({sorted(self)!r})"
 
+    def has(self, name: str) -> bool:
+        """Whether the flag is set. A name the catalogue does not know is a bug in the
+        caller, not a flag that is off: it raises."""
+        if name not in catalogue().rules:
+            raise KeyError(f"no rules flag is called {name!r} (data/rules.toml)")
+        return name in self
+
 
 @dataclass(frozen=True)
 class Rule:

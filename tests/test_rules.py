@@ -326,3 +326,11 @@ def test_broken_catalogue_is_reported_with_file_and_fault(
 
 def test_unknown_stored_rule_is_kept_without_judging_it() -> None:
     assert apply_change({"RETIRED_RULE"}, "+HOLD_WIN") == {"RETIRED_RULE", "HOLD_WIN"}
+
+
+def test_asking_for_a_flag_nobody_defined_is_a_bug_not_false() -> None:
+    """A misspelt flag would otherwise read as 'off' for ever."""
+    rules = RuleSet.parse("NO_PRESS")
+    assert rules.has("NO_PRESS") and not rules.has("PUBLIC_PRESS")
+    with pytest.raises(KeyError, match="NO_PRES"):
+        rules.has("NO_PRES")

@@ -129,7 +129,7 @@ class Create(Command):
         )  # fmt: skip
         ctx.game, ctx.seat = game, state.seat_named(game, "master")
         rules = game.rules or "none"
-        power = " FRANCE" if "POWER_CHOICE" in game.rules.split() else ""
+        power = " FRANCE" if state.has_rule(game, "POWER_CHOICE") else ""
         return [
             f"game {game.name} created ({game.variant}; rules: {rules}); you are its master",
             f"players join with: JOIN {game.name} password{power}",

@@ -59,11 +59,11 @@ def _options(game: Game) -> dict[str, Any]:
     """The engine options a phase was played with, as the interchange format names them."""
     rules = rules_of(game)
     return {
-        "build_any": "BUILD_ANY" in rules,
-        "dont_skip_phases": "DONT_SKIP_PHASES" in rules,
+        "build_any": rules.has("BUILD_ANY"),
+        "dont_skip_phases": rules.has("DONT_SKIP_PHASES"),
         "victory_centres": game.victory_count,
-        "shared_victory": "SHARED_VICTORY" in rules,
-        "hold_win": "HOLD_WIN" in rules,
+        "shared_victory": rules.has("SHARED_VICTORY"),
+        "hold_win": rules.has("HOLD_WIN"),
     }
 
 

@@ -30,15 +30,15 @@ def engine_options(game: Game) -> EngineOptions:
     rules = rules_of(game)
     variant = variant_of(game)
     return EngineOptions(
-        build_any="BUILD_ANY" in rules,
-        dont_skip_phases="DONT_SKIP_PHASES" in rules,
+        build_any=rules.has("BUILD_ANY"),
+        dont_skip_phases=rules.has("DONT_SKIP_PHASES"),
         victory_centres=game.victory_count,
-        shared_victory="SHARED_VICTORY" in rules,
-        hold_win="HOLD_WIN" in rules,
+        shared_victory=rules.has("SHARED_VICTORY"),
+        hold_win=rules.has("HOLD_WIN"),
         passive=variant.passive(game, game.sequence),
         keep_adjustments_every=variant.keep_adjustments_every,
-        civil_disorder_seed=game.name if "CIVIL_DISORDER" in rules else "",
-        multiple_orders_hold="NO_CHECK" in rules,
+        civil_disorder_seed=game.name if rules.has("CIVIL_DISORDER") else "",
+        multiple_orders_hold=rules.has("NO_CHECK"),
     )
 
 

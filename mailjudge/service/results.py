@@ -14,6 +14,7 @@ from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.render.results import facts_of, report
 from mailjudge.service.pictures import played_picture
 from mailjudge.service.schedule import timing_of
+from mailjudge.service.state import has_rule
 from mailjudge.timing import show
 
 
@@ -39,8 +40,7 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
     record = processed_record(game, done.phase)
     before = record.position.get("sc_owners") if record is not None else None
     facts = facts_of(done.results, done.outcome, before)
-    rules = game.rules.split()
-    words = report(facts, "BUILD_ANY" in rules, "CIVIL_DISORDER" in rules)
+    words = report(facts, has_rule(game, "BUILD_ANY"), has_rule(game, "CIVIL_DISORDER"))
     picture = played_picture(game, record) if record is not None else None
     mails = []
     for seat in Seat.select().where(Seat.game == game):

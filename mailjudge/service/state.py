@@ -29,7 +29,8 @@ def rules_of(game: Game) -> RuleSet:
 
 
 def has_rule(game: Game, name: str) -> bool:
-    return name in rules_of(game)
+    """Whether the game has the rules flag ``name`` (a known flag's name: see RuleSet.has)."""
+    return rules_of(game).has(name)
 
 
 def game_map(game: Game) -> GameMap:
