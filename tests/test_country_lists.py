@@ -23,9 +23,9 @@ from mailjudge.service.games import create_game, start_game
 from mailjudge.service.seats import join
 from mailjudge.service.state import get_game
 from mailjudge.settings import Settings, load_settings
-from mailjudge.variants import country_lists as lists
 from mailjudge.variants import democratic as dem
-from mailjudge.variants import digests
+from mailjudge.variants.democratic import country_lists as lists
+from mailjudge.variants.democratic import digests
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

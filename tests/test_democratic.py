@@ -15,7 +15,7 @@ from mailjudge.service.games import create_game, start_game
 from mailjudge.service.seats import join
 from mailjudge.service.state import current_position, get_game
 from mailjudge.variants import democratic as dem
-from mailjudge.variants.country_lists import list_address
+from mailjudge.variants.democratic.country_lists import list_address
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

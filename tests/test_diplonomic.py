@@ -19,7 +19,7 @@ from mailjudge.service import deadlines, processing
 from mailjudge.service.games import create_game
 from mailjudge.service.seats import eject, join
 from mailjudge.service.state import get_game
-from mailjudge.variants import rule_changes as rc
+from mailjudge.variants.diplonomic import rule_changes as rc
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

@@ -21,7 +21,7 @@ from mailjudge.service.orders import submit_orders
 from mailjudge.service.seats import join
 from mailjudge.service.state import get_game
 from mailjudge.variants import double
-from mailjudge.variants.double_sync import PartnerOrders, sync_adjustments, sync_units
+from mailjudge.variants.double.sync import PartnerOrders, sync_adjustments, sync_units
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

@@ -11,8 +11,8 @@ from e2e import MASTER, Harness
 
 from mailjudge.models import Outbox
 from mailjudge.service.state import get_game
-from mailjudge.variants.citizens import citizens_of
-from mailjudge.variants.country_lists import list_address
+from mailjudge.variants.democratic.citizens import citizens_of
+from mailjudge.variants.democratic.country_lists import list_address
 
 CITIZENS = [f"citizen{i:02d}" for i in range(23)]
 POWERS = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]

@@ -11,7 +11,7 @@ from e2e import MASTER, Harness, text_of
 from mailjudge.demo.sink import Received
 from mailjudge.service.state import get_game
 from mailjudge.variants import democratic as dem
-from mailjudge.variants.country_lists import list_address
+from mailjudge.variants.democratic.country_lists import list_address
 
 GAME = "seed0"
 CITIZENS = [f"cit{i:02d}" for i in range(22)]  # one to each home centre

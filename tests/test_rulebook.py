@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from mailjudge.variants.amendments import (
+from mailjudge.variants.diplonomic.amendments import (
     AmendmentError,
     SettingChange,
     TextAmendment,
     apply_text,
     parse_amendments,
 )
-from mailjudge.variants.rulebook import RulebookError, parse_rules, render_rules
+from mailjudge.variants.diplonomic.rulebook import RulebookError, parse_rules, render_rules
 
 # Our own short rules, numbered with a gap as the seed's are.
 TEXT = """\

@@ -18,8 +18,8 @@ from mailjudge.service.orders import submit_orders
 from mailjudge.service.results import results_mails
 from mailjudge.service.seats import join, seat_for_power
 from mailjudge.service.state import current_position, get_game, seat_named
-from mailjudge.variants import vote_out as vo
-from mailjudge.variants.outcasts import outcasts
+from mailjudge.variants.survive import vote_out as vo
+from mailjudge.variants.survive.outcasts import outcasts
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

@@ -36,7 +36,7 @@ from mailjudge.service import guard
 from mailjudge.service.bounces import Failure, take_bounce
 from mailjudge.service.errors import ServiceError
 from mailjudge.settings import Settings
-from mailjudge.variants.country_lists import list_target, post
+from mailjudge.variants.democratic.country_lists import list_target, post
 
 log = logging.getLogger(__name__)
 

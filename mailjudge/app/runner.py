@@ -30,7 +30,7 @@ from mailjudge.outbound.outbox import RetryPolicy, flush, prune_sent
 from mailjudge.outbound.send import SmtpSender
 from mailjudge.service import deadlines
 from mailjudge.settings import Settings, use_settings
-from mailjudge.variants.country_lists import list_target
+from mailjudge.variants.democratic.country_lists import list_target
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ from mailjudge.service import processing
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.state import current_position, game_map, get_game
 from mailjudge.variants import democratic as dem
-from mailjudge.variants.citizens import country_of
+from mailjudge.variants.democratic.citizens import country_of
 
 
 def run(citizens: int, seed: int) -> dict[str, float]:

@@ -16,8 +16,8 @@ from mailjudge.render.outgoing import Outgoing
 from mailjudge.rules import RuleError
 from mailjudge.service.errors import ServiceError
 from mailjudge.timing import TimingError
-from mailjudge.variants.amendments import AmendmentError
-from mailjudge.variants.rulebook import RulebookError
+from mailjudge.variants.diplonomic.amendments import AmendmentError
+from mailjudge.variants.diplonomic.rulebook import RulebookError
 
 
 class CommandError(ValueError):

@@ -10,8 +10,8 @@ from mailjudge.models import Game
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.variants import democratic as dem
-from mailjudge.variants.citizens import country_of
-from mailjudge.variants.country_lists import JUDGE, list_mail
+from mailjudge.variants.democratic.citizens import country_of
+from mailjudge.variants.democratic.country_lists import JUDGE, list_mail
 
 
 def democratic_game(ctx: Context) -> Game:

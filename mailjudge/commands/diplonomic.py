@@ -11,10 +11,10 @@ from mailjudge.models import Game, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render.outgoing import mail_to_seat
 from mailjudge.service import state
-from mailjudge.variants import advisors
-from mailjudge.variants import rule_changes as rc
-from mailjudge.variants import teammates as tm
-from mailjudge.variants.rulebook import parse_rules
+from mailjudge.variants.diplonomic import advisors
+from mailjudge.variants.diplonomic import rule_changes as rc
+from mailjudge.variants.diplonomic import teammates as tm
+from mailjudge.variants.diplonomic.rulebook import parse_rules
 
 
 def contestant(ctx: Context) -> Seat:

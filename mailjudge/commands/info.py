@@ -10,7 +10,7 @@ from mailjudge.permissions.vocabulary import Action
 from mailjudge.render.results import map_mail, record_facts, report_lines
 from mailjudge.rules import catalogue
 from mailjudge.service import pictures, processing, state
-from mailjudge.variants import advisors
+from mailjudge.variants.diplonomic import advisors
 
 
 @register

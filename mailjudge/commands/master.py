@@ -19,8 +19,8 @@ from mailjudge.service import draws, games, processing, schedule, seats, state
 from mailjudge.service.outcomes import Processed
 from mailjudge.service.results import deadline_lines, results_mails
 from mailjudge.timing import TimingError, show
-from mailjudge.variants import country_lists as lists
 from mailjudge.variants import variant_of
+from mailjudge.variants.democratic import country_lists as lists
 
 
 class MasterCommand(Command):

@@ -14,7 +14,8 @@ from mailjudge.service import orders as service_orders
 from mailjudge.service import state
 from mailjudge.service.state import game_map, has_rule
 from mailjudge.timing import show_both
-from mailjudge.variants import rule15, variant_of
+from mailjudge.variants import variant_of
+from mailjudge.variants.diplonomic import rule15
 
 
 def describe(report: service_orders.Submission, phase: str | None) -> list[str]:

@@ -12,7 +12,7 @@ from mailjudge.service.errors import ServiceError
 from mailjudge.service.press import MASTER, resolve_recipients, send_press
 from mailjudge.variants import variant_of
 from mailjudge.variants.base import PressRoutes
-from mailjudge.variants.country_lists import list_mail
+from mailjudge.variants.democratic.country_lists import list_mail
 
 # A press body with one of these lines would carry a password to other players.
 _SECRET_COMMANDS = ("SIGNON", "JOIN", "CREATE", "TAKEOVER", "OBSERVE", "SET PASSWORD")

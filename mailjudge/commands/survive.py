@@ -7,7 +7,7 @@ from mailjudge.commands.registry import register
 from mailjudge.commands.vote import draw_vote
 from mailjudge.models import Game, Seat
 from mailjudge.permissions.vocabulary import Action
-from mailjudge.variants import vote_out
+from mailjudge.variants.survive import vote_out
 
 
 @register

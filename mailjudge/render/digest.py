@@ -1,7 +1,7 @@
 """A country's digest in the two forms list readers know: RFC 1153 plain text, and MIME
 (a table of contents, then a multipart/digest of message/rfc822 parts, RFC 2046 5.1.5).
 
-Pure formatting: what goes in a digest is decided in variants/digests.py.
+Pure formatting: what goes in a digest is decided in variants/democratic/digests.py.
 """
 
 from __future__ import annotations

@@ -22,7 +22,8 @@ from mailjudge.service.schedule import events, players_to_order_by_clock, timing
 from mailjudge.service.state import has_rule
 from mailjudge.settings import current_settings
 from mailjudge.timing import show
-from mailjudge.variants import digests, variant_of
+from mailjudge.variants import variant_of
+from mailjudge.variants.democratic import digests
 
 
 def tick(now: datetime) -> list[Outgoing]:

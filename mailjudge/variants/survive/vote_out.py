@@ -13,7 +13,7 @@ from mailjudge.engine.maps import GameMap
 from mailjudge.models import Ballot, Game, GameState, Seat
 from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.state import current_position, game_map
-from mailjudge.variants.outcasts import (
+from mailjudge.variants.survive.outcasts import (
     in_play,
     is_vote_phase,
     remaining_outcasts,

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mailjudge.timing import Timing, TimingError
-from mailjudge.variants import rulebook as rb
+from mailjudge.variants.diplonomic import rulebook as rb
 
 FORMS = (
     "AMEND RULE n APPEND {text}",

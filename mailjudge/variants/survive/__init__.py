@@ -24,9 +24,9 @@ from mailjudge.service.outcomes import Processed, Readiness, Wait
 from mailjudge.service.results import deadline_lines
 from mailjudge.service.schedule import schedule_phase
 from mailjudge.service.state import current_position, finish_game, has_rule
-from mailjudge.variants import outcasts as oc
-from mailjudge.variants import vote_out as vo
 from mailjudge.variants.base import Variant
+from mailjudge.variants.survive import outcasts as oc
+from mailjudge.variants.survive import vote_out as vo
 
 
 def _position(game: Game) -> Position:

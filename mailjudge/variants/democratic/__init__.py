@@ -42,9 +42,9 @@ from mailjudge.service.state import (
     powers_owing,
     unique_name,
 )
-from mailjudge.variants import digests
 from mailjudge.variants.base import PressRoutes, Variant
-from mailjudge.variants.citizens import (
+from mailjudge.variants.democratic import digests
+from mailjudge.variants.democratic.citizens import (
     CITIZEN_ROLES,
     _owners,
     centres_of,
@@ -52,7 +52,7 @@ from mailjudge.variants.citizens import (
     country_of,
     home_centres,
 )
-from mailjudge.variants.country_lists import JUDGE, archive, list_mail
+from mailjudge.variants.democratic.country_lists import JUDGE, archive, list_mail
 from mailjudge.voting import Count, count_grouped
 
 CITIZEN_ROLE_SET = (Role.CITIZEN, Role.DIPLOMAT)

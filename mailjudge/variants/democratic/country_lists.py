@@ -16,7 +16,7 @@ from mailjudge.render.outgoing import Outgoing
 from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.state import authenticate, game_map, seat_in
 from mailjudge.settings import current_settings
-from mailjudge.variants.citizens import CITIZEN_ROLES, citizen_addresses, country_of
+from mailjudge.variants.democratic.citizens import CITIZEN_ROLES, citizen_addresses, country_of
 
 JUDGE = "the judge"  # the author of what the judge itself posts
 DIGEST_WORDS = {"PLAIN": "rfc1153", "RFC1153": "rfc1153", "MIME": "mime"}

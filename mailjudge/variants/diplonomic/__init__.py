@@ -2,7 +2,7 @@
 
 What the variant changes in the game itself:
 - a new turn (each movement phase) begins with the rule 8 duties: proposals voted on last
-  turn are resolved, then those sent last turn are published (variants/rule_changes.py);
+  turn are resolved, then those sent last turn are published (variants/diplonomic/rule_changes.py);
 - rule 9: when no supply centre changed owner in three game years the master is told, and
   DECLARE DRAW ends the game two days later with every remaining contestant winning;
 - rule 16: 18 centres after a Fall win, teammates included unless NO_TEAMMATE_WINS;
@@ -13,7 +13,7 @@ What the variant changes in the game itself:
   phase (CIVIL_DISORDER is on by default);
 - rule 15: the RULE15 timing, on by default (orders due at 12:00 UTC, a day after the day
   of negotiation), with ALWAYS_WAIT so orders can change until the deadline; retreats
-  and builds may be given with the movement orders (variants/rule15.py).
+  and builds may be given with the movement orders (variants/diplonomic/rule15.py).
 """
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ from mailjudge.service.errors import NotAllowed
 from mailjudge.service.outcomes import Processed, Readiness
 from mailjudge.service.state import has_rule, phase_of
 from mailjudge.timing import show
-from mailjudge.variants import rule15
-from mailjudge.variants import rule_changes as rc
-from mailjudge.variants import teammates as tm
 from mailjudge.variants.base import Variant
+from mailjudge.variants.diplonomic import rule15
+from mailjudge.variants.diplonomic import rule_changes as rc
+from mailjudge.variants.diplonomic import teammates as tm
 
 if TYPE_CHECKING:
     from mailjudge.engine.phases import PhaseOutcome

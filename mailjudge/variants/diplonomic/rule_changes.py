@@ -22,8 +22,8 @@ from mailjudge.rules import RuleError, apply_change
 from mailjudge.service import schedule
 from mailjudge.service.errors import NotAllowed, NotFound, ServiceError
 from mailjudge.service.state import phase_of, rules_of, set_rules
-from mailjudge.variants import amendments as am
-from mailjudge.variants import rulebook as rb
+from mailjudge.variants.diplonomic import amendments as am
+from mailjudge.variants.diplonomic import rulebook as rb
 
 KIND = "rules"  # Proposal.kind and Ballot.kind
 CHOICES = ("FOR", "AGAINST", "WITHDRAW")

@@ -35,7 +35,7 @@ from mailjudge.service.state import (
     require_active,
 )
 from mailjudge.variants.base import Variant
-from mailjudge.variants.double_sync import PartnerOrders, Synced, sync_adjustments, sync_units
+from mailjudge.variants.double.sync import PartnerOrders, Synced, sync_adjustments, sync_units
 
 if TYPE_CHECKING:
     from mailjudge.engine.phases import PhaseOutcome
