@@ -54,14 +54,11 @@ def _notify_owner(ctx: Context, seat: Seat) -> None:
 class Signon(Command):
     action = Action.INFO
     name = "SIGNON"
-    usage = "SIGNON power@game password"
+    arguments = "power@game password"
+    stops_mail = True  # a mail whose SIGNON cannot be read does nothing else
     summary = "sign on to a game; also SIGNON Fgame password (initial) or Mgame (master)"
-    secret_words = (1,)
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        if len(args) != 2:
-            ctx.stopped = True
-            raise CommandError("write SIGNON power@game password")
         game_name, name = resolve_signon(ctx, args[0])
         try:
             seat = seats.seat_for_signon(game_name, name, args[1])
@@ -86,7 +83,7 @@ class Signon(Command):
 class Signoff(Command):
     action = Action.INFO
     name = "SIGNOFF"
-    usage = "SIGNOFF"
+    arguments = ""
     summary = "end the mail's commands (anything after it is ignored)"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
@@ -141,14 +138,11 @@ class Create(Command):
 class Join(Command):
     action = Action.JOIN
     name = "JOIN"
-    usage = "JOIN game password [power] [AS name]"
+    arguments = "game password [power] [AS name]"
     summary = "join a forming game (name a power only under POWER_CHOICE)"
-    secret_words = (1,)
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         ctx.require(Action.JOIN)
-        if len(args) < 2:
-            raise CommandError("write JOIN game password [power] [AS name]")
         game = state.get_game(args[0])
         rest = args[2:]
         name = None
@@ -188,13 +182,10 @@ def announce_start(ctx: Context, game: Game) -> None:
 class Observe(Command):
     action = Action.OBSERVE
     name = "OBSERVE"
-    usage = "OBSERVE name@game password"
+    arguments = "name@game password"
     summary = "watch a game: you receive its public results"
-    secret_words = (1,)
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        if len(args) != 2:
-            raise CommandError("write OBSERVE name@game password")
         name, game_name = split_at(args[0])
         game = state.get_game(game_name)
         ctx.game, ctx.seat = game, None
@@ -213,12 +204,11 @@ class Observe(Command):
 class Confirm(Command):
     action = Action.INFO
     name = "CONFIRM"
-    usage = "CONFIRM token"
+    arguments = "token"
+    hint = "write CONFIRM and the token the judge sent to this address"
     summary = "confirm, from the address it was sent to, an OBSERVE or a SET ADDRESS"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        if len(args) != 1:
-            raise CommandError("write CONFIRM and the token the judge sent to this address")
         done = confirmations.confirm(args[0], ctx.sender)
         seat, game = done.seat, done.seat.game
         if done.kind == "observe":
@@ -237,12 +227,10 @@ class Confirm(Command):
 class Stop(Command):
     action = Action.INFO
     name = "STOP"
-    usage = "STOP game"
+    arguments = "game"
     summary = "no more mail from a game to this address's observer seats (no password)"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        if len(args) != 1:
-            raise CommandError("write STOP game")
         game = state.get_game(args[0])
         stopped = confirmations.stop(game, ctx.sender)
         return [f"no more mail from {game.name} to {ctx.sender} "
@@ -253,13 +241,10 @@ class Stop(Command):
 class Takeover(Command):
     action = Action.TAKEOVER
     name = "TAKEOVER"
-    usage = "TAKEOVER power@game password"
+    arguments = "power@game password"
     summary = "take a power nobody holds"
-    secret_words = (1,)
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        if len(args) != 2:
-            raise CommandError("write TAKEOVER power@game password")
         power, game_name = split_at(args[0])
         game = state.get_game(game_name)
         seat = seats.takeover(game, power, ctx.sender, args[1])
@@ -271,7 +256,7 @@ class Takeover(Command):
 class Resign(Command):
     action = Action.SEAT
     name = "RESIGN"
-    usage = "RESIGN"
+    arguments = ""
     summary = "leave the game (your power becomes vacant)"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
@@ -286,14 +271,12 @@ class Resign(Command):
 class SetPassword(Command):
     action = Action.SEAT
     name = "SET PASSWORD"
-    usage = "SET PASSWORD newpassword"
+    arguments = "newpassword"
+    hint = "write SET PASSWORD newpassword (one word)"
     summary = "change your password for this game"
-    secret_words = (0,)
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         _, seat = ctx.signed_on()
-        if len(args) != 1:
-            raise CommandError("write SET PASSWORD newpassword (one word)")
         seats.set_password(seat, args[0])
         return ["password changed"]
 
@@ -323,7 +306,7 @@ class SetAddress(Command):
 class SetWait(Command):
     action = Action.SEAT
     name = "SET WAIT"
-    usage = "SET WAIT"
+    arguments = ""
     summary = "do not process before the deadline, even when all orders are in"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
@@ -337,7 +320,7 @@ class SetNoWait(Command):
     action = Action.SEAT
     name = "SET NOWAIT"
     aliases = ("SET NO WAIT",)
-    usage = "SET NOWAIT"
+    arguments = ""
     summary = "process as soon as all orders are in"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:

@@ -101,6 +101,12 @@ class Command:
     variant: str | None = None  # the variant whose games have it; None: every game
     # What it does, for the permission table: the runner asks the table before run.
     action: Action
+    # The words after the name, declared once (commands/arguments.py): the usage line,
+    # the masking of passwords and the refusal of a wrong form come from it. None: the
+    # command reads its words itself (it has several forms).
+    arguments: str | None = None
+    hint: str = ""  # what to write when the words do not fit; "write <usage>" by default
+    stops_mail: bool = False  # a wrong form stops the rest of the mail (SIGNON)
     usage: str = ""
     summary: str = ""
     block_end: str | None = None  # "END" or "ENDPRESS" for commands with a block

@@ -32,7 +32,7 @@ class Nominate(Command):
     action = Action.VOTE
     name = "NOMINATE"
     variant = "democratic"
-    usage = "NOMINATE name [why]"
+    arguments = "name [why...]"
     summary = "Democratic: nominate a citizen of your country (or yourself) for diplomat"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:

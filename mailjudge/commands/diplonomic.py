@@ -35,7 +35,7 @@ class TeammateAdd(Command):
     action = Action.SEAT
     name = "TEAMMATE ADD"
     variant = "diplonomic"
-    usage = "TEAMMATE ADD address [AS name]"
+    arguments = "address [AS name]"
     summary = "Diplonomic: name a teammate; they confirm by mail with ACCEPT"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
@@ -57,7 +57,7 @@ class AdvisorAdd(Command):
     action = Action.SEAT
     name = "ADVISOR ADD"
     variant = "diplonomic"
-    usage = "ADVISOR ADD name [what help they give]"
+    arguments = "name [help...]"
     summary = (
         "Diplonomic rule 7: announce someone who is not a contestant and helps you (and"
         " how); everyone is told, and LIST shows it"
@@ -77,13 +77,12 @@ class AdvisorRemove(Command):
     action = Action.SEAT
     name = "ADVISOR REMOVE"
     variant = "diplonomic"
-    usage = "ADVISOR REMOVE name"
+    arguments = "name"
+    hint = "write ADVISOR REMOVE carol"
     summary = "Diplonomic rule 7: an advisor no longer helps you; everyone is told"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         seat = contestant(ctx)
-        if len(args) != 1:
-            raise CommandError("write ADVISOR REMOVE carol")
         game = state.get_game(seat.game.name)
         ctx.outgoing += advisors.remove(game, seat, args[0])
         return [f"{args[0]} is no longer an advisor of {seat.powers}; everyone is told"]
@@ -94,13 +93,12 @@ class TeammateRemove(Command):
     action = Action.SEAT
     name = "TEAMMATE REMOVE"
     variant = "diplonomic"
-    usage = "TEAMMATE REMOVE name|address"
+    arguments = "name|address"
+    hint = "write TEAMMATE REMOVE bob (a name or an address)"
     summary = "Diplonomic: a teammate leaves your team (everyone is told)"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         seat = contestant(ctx)
-        if len(args) != 1:
-            raise CommandError("write TEAMMATE REMOVE bob (a name or an address)")
         teammate = tm.remove(seat, args[0])
         ctx.outgoing += tm.announcement(seat.game, teammate, joined=False)
         goodbye = f"{seat.powers} has removed you from its team in {seat.game.name}."
@@ -115,9 +113,8 @@ class Accept(Command):
     action = Action.INFO
     name = "ACCEPT"
     variant = "diplonomic"
-    usage = "ACCEPT game password [AS name]"
+    arguments = "game password [AS name]"
     summary = "Diplonomic: agree to be the teammate a contestant named (no SIGNON needed)"
-    secret_words = (1,)
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         rest, name = _name_option(args)
@@ -207,7 +204,7 @@ class Rules(Command):
 class Enact(MasterCommand):
     name = "ENACT"
     variant = "diplonomic"
-    usage = "ENACT n"
+    arguments = "n"
     summary = "Diplonomic: enact rule-change proposal n by the master's ruling (everyone is told)"
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:

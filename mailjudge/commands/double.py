@@ -14,14 +14,13 @@ class Override(Command):
     action = Action.ORDERS
     name = "OVERRIDE"
     variant = "double"
-    usage = "OVERRIDE power order | OVERRIDE power NONE"
+    arguments = "power order..."
+    hint = "write OVERRIDE ENGLAND F LON - NTH (or OVERRIDE ENGLAND NONE)"
     summary = "Double (Lytton): your order for a shared unit stands against your partner's"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
         ctx.require(Action.ORDERS)
-        if len(args) < 2:
-            raise CommandError("write OVERRIDE ENGLAND F LON - NTH (or OVERRIDE ENGLAND NONE)")
         return [double.override(game, seat, args[0], " ".join(args[1:]))]
 
 

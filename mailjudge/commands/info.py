@@ -17,7 +17,7 @@ from mailjudge.variants.diplonomic import advisors
 class List(Command):
     action = Action.INFO
     name = "LIST"
-    usage = "LIST [game]"
+    arguments = "[game]"
     summary = "the games on this judge, or one game's players and state"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
@@ -47,12 +47,10 @@ class List(Command):
 class Summary(Command):
     action = Action.INFO
     name = "SUMMARY"
-    usage = "SUMMARY game"
+    arguments = "game"
     summary = "a game's centre counts and state"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        if len(args) != 1:
-            raise CommandError("write SUMMARY game")
         game = state.get_game(args[0])
         lines = [f"{game.name}: {game.state} {game.phase or ''} {game.outcome}".rstrip()]
         if game.position:
@@ -67,7 +65,7 @@ class Summary(Command):
 class History(Command):
     action = Action.INFO
     name = "HISTORY"
-    usage = "HISTORY game [phase]"
+    arguments = "game [phase]"
     summary = "the results of every phase played (or of one)"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
@@ -92,12 +90,11 @@ class History(Command):
 class Map(Command):
     action = Action.INFO
     name = "MAP"
-    usage = "MAP game [phase]"
+    arguments = "game [phase]"
+    hint = "write MAP game, or MAP game S1901M for a phase played"
     summary = "a picture of the board now, or of a phase played with its orders"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        if not args or len(args) > 2:
-            raise CommandError("write MAP game, or MAP game S1901M for a phase played")
         game = state.get_game(args[0])
         if game.id in ctx.pictured:
             raise CommandError(f"one picture of {game.name} per mail: ask for another phase "

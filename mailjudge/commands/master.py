@@ -52,7 +52,7 @@ def after_processing(ctx: Context, game: Game, done: Processed) -> list[str]:
 @register
 class Start(MasterCommand):
     name = "START"
-    usage = "START"
+    arguments = ""
     summary = "start a forming game; powers nobody holds become dummies"
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
@@ -66,7 +66,7 @@ class Start(MasterCommand):
 @register
 class Process(MasterCommand):
     name = "PROCESS"
-    usage = "PROCESS"
+    arguments = ""
     summary = (
         "process the phase now (all orders must be in; under CIVIL_DISORDER the late get"
         " the civil-disorder defaults, as with PROCESS!)"
@@ -87,7 +87,7 @@ class Process(MasterCommand):
 @register
 class ProcessForce(Process):
     name = "PROCESS!"
-    usage = "PROCESS!"
+    arguments = ""
     summary = "process now; missing orders get the civil-disorder defaults"
     force = True
 
@@ -95,7 +95,7 @@ class ProcessForce(Process):
 @register
 class Preview(MasterCommand):
     name = "PREVIEW"
-    usage = "PREVIEW"
+    arguments = ""
     summary = "what processing now would give, to the master only; the game is unchanged"
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
@@ -109,7 +109,7 @@ class Preview(MasterCommand):
 @register
 class Rollback(MasterCommand):
     name = "ROLLBACK"
-    usage = "ROLLBACK [phase]"
+    arguments = "[phase]"
     summary = "go back to the start of a phase (default: the last one) with its orders"
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
@@ -126,7 +126,7 @@ class Rollback(MasterCommand):
 @register
 class Rollforward(MasterCommand):
     name = "ROLLFORWARD"
-    usage = "ROLLFORWARD [phase]"
+    arguments = "[phase]"
     summary = "re-adjudicate the stored orders of later phases (up to a phase)"
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
@@ -142,7 +142,7 @@ class Rollforward(MasterCommand):
 @register
 class Pause(MasterCommand):
     name = "PAUSE"
-    usage = "PAUSE"
+    arguments = ""
     summary = "stop the clock: nothing is processed until RESUME"
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
@@ -153,7 +153,7 @@ class Pause(MasterCommand):
 @register
 class Resume(MasterCommand):
     name = "RESUME"
-    usage = "RESUME"
+    arguments = ""
     summary = "start the clock again"
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
@@ -179,17 +179,16 @@ class SetRule(MasterCommand):
 @register
 class SetList(MasterCommand):
     name = "SET LIST"
-    usage = "SET LIST country address|JUDGE [PLAIN|MIME]"
+    arguments = "country address|JUDGE [PLAIN|MIME]"
+    hint = (
+        "write SET LIST FRANCE france@lists.example.org MIME, or SET LIST FRANCE JUDGE PLAIN"
+        " (PLAIN: RFC 1153 digests, MIME: multipart/digest)"
+    )
     summary = "Democratic: a country's list is an outside address or the judge's own; digest form"
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
         if not variant_of(game).country_lists:
             raise CommandError(f"{game.name} has no country lists (Democratic games have them)")
-        if len(args) not in (2, 3):
-            raise CommandError(
-                "write SET LIST FRANCE france@lists.example.org MIME, or SET LIST FRANCE JUDGE "
-                "PLAIN (PLAIN: RFC 1153 digests, MIME: multipart/digest)"
-            )
         row = lists.set_list(game, args[0], args[1], args[2] if len(args) == 3 else None)
         where = (
             row.address
@@ -203,14 +202,11 @@ class SetList(MasterCommand):
 @register
 class SetDeadline(MasterCommand):
     name = "SET DEADLINE"
-    usage = "SET DEADLINE YYYY-MM-DD HH:MM [zone]"
+    arguments = "YYYY-MM-DD HH:MM [zone]"
+    hint = "write SET DEADLINE 2026-12-01 12:00 (or with a zone: Europe/London)"
     summary = "set the deadline of the current phase (in the game's time zone by default)"
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
-        if len(args) not in (2, 3):
-            raise CommandError(
-                "write SET DEADLINE 2026-12-01 12:00 (or with a zone: Europe/London)"
-            )
         try:
             zone = ZoneInfo(args[2] if len(args) == 3 else game.timezone)
             when = datetime.fromisoformat(f"{args[0]} {args[1]}").replace(tzinfo=zone)
@@ -235,8 +231,6 @@ class SeatCommand(MasterCommand):
     verb = ""
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
-        if len(args) != 1:
-            raise CommandError(f"write {self.name} POWER")
         seat = getattr(seats, self.verb)(game, args[0])
         ctx.touched.add(game.id)
         return [f"{seat.powers}: {self.verb.replace('make_', '')} done"]
@@ -245,7 +239,7 @@ class SeatCommand(MasterCommand):
 @register
 class Eject(SeatCommand):
     name = "EJECT"
-    usage = "EJECT power"
+    arguments = "power"
     summary = "remove a player; the power becomes vacant for a TAKEOVER"
     verb = "eject"
 
@@ -253,7 +247,7 @@ class Eject(SeatCommand):
 @register
 class Dummy(SeatCommand):
     name = "DUMMY"
-    usage = "DUMMY power"
+    arguments = "power"
     summary = "make a power a dummy: the master or the civil-disorder defaults order it"
     verb = "make_dummy"
 
@@ -261,7 +255,7 @@ class Dummy(SeatCommand):
 @register
 class Revive(SeatCommand):
     name = "REVIVE"
-    usage = "REVIVE power"
+    arguments = "power"
     summary = "let a dummy or eliminated power play again"
     verb = "revive"
 
@@ -269,7 +263,7 @@ class Revive(SeatCommand):
 @register
 class DeclareDraw(MasterCommand):
     name = "DECLARE DRAW"
-    usage = "DECLARE DRAW"
+    arguments = ""
     summary = "end the game in a draw of all the powers still in it"
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:

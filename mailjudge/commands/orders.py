@@ -164,7 +164,7 @@ class IfOrder(Command):
 class Clear(Command):
     action = Action.ORDERS
     name = "CLEAR"
-    usage = "CLEAR [power]"
+    arguments = "[power]"
     summary = "withdraw your orders for this phase"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
@@ -192,7 +192,7 @@ def _shown(game: Game, seat: Seat, lines: list[OrderLine]) -> list[OrderLine]:
 class Status(Command):
     action = Action.STATUS
     name = "STATUS"
-    usage = "STATUS"
+    arguments = "[power]"
     summary = "the orders on file for your powers, who sent each, and what is missing"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:

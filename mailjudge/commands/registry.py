@@ -6,6 +6,7 @@ variant's command of a name comes first, then the shared one."""
 
 from __future__ import annotations
 
+from mailjudge.commands.arguments import secret_positions
 from mailjudge.commands.base import Command
 
 SHARED = ""
@@ -13,6 +14,9 @@ COMMANDS: dict[str, dict[str, Command]] = {}  # variant ("" for shared) -> name 
 
 
 def register(cls: type[Command]) -> type[Command]:
+    if cls.arguments is not None:
+        cls.usage = f"{cls.name} {cls.arguments}".strip()
+        cls.secret_words = secret_positions(cls.arguments)
     command = cls()
     table = COMMANDS.setdefault(cls.variant or SHARED, {})
     for name in (cls.name, *cls.aliases):

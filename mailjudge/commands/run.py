@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from mailjudge.commands.arguments import fits
 from mailjudge.commands.base import JUDGE_ERRORS, Answer, Block, CommandError, Context
 from mailjudge.commands.finder import BARE, find_blocks
 from mailjudge.commands.master import after_processing
@@ -76,6 +77,10 @@ def run_commands(text: str, ctx: Context) -> None:
             with database_proxy.atomic():
                 if block.unterminated and command.block_end == "END":
                     raise CommandError(f"no END closes this {command.name}; nothing was done")
+                words = list(block.words[size:])
+                if command.arguments is not None and not fits(command.arguments, words):
+                    ctx.stopped = ctx.stopped or command.stops_mail
+                    raise CommandError(command.hint or f"write {command.usage}")
                 try:
                     answer.lines = command.run(ctx, list(block.words[size:]), block)
                 except BadSecret as err:
