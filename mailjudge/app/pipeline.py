@@ -21,7 +21,7 @@ from mailjudge.inbound.parse import MailLimitError, ParsedMail, silence_reason
 from mailjudge.inbound.spool import parse_stored
 from mailjudge.masking import mask_mail, mask_text
 from mailjudge.models import Game, InboundMessage, utcnow
-from mailjudge.outbound.draft import Outgoing
+from mailjudge.outbound.draft import MailDraft, Outgoing
 from mailjudge.outbound.message import Attachment, build_message
 from mailjudge.outbound.outbox import (
     PAUSED_SUBJECT,
@@ -228,19 +228,20 @@ def _queue_reply(
     )
     game = ctx.game if ctx is not None else None
     seat = ctx.seat if ctx is not None else None
-    draft = {
-        **_judge_as_sender(settings),
-        "to": [to or mail.reply_to],
-        "subject": subject if subject != "Re:" else "Re: your commands",
-        "text": body,
-        "in_reply_to": mail.message_id,
-        "references": list(mail.references),
-        "auto_submitted": "auto-replied",
-        "game": game.name if game is not None else None,
-        "phase": game.phase if game is not None else None,
-        "role": f"{seat.role} {seat.powers}".strip() if seat is not None else None,
-        "date": now.isoformat(),
-    }
+    draft = MailDraft(
+        sender=settings.judge.address,
+        sender_name=settings.judge.name,
+        to=(to or mail.reply_to,),
+        subject=subject if subject != "Re:" else "Re: your commands",
+        text=body,
+        in_reply_to=mail.message_id,
+        references=tuple(mail.references),
+        auto_submitted="auto-replied",
+        game=game.name if game is not None else None,
+        phase=game.phase if game is not None else None,
+        role=f"{seat.role} {seat.powers}".strip() if seat is not None else None,
+        date=now.isoformat(),
+    )
     enqueue_draft(draft, game=game, inbound=row)
 
 
@@ -260,39 +261,39 @@ def _tell_answers_paused(
         ),
         judge=settings.judge.address,
     )
-    draft = {
-        **_judge_as_sender(settings),
-        "to": [mail.reply_to],
-        "subject": PAUSED_SUBJECT,
-        "text": body,
-        "in_reply_to": mail.message_id,
-        "references": list(mail.references),
-        "auto_submitted": "auto-replied",
-        "date": now.isoformat(),
-    }
+    draft = MailDraft(
+        sender=settings.judge.address,
+        sender_name=settings.judge.name,
+        to=(mail.reply_to,),
+        subject=PAUSED_SUBJECT,
+        text=body,
+        in_reply_to=mail.message_id,
+        references=tuple(mail.references),
+        auto_submitted="auto-replied",
+        date=now.isoformat(),
+    )
     enqueue_draft(draft)  # not linked to the mail: it must not count toward the limit
 
 
 def queue_outgoing(item: Outgoing, settings: Settings, now: datetime) -> None:
     if not item.attachments and not item.digest:
-        draft: dict[str, object] = {
-            **_judge_as_sender(settings),
-            "to": item.to,
-            "subject": item.subject,
-            "text": item.body,
-            "auto_submitted": "auto-generated",
-            "html": item.html,
-            "game": item.game,
-            "phase": item.phase,
-            "role": item.role,
-            "date": now.isoformat(),
-        }
-        if item.list_id:
-            draft.update(list_id=item.list_id, list_post=item.list_post)
-        if item.reply_to:
-            draft["reply_to"] = item.reply_to
-        if item.board is not None:
-            draft["board"] = item.board
+        draft = MailDraft(
+            sender=settings.judge.address,
+            sender_name=settings.judge.name,
+            to=tuple(item.to),
+            subject=item.subject,
+            text=item.body,
+            auto_submitted="auto-generated",
+            html=item.html,
+            game=item.game,
+            phase=item.phase,
+            role=item.role,
+            date=now.isoformat(),
+            list_id=item.list_id or None,
+            list_post=item.list_post if item.list_id else None,
+            reply_to=item.reply_to or None,
+            board=item.board,
+        )
         enqueue_draft(draft, game=_game_row(item.game), envelope=item.bcc)
         return
     message = build_message(
@@ -314,11 +315,6 @@ def queue_outgoing(item: Outgoing, settings: Settings, now: datetime) -> None:
         digest=item.digest,
     )
     enqueue(message, game=_game_row(item.game), to_addrs=item.bcc or None)
-
-
-def _judge_as_sender(settings: Settings) -> dict[str, str]:
-    """The From of every mail the judge sends: its address and display name."""
-    return {"sender": settings.judge.address, "sender_name": settings.judge.name}
 
 
 def _game_row(name: str | None) -> Game | None:

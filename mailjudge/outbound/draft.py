@@ -4,8 +4,10 @@ into a message and an outbox row by the pipeline."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from email.message import EmailMessage
+from typing import Any
 
 
 @dataclass
@@ -27,3 +29,47 @@ class Outgoing:
     digest: list[EmailMessage] = field(default_factory=list)  # a MIME digest's messages
     board: int | None = None  # a stored BoardPicture: PNG shown in the HTML part, SVG attached
     reply_to: str | None = None  # where a Reply goes: the press's writer, the list
+
+
+@dataclass(frozen=True)
+class MailDraft:
+    """A queued mail, as the outbox keeps it until the sender renders it: the arguments
+    of build_message that can be stored as JSON (the board picture by its id, the date as
+    ISO text). Every mail the judge queues is one, the answers included."""
+
+    sender: str
+    to: tuple[str, ...]
+    subject: str
+    text: str
+    sender_name: str = ""
+    html: str | None = None
+    reply_to: str | None = None
+    in_reply_to: str | None = None
+    references: tuple[str, ...] = ()
+    auto_submitted: str | None = None
+    list_id: str | None = None
+    list_post: str | None = None
+    game: str | None = None
+    phase: str | None = None
+    role: str | None = None
+    date: str | None = None  # ISO 8601
+    message_id: str | None = None
+    board: int | None = None  # a stored BoardPicture
+
+    def as_json(self) -> dict[str, Any]:
+        """The stored form: only the fields that are set."""
+        out: dict[str, Any] = {}
+        for name in self.__dataclass_fields__:
+            value = getattr(self, name)
+            if value not in (None, "", ()) or name in ("sender", "to", "subject", "text"):
+                out[name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    @classmethod
+    def from_json(cls, stored: Mapping[str, Any]) -> MailDraft:
+        """A stored draft, including those queued by an earlier release (same keys)."""
+        known = {k: v for k, v in stored.items() if k in cls.__dataclass_fields__}
+        for name in ("to", "references"):
+            if name in known:
+                known[name] = tuple(known[name])
+        return cls(**known)

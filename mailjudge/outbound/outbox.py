@@ -12,8 +12,8 @@ from __future__ import annotations
 import copy
 import logging
 import quopri
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from email import policy
 from email.header import Header
@@ -32,6 +32,7 @@ from mailjudge.db import (
     update_by_id_compiled,
 )
 from mailjudge.models import BoardPicture, Bounce, Game, InboundMessage, Outbox, utcnow
+from mailjudge.outbound.draft import MailDraft
 from mailjudge.outbound.message import (
     Attachment,
     InlineImage,
@@ -138,43 +139,49 @@ def enqueue(
 
 
 def enqueue_draft(
-    draft: dict[str, Any],
+    draft: MailDraft,
     game: Game | None = None,
     inbound: InboundMessage | None = None,
     envelope: Sequence[str] = (),
 ) -> Outbox:
-    """Queue a mail as the arguments of build_message (JSON-able: ``date`` as ISO text,
-    attachments left out); the sender renders it. It gets its Message-ID now."""
-    sender = str(draft["sender"])
-    message_id = draft.get("message_id") or new_message_id(sender.rpartition("@")[2])
-    draft = {**draft, "message_id": message_id}
+    """Queue a mail as a draft; the sender renders it. It gets its Message-ID now."""
+    message_id = draft.message_id or new_message_id(draft.sender.rpartition("@")[2])
+    draft = replace(draft, message_id=message_id)
     # With `envelope` (a list's members) the mail goes to them, not to the list address
     # its To names: that would send it round the list again.
-    named = envelope or [*draft["to"], *draft.get("cc", ())]
+    named = envelope or draft.to
     recipients = [a.lower() for a in named]
     with database_proxy.atomic():
         return _insert(
             to_addrs=" ".join(recipients),
-            subject=str(draft.get("subject", "")),
+            subject=draft.subject,
             raw=b"",
             message_id=message_id,
             game=game,
             inbound=inbound,
-            draft=draft,
+            draft=draft.as_json(),
         )
 
 
-def render_draft(draft: dict[str, Any]) -> bytes:
-    """The mail a draft stands for, as it goes on the wire."""
-    args = dict(draft)
-    if args.get("date"):
-        args["date"] = datetime.fromisoformat(args["date"])
-    if set(args) <= _PLAIN_KEYS and not args.get("html"):
-        return plain_text_mail(**args)
-    board = args.pop("board", None)
-    if board is not None:
-        args["inline_images"], args["attachments"] = _board_parts(int(board))
-    return build_message(**args).as_bytes(policy=policy.SMTP)
+def render_draft(stored: Mapping[str, Any]) -> bytes:
+    """The mail a stored draft stands for, as it goes on the wire."""
+    draft = MailDraft.from_json(stored)
+    date = datetime.fromisoformat(draft.date) if draft.date else None
+    common: dict[str, Any] = {
+        "sender": draft.sender, "to": draft.to, "subject": draft.subject, "text": draft.text,
+        "message_id": draft.message_id, "date": date, "in_reply_to": draft.in_reply_to,
+        "references": draft.references, "auto_submitted": draft.auto_submitted,
+        "game": draft.game, "phase": draft.phase, "role": draft.role,
+        "reply_to": draft.reply_to, "sender_name": draft.sender_name,
+    }  # fmt: skip
+    if not draft.html and not draft.list_id and draft.board is None:
+        return plain_text_mail(**common)
+    inline, attachments = _board_parts(draft.board) if draft.board is not None else ([], [])
+    message = build_message(
+        **common, html=draft.html, list_id=draft.list_id, list_post=draft.list_post,
+        inline_images=inline, attachments=attachments,
+    )  # fmt: skip
+    return message.as_bytes(policy=policy.SMTP)
 
 
 def _board_parts(picture_id: int) -> tuple[list[InlineImage], list[Attachment]]:
@@ -189,10 +196,6 @@ def _board_parts(picture_id: int) -> tuple[list[InlineImage], list[Attachment]]:
     return (inline if row.png else []), [svg]
 
 
-_PLAIN_KEYS = {
-    "sender", "to", "subject", "text", "in_reply_to", "references", "auto_submitted",
-    "game", "phase", "role", "date", "message_id", "html", "reply_to", "sender_name",
-}  # fmt: skip
 
 
 def plain_text_mail(
