@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple, TypedDict
 
 from mailjudge.engine.adjudicator import adjudicate_movement
 from mailjudge.engine.adjustments import adjustments_needed, resolve_adjustments, resolve_retreats
@@ -279,16 +279,21 @@ def _after_retreats(
     return Position(nxt, dict(units), owners)
 
 
-def result_rows(outcome: PhaseOutcome) -> list[dict[str, Any]]:
+class ResultRow(TypedDict):
+    """One order's result as stored with the phase (JSON) and shown in the results."""
+
+    power: str
+    order: str  # canonical text
+    outcome: str  # succeeds, bounces, cut, void, dislodged, invalid, multiple, ...
+    reason: str  # why an order is invalid
+    default: bool  # the engine's order for a unit that had none
+
+
+def result_rows(outcome: PhaseOutcome) -> list[ResultRow]:
     """The results as stored and shown: grouped by power, in order text order."""
     rows = [
-        {
-            "power": r.power,
-            "order": r.text,
-            "outcome": r.outcome,
-            "reason": r.reason,
-            "default": r.default,
-        }
+        ResultRow(power=r.power, order=r.text, outcome=r.outcome, reason=r.reason,
+                  default=r.default)
         for r in outcome.results
-    ]
+    ]  # fmt: skip
     return sorted(rows, key=lambda r: (r["power"], r["order"]))

@@ -196,8 +196,6 @@ def _board_parts(picture_id: int) -> tuple[list[InlineImage], list[Attachment]]:
     return (inline if row.png else []), [svg]
 
 
-
-
 def plain_text_mail(
     sender: str,
     to: Sequence[str],

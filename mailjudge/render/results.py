@@ -9,7 +9,7 @@ from typing import Any
 from mailjudge.engine.adjustments import adjustment_due, build_sites
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.maps import GameMap, load_map
-from mailjudge.engine.phases import PhaseOutcome
+from mailjudge.engine.phases import PhaseOutcome, ResultRow
 from mailjudge.engine.state import ADJUSTMENT, Phase, Position
 from mailjudge.models import BoardPicture, Game, PhaseRecord
 from mailjudge.outbound.message import board_cid
@@ -33,7 +33,7 @@ MARKS = {
 }
 
 
-def order_line(result: dict[str, Any]) -> str:
+def order_line(result: ResultRow) -> str:
     mark = MARKS.get(result["outcome"], f" (*{result['outcome']}*)")
     default = " [default]" if result.get("default") else ""
     return f"{result['order']}{mark}{default}"
@@ -43,7 +43,7 @@ def order_line(result: dict[str, Any]) -> str:
 class PhaseFacts:
     """What a report of one phase needs, from a fresh outcome or from a stored record."""
 
-    results: list[dict[str, Any]]
+    results: list[ResultRow]
     after: Position  # the board when the phase is done
     next: Position  # the phase to play next
     destroyed: list[str]
@@ -52,7 +52,7 @@ class PhaseFacts:
 
 
 def facts_of(
-    results: list[dict[str, Any]],
+    results: list[ResultRow],
     outcome: PhaseOutcome,
     before_owners: Mapping[str, str] | None = None,
 ) -> PhaseFacts:
@@ -175,7 +175,7 @@ def _changes(before: Mapping[str, str] | None, after: Mapping[str, str]) -> list
 
 
 def results_lines(
-    results: list[dict[str, Any]],
+    results: list[ResultRow],
     outcome: PhaseOutcome,
     before_owners: Mapping[str, str] | None = None,
 ) -> list[str]:

@@ -11,6 +11,7 @@ import html
 from typing import Any
 
 from mailjudge.engine.interchange import adjudicate, position_from_dict
+from mailjudge.engine.phases import ResultRow
 from mailjudge.engine.state import Phase
 from mailjudge.models import Game, GameState, Press
 from mailjudge.render.board import draw_picture
@@ -103,7 +104,7 @@ def replay(doc: dict[str, Any]) -> list[str]:
     return problems
 
 
-def _results(rows: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+def _results(rows: list[ResultRow]) -> list[tuple[str, str, str]]:
     return sorted((r["power"], r["order"], r["outcome"]) for r in rows)
 
 

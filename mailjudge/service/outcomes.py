@@ -6,9 +6,8 @@ service/processing.py acts on them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from mailjudge.engine.phases import PhaseOutcome
+from mailjudge.engine.phases import PhaseOutcome, ResultRow
 from mailjudge.render.outgoing import Outgoing
 
 
@@ -33,7 +32,7 @@ class Wait:
 class Processed:
     phase: str
     next_phase: str
-    results: list[dict[str, Any]]
+    results: list[ResultRow]
     winners: list[str]
     outcome: PhaseOutcome
     notices: list[Outgoing] = field(default_factory=list)  # the variant's mail

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from mailjudge.engine.interchange import position_from_dict
+from mailjudge.engine.phases import ResultRow
 from mailjudge.engine.state import Phase
 from mailjudge.models import BoardPicture, Game, PhaseRecord
 from mailjudge.render.board import draw_picture
@@ -23,7 +25,7 @@ def picture_for(
     game: Game,
     sequence: int,
     position: dict[str, Any],
-    results: list[dict[str, Any]] | None = None,
+    results: Sequence[ResultRow] | None = None,
 ) -> BoardPicture:
     """The stored picture of this position (and results), drawn now if it is not yet."""
     what = json.dumps([position, results or []], sort_keys=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.maps import load_map
-from mailjudge.engine.phases import EngineOptions, process_phase, result_rows
+from mailjudge.engine.phases import EngineOptions, ResultRow, process_phase, result_rows
 from mailjudge.engine.state import Position, initial_position
 from mailjudge.render.board import Picture, draw_picture
 
@@ -90,7 +90,7 @@ MIDGAME_ORDERS = {
 }
 
 
-def midgame() -> tuple[Position, list[dict[str, Any]]]:
+def midgame() -> tuple[Position, list[ResultRow]]:
     """The mid-game position and its orders adjudicated, as the results mail stores them."""
     gmap = load_map("standard")
     position = position_from_dict(MIDGAME, gmap)
