@@ -12,7 +12,7 @@ from pathlib import Path
 from mailjudge.paths import DATA_DIR, MAPS_DIR, TEMPLATES_DIR
 from mailjudge.settings import Settings
 
-_TEMPLATE_NAME = re.compile(r"[\"']([a-z0-9_]+\.(?:txt|html)\.j2)[\"']")
+_TEMPLATE_NAME = re.compile(r"[\"']((?:[a-z0-9_]+/)?[a-z0-9_]+\.(?:txt|html)\.j2)[\"']")
 
 
 def templates_in_use() -> set[str]:

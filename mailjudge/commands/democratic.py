@@ -46,7 +46,7 @@ class Nominate(Command):
         proposal = dem.nominate(game, ctx.seat, args[0], why)
         power = country_of(ctx.seat) or ""
         number = dem.set_number(proposal)
-        body = render("nomination.txt.j2", game=game, nominee=args[0].lower(), why=why,
+        body = render("democratic/nomination.txt.j2", game=game, nominee=args[0].lower(), why=why,
                       power=power, number=number)  # fmt: skip
         to_country(ctx, game, power, f"nomination {number}: {args[0].lower()}", body)
         return [f"{args[0].lower()} is nominated for diplomat of {power} (nomination {number})"]
@@ -68,7 +68,9 @@ class ProposeOrders(Command):
         assert ctx.seat is not None
         proposal, errors = dem.propose_orders(game, ctx.seat, list(block.body))
         power, number = str(proposal.power), dem.set_number(proposal)
-        body = render("proposal_orders.txt.j2", game=game, proposal=proposal, number=number)
+        body = render(
+            "democratic/proposal_orders.txt.j2", game=game, proposal=proposal, number=number
+        )
         to_country(ctx, game, power, f"order set {number} for {game.phase}", body)
         lines = [f"order set {number} for {power} in {game.phase}:"]
         lines += [f"    {line}" for line in proposal.text.split("\n")]
@@ -139,7 +141,9 @@ class Comment(Command):
         text = "\n".join(block.body).strip()
         if not text:
             raise CommandError("the comment is empty")
-        body = render("comment.txt.j2", game=game, what=what, author=ctx.seat.name, text=text)
+        body = render(
+            "democratic/comment.txt.j2", game=game, what=what, author=ctx.seat.name, text=text
+        )
         to_country(ctx, game, power, f"comment on {what}", body)
         return [f"comment on {what} sent to {power}'s citizens"]
 

@@ -405,7 +405,9 @@ class Democratic(Variant):
             & Seat.person.is_null(False)
         )  # fmt: skip
         power = _owners(game).get(centre)
-        body = render("citizen_placed.txt.j2", game=game, power=power, centre=centre, why=why)
+        body = render(
+            "democratic/citizen_placed.txt.j2", game=game, power=power, centre=centre, why=why
+        )
         subject = f"{why} of {power} ({centre.upper()})"
         mails = []
         for seat in members:
@@ -416,7 +418,11 @@ class Democratic(Variant):
     def _placed(self, seat: Seat, why: str) -> Outgoing:
         power = country_of(seat)
         body = render(
-            "citizen_placed.txt.j2", game=seat.game, power=power, centre=seat.centre, why=why
+            "democratic/citizen_placed.txt.j2",
+            game=seat.game,
+            power=power,
+            centre=seat.centre,
+            why=why,
         )
         return mail_to_seat(
             seat, f"{why} of {power} ({(seat.centre or '').upper()})", body, "notice"
@@ -429,7 +435,7 @@ class Democratic(Variant):
         mails = []
         for power, (_, count) in elected.items():
             # Each country reads the others' diplomats and its own election's count.
-            body = render("diplomats.txt.j2", game=game, diplomats=names, power=power,
+            body = render("democratic/diplomats.txt.j2", game=game, diplomats=names, power=power,
                           stages=stage_lines(count, str) if count.stages else [])  # fmt: skip
             mails.append(list_mail(game, power, "the diplomats", body))
         return [m for m in mails if m is not None]
@@ -455,7 +461,7 @@ class Democratic(Variant):
                 for n, text in enumerate(chosen.text.split("\n")):
                     OrderLine.create(game=game, phase=game.phase, power=power, line=n, text=text)
             body = render(
-                "orders_count.txt.j2", game=game, power=power, chosen=chosen,
+                "democratic/orders_count.txt.j2", game=game, power=power, chosen=chosen,
                 chosen_number=result.winner, stages=stage_lines(result, lambda n: f"set {n}"),
             )  # fmt: skip
             mail = list_mail(game, power, f"{power}'s orders for {game.phase}", body)

@@ -97,7 +97,7 @@ class Diplonomic(Variant):
         current = rc.latest(game)
         if current is None:
             return []
-        body = render("rulebook.txt.j2", game=game, rulebook=current)
+        body = render("diplonomic/rulebook.txt.j2", game=game, rulebook=current)
         subject = f"the rules, version {current.version}"
         return mail_to_everyone(game, subject, body)
 
@@ -127,7 +127,11 @@ class Diplonomic(Variant):
         powers = [p for s in rc.contestants(game) for p in s.powers.split()]
         teammates = bool(tm.of_powers(game, powers))
         body = render(
-            "static_ownership.txt.j2", game=game, first=first, last=year, teammates=teammates
+            "diplonomic/static_ownership.txt.j2",
+            game=game,
+            first=first,
+            last=year,
+            teammates=teammates,
         )
         return [mail_to_seat(master, f"no centre changed owner in {first}-{year}", body, "notice")]
 
@@ -154,7 +158,10 @@ class Diplonomic(Variant):
         game.save()
         winners = self._draw(game)
         body = render(
-            "draw_notice.txt.j2", game=game, when=show(when, game.timezone), winners=winners
+            "diplonomic/draw_notice.txt.j2",
+            game=game,
+            when=show(when, game.timezone),
+            winners=winners,
         )
         return mail_to_everyone(game, "a draw is declared", body)
 

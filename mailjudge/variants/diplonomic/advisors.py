@@ -63,7 +63,7 @@ def _change(game: Game, seat: Seat, name: str, help_text: str, added: bool) -> l
         state["advisors"] = {p: v for p, v in table.items() if v}
         Game.update(variant_state=state).where(Game.id == game.id).execute()
         game.variant_state = state
-    body = render("advisor_news.txt.j2", game=game, powers=" ".join(powers), advisor=name,
-                  help=help_text, added=added)  # fmt: skip
+    body = render("diplonomic/advisor_news.txt.j2", game=game, powers=" ".join(powers),
+                  advisor=name, help=help_text, added=added)  # fmt: skip
     verb = "advises" if added else "no longer advises"
     return mail_to_everyone(game, f"{name} {verb} {' '.join(powers)}", body)

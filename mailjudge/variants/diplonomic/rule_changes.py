@@ -198,12 +198,12 @@ def at_turn_start(game: Game, now: datetime) -> list[Outgoing]:
     resolutions = resolve(game, now)
     if resolutions:
         mails += _to_everyone(game, f"rule changes resolved ({len(resolutions)})",
-                              "rules_resolved.txt.j2", resolutions=resolutions,
+                              "diplonomic/rules_resolved.txt.j2", resolutions=resolutions,
                               rulebook=_changed_text(resolutions))  # fmt: skip
     fresh = publish(game)
     if fresh:
         mails += _to_everyone(game, f"proposals to vote on in {game.phase}",
-                              "rules_published.txt.j2", proposals=fresh)  # fmt: skip
+                              "diplonomic/rules_published.txt.j2", proposals=fresh)  # fmt: skip
     return mails
 
 
@@ -262,7 +262,7 @@ def enact_by_master(game: Game, number: int, now: datetime) -> list[Outgoing]:
     proposal.save()
     made = Rulebook.get_or_none(Rulebook.proposal == proposal)
     return _to_everyone(
-        game, f"proposal {number} enacted by the master", "rules_enacted.txt.j2",
+        game, f"proposal {number} enacted by the master", "diplonomic/rules_enacted.txt.j2",
         proposal=proposal, rulebook=made,
     )  # fmt: skip
 

@@ -62,7 +62,9 @@ def invite(contestant: Seat, address: str, name: str | None = None) -> Seat:
 
 
 def invitation(seat: Seat) -> Outgoing:
-    body = render("teammate_invite.txt.j2", game=seat.game, seat=seat, contestant=seat.assists)
+    body = render(
+        "diplonomic/teammate_invite.txt.j2", game=seat.game, seat=seat, contestant=seat.assists
+    )
     return mail_to_seat(seat, f"{seat.assists.powers} names you as a teammate", body, "notice")
 
 
@@ -137,7 +139,7 @@ def of_powers(game: Game, powers: list[str]) -> list[str]:
 def announcement(game: Game, teammate: Seat, joined: bool) -> list[Outgoing]:
     """Rule 7: who assists whom is public; everyone in the game is told."""
     body = render(
-        "teammate_news.txt.j2", game=game, teammate=teammate, powers=teammate.powers,
+        "diplonomic/teammate_news.txt.j2", game=game, teammate=teammate, powers=teammate.powers,
         joined=joined,
     )  # fmt: skip
     verb = "joins" if joined else "leaves"

@@ -235,7 +235,7 @@ class Double(Variant):
             for n, order in enumerate(synced.orders):
                 OrderLine.create(game=game, phase=game.phase, power=power, line=n, text=str(order))
             if synced.mismatches:
-                body = render("double_sync.txt.j2", game=game, power=power,
+                body = render("double/double_sync.txt.j2", game=game, power=power,
                               mismatches=synced.mismatches)  # fmt: skip
                 for seat in partners(game, power):
                     if seat.person is not None:
@@ -247,7 +247,7 @@ class Double(Variant):
         vote = (game.variant_state or {}).get("joint_vote")
         if not vote or vote.get("opened") != done.phase:
             return []
-        body = render("double_joint_vote.txt.j2", game=game, vote=vote)
+        body = render("double/double_joint_vote.txt.j2", game=game, vote=vote)
         return [
             mail_to_seat(s, "a joint win is offered: VOTE YES or VOTE NO", body, "notice")
             for s in ring_seats(game)
@@ -358,7 +358,7 @@ def _save_state(game: Game, state: dict[str, Any]) -> None:
 def tiebreak_notices(game: Game) -> list[Outgoing]:
     """Everyone in the game is told that a tie-break has begun, and between whom."""
     who = " and ".join((game.variant_state or {}).get("tiebreak", []))
-    body = render("double_tiebreak.txt.j2", game=game, players=who)
+    body = render("double/double_tiebreak.txt.j2", game=game, players=who)
     return [
         mail_to_seat(seat, "a tie-break begins", body, "notice")
         for seat in Seat.select().where(Seat.game == game)

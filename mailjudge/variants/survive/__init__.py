@@ -97,7 +97,7 @@ class Survive(Variant):
             if seat.person is None:
                 continue
             body = render(
-                "survive_victor_round.txt.j2", game=game, phase=game.phase,
+                "survive/survive_victor_round.txt.j2", game=game, phase=game.phase,
                 candidates=sorted(out), voters=voters, master_votes=master_votes,
                 deadline=deadline_lines(game, seat),
             )  # fmt: skip
@@ -140,7 +140,7 @@ class Survive(Variant):
         if not happened and not winner and not is_vote:
             return []
         body = render(
-            "survive_outcome.txt.j2", game=game, phase=done.phase, is_vote=is_vote,
+            "survive/survive_outcome.txt.j2", game=game, phase=done.phase, is_vote=is_vote,
             forced=happened.get("no centres", []),
             voted=[] if victor else happened.get("voted", []),
             victor=victor, winner=winner,
