@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Self
 
 from peewee import (
     SQL,
@@ -22,6 +23,7 @@ from peewee import (
     CharField,
     Check,
     DateTimeField,
+    FieldAccessor,
     ForeignKeyField,
     IntegerField,
     Model,
@@ -73,6 +75,48 @@ class JSONField(TextField):
 
     def python_value(self, value: Any) -> Any:
         return None if value is None else json.loads(value)
+
+
+class Powers(tuple[str, ...]):
+    """The powers a seat holds: (FRANCE,), or (ENGLAND, TURKEY) in Double; () for a master,
+    an observer or a citizen. Shown as the names with spaces between."""
+
+    __slots__ = ()
+
+    def __new__(cls, names: Iterable[str] = ()) -> Self:
+        return super().__new__(cls, (name.upper() for name in names))
+
+    @classmethod
+    def of(cls, value: str | Iterable[str] | None) -> Powers:
+        """From the stored text ("ENGLAND TURKEY"), a sequence of names, or None."""
+        if isinstance(value, Powers):
+            return value
+        if value is None:
+            return cls()
+        return cls(value.split() if isinstance(value, str) else value)
+
+    def __str__(self) -> str:
+        return " ".join(self)
+
+
+class _PowersAccessor(FieldAccessor):
+    """Whatever is assigned (text, a list, Powers) is held as Powers, so code never
+    iterates over a string's letters."""
+
+    def __set__(self, instance: Any, value: Any) -> None:
+        super().__set__(instance, Powers.of(value))
+
+
+class PowersField(CharField):
+    """Powers stored as their names with spaces between, read back as Powers."""
+
+    accessor_class = _PowersAccessor
+
+    def db_value(self, value: Any) -> str:
+        return str(Powers.of(value))
+
+    def python_value(self, value: Any) -> Powers:
+        return Powers.of(value)
 
 
 class UTCDateTimeField(DateTimeField):
@@ -177,7 +221,7 @@ class Seat(BaseModel):
     role = CharField(max_length=16)
     # The name used in SIGNON name@game: the power for a player, a chosen name otherwise.
     name = CharField(max_length=64)
-    powers = CharField(max_length=255, default="")  # "FRANCE", "ENGLAND TURKEY", "" (master)
+    powers = PowersField(max_length=255, default="")  # "FRANCE", "ENGLAND TURKEY", "" (master)
     centre = CharField(max_length=16, null=True)  # Democratic: the citizen's supply centre
     # Diplonomic: the contestant this teammate assists.
     assists = ForeignKeyField("self", backref="teammates", null=True, on_delete="CASCADE")

@@ -129,8 +129,8 @@ def test_seven_players_sit_in_the_ring_at_random() -> None:
     assert sorted(seats) == sorted(double.seat_name(pair) for pair in double.RING)
     held: dict[str, int] = {}
     for seat in seats.values():
-        assert len(seat.powers.split()) == 2 and seat.person is not None
-        for power in seat.powers.split():
+        assert len(seat.powers) == 2 and seat.person is not None
+        for power in seat.powers:
             held[power] = held.get(power, 0) + 1
     assert set(held.values()) == {2} and len(held) == 7
     assert get_game("twin").victory_count == 14
@@ -180,7 +180,7 @@ def test_lytton_partner_stands_in_at_the_deadline() -> None:
     seats = double_game(rules="+DOUBLE_LYTTON")
     game = get_game("twin")
     for seat in seats.values():  # one player of each power orders; the other is silent
-        power = seat.powers.split()[0]
+        power = seat.powers[0]
         units = [str(u) for u in START.units.values() if u.power == power]
         submit_orders(game, seat, power, [f"{u} H" for u in units])
     assert not processing.readiness(game, NOW).ready
@@ -312,7 +312,7 @@ def test_a_vacant_seat_does_not_veto_its_partners_orders() -> None:
     # A power one of whose seats is vacant and the other held (two vacant seats cover at
     # most four powers, and at most one of them has both its seats vacant).
     power, other = next(
-        (p, s) for v in vacant for p in v.powers.split() for s in double.partners(game, p)
+        (p, s) for v in vacant for p in v.powers for s in double.partners(game, p)
         if s.id != v.id and s.person_id is not None
     )  # fmt: skip
     move = {"AUSTRIA": "A VIE - GAL", "ENGLAND": "A LVP - YOR", "FRANCE": "A PAR - BUR",

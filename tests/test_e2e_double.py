@@ -145,7 +145,7 @@ def test_double_players_sign_on_by_joined_name_or_by_either_power(harness: Harne
         seat = seats[name]
         by_name = h.command(address(name), f"SIGNON {name}@pair pw-{name}\nSTATUS")
         assert f"signed on as {seat.name} in pair" in by_name, by_name
-        for power in seat.powers.split():
+        for power in seat.powers:
             by_power = h.command(address(name), f"SIGNON {power.lower()}@pair pw-{name}")
             assert f"signed on as {seat.name} in pair" in by_power, by_power
     # The start mail says so.

@@ -59,7 +59,7 @@ def play_years(game: Game, seed: int, until_year: int) -> list[dict[str, list[st
 def test_ten_years_match_the_engine(any_db: str) -> None:
     game = new_game()
     assert game.state == "active"
-    assert sorted(p for s in game.seats if s.role == "player" for p in s.powers.split()) == list(
+    assert sorted(p for s in game.seats if s.role == "player" for p in s.powers) == list(
         MAP.power_names
     )
     played = play_years(game, seed=4, until_year=1911)

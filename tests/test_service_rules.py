@@ -54,7 +54,7 @@ def test_the_catalogue_has_the_twenty_rules() -> None:
 def test_power_choice() -> None:
     chosen = create_game("choice", "gm@example.org", "pw", rules="+POWER_CHOICE")
     seat = join(chosen, EMAILS[0], "pw", power="france")
-    assert seat.powers == "FRANCE" and seat.name == "france"
+    assert seat.powers == ("FRANCE",) and seat.name == "france"
     with pytest.raises(NotAllowed, match="FRANCE is taken"):
         join(chosen, EMAILS[1], "pw", power="FRANCE")
     dealt = create_game("dealt", "gm@example.org", "pw")
@@ -222,7 +222,7 @@ def test_cd_dummies() -> None:
         start_game(game, random.Random(5))
         game = get_game(game.name)
         humans = [
-            p for s in game.seats if s.role == "player" and s.person for p in s.powers.split()
+            p for s in game.seats if s.role == "player" and s.person for p in s.powers
         ]
         hold_all(game, humans)
         assert processing.readiness(game).ready is ready

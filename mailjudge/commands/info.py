@@ -36,8 +36,8 @@ class List(Command):
             out = " (eliminated)" if seat.eliminated else ""
             team = [t.name for t in seat.teammates if t.status == "active"]
             helped = f", teammates: {', '.join(sorted(team))}" if team else ""
-            lines.append(f"    {seat.powers or '(not dealt)':<10} {who}{out}{helped}")
-            for power in seat.powers.split():
+            lines.append(f"    {str(seat.powers) or '(not dealt)':<10} {who}{out}{helped}")
+            for power in seat.powers:
                 for name, aid in sorted(advisors.advisors(game, power).items()):
                     lines.append(f"        advisor {name}" + (f": {aid}" if aid else ""))
         return lines

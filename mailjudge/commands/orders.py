@@ -47,7 +47,7 @@ def submit(ctx: Context, power: str, texts: list[str], merge: bool = False) -> l
 def split_by_power(game: Game, seat: Seat, texts: list[str]) -> dict[str, list[str]]:
     """A player holding several powers may mix their orders: each line goes to the power
     whose unit it orders."""
-    powers = seat.powers.split()
+    powers = seat.powers
     if len(powers) == 1:
         return {powers[0]: texts}
     if seat.role == "master":
@@ -170,7 +170,7 @@ class Clear(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
         ctx.require(Action.ORDERS)
-        powers = [args[0].upper()] if args else seat.powers.split()
+        powers = [args[0].upper()] if args else seat.powers
         if not powers:
             raise CommandError("say which power: CLEAR FRANCE")
         for power in powers:
@@ -203,7 +203,7 @@ class Status(Command):
         powers = (
             service_orders.powers_to_order(game, pos)
             if seat.role == "master"
-            else seat.powers.split()
+            else seat.powers
         )
         own = seat.person.timezone if seat.person is not None else None
         when = show_both(game.deadline, game.timezone, own) if game.deadline else ""

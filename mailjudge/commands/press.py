@@ -73,11 +73,11 @@ def deliver(
         # A Diplonomic teammate negotiates for the country, so its press reaches them too.
         speaks_for = seat.role == "player" or (seat.role == "teammate" and seat.status == "active")
         if (seat.role == "master" and MASTER in recipients) or (
-            speaks_for and set(seat.powers.split()) & set(recipients)
+            speaks_for and set(seat.powers) & set(recipients)
         ):
             targets.append(seat)
     shown = _shown(game, sender, grey)
-    held = {p for s in seats for p in s.powers.split()}
+    held = {p for s in seats for p in s.powers}
     to_line = "everyone" if held and held <= set(recipients) else ", ".join(recipients)
     text = render("press.txt.j2", game=game, sender=shown, to_line=to_line, body=body,
                   answerable=not grey)  # fmt: skip

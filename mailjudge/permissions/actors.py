@@ -26,7 +26,7 @@ class Actor:
     def powers(self) -> list[str]:
         if self.seat is None:
             return []
-        return list(self.seat.powers.split())
+        return list(self.seat.powers)
 
     @property
     def rules(self) -> set[str]:

@@ -80,7 +80,7 @@ def _to_late_players(game: Game, late: list[str], kind: str) -> list[Outgoing]:
     timing = timing_of(game)
     mails = []
     for seat in players_to_order_by_clock(game):
-        mine = [p for p in seat.powers.split() if p in late]
+        mine = [p for p in seat.powers if p in late]
         if not mine or game.deadline is None or seat.person is None:
             continue
         zone = timing.zone  # the game's zone, as its TIMING gives it

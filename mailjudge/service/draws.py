@@ -42,7 +42,7 @@ def electorate(game: Game) -> dict[str, Seat]:
     for seat in players(game):
         if seat.person_id is None or seat.dummy:
             continue
-        for power in seat.powers.split():
+        for power in seat.powers:
             if power in alive:
                 voters[power] = seat
     return voters

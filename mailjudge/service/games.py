@@ -134,15 +134,15 @@ def start_game(
         state = dict(game.variant_state or {})
         state["joined_as"] = {str(s.id): s.name for s in seats if s.person_id is not None}
         game.variant_state = state
-        taken = {s.powers for s in seats if s.powers}
+        taken = {p for s in seats for p in s.powers}
         free = [p for p in gmap.power_names if p not in taken]
         rng.shuffle(free)
         for seat in seats:
             if not seat.powers:
                 if not free:
                     raise NotAllowed("more players than powers; EJECT someone before START")
-                seat.powers = free.pop()
-                seat.name = seat.powers.lower()
+                power = free.pop()
+                seat.powers, seat.name = power, power.lower()
                 seat.save()
         for power in free:
             Seat.create(game=game, role="player", name=power.lower(), powers=power, dummy=True)

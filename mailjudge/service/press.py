@@ -30,7 +30,7 @@ def resolve_recipients(game: Game, words: list[str]) -> list[str]:
     """``FRANCE ENGLAND``, initials ``F E``, ``M`` for the master, ``ALL``, ``ALL BUT x y``."""
     gmap = game_map(game)
     by_initial = {p.initial.upper(): p.name for p in gmap.powers.values()}
-    live = [p for s in players(game) for p in s.powers.split()]
+    live = [p for s in players(game) for p in s.powers]
 
     def one(word: str) -> str:
         w = word.upper().strip(",")
@@ -58,7 +58,7 @@ def send_press(
     game: Game, sender: Seat, recipients: list[str], body: str, grey: bool = False
 ) -> PressNote:
     """Check and record one press message; ``recipients`` as resolve_recipients gives."""
-    everyone = sorted({p for s in players(game) for p in s.powers.split()})
+    everyone = sorted({p for s in players(game) for p in s.powers})
     broadcast = bool(everyone) and set(everyone) <= set(recipients)
     others = [r for r in recipients if r != MASTER]
     kind = (

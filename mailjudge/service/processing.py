@@ -35,7 +35,7 @@ def _exempt(game: Game, seats: list[Seat]) -> set[str]:
     """Powers the judge orders for itself: dummies and vacant powers under CD_DUMMIES."""
     if not has_rule(game, "CD_DUMMIES"):
         return set()
-    return {p for s in seats if s.dummy or s.person_id is None for p in s.powers.split()}
+    return {p for s in seats if s.dummy or s.person_id is None for p in s.powers}
 
 
 def late_powers(game: Game, seats: list[Seat] | None = None) -> list[str]:
@@ -233,7 +233,7 @@ def _mark_eliminated(game: Game, outcome: PhaseOutcome) -> None:
     alive = {u.power for u in nxt.units.values()} | set(nxt.sc_owners.values())
     alive |= {d.unit.power for d in nxt.dislodged.values()}
     for seat in players(game):
-        gone = all(p not in alive for p in seat.powers.split())
+        gone = all(p not in alive for p in seat.powers)
         if seat.powers and gone != seat.eliminated:
             seat.eliminated = gone
             seat.save()

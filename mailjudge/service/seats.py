@@ -26,7 +26,7 @@ from mailjudge.variants import variant_of
 def seat_for_power(game: Game, power: str) -> Seat:
     power = power.upper()
     for seat in players(game):
-        if power in seat.powers.split():
+        if power in seat.powers:
             return seat
     raise NotFound(f"{power} is not a power in game {game.name}")
 
@@ -42,7 +42,7 @@ def seats_known_as(game: Game, name: str) -> list[Seat]:
     power = name.upper()
     return [
         seat for seat in Seat.select().where((Seat.game == game) & (Seat.role == "player"))
-        if power in seat.powers.split()
+        if power in seat.powers
     ]  # fmt: skip
 
 
@@ -100,7 +100,7 @@ def join(
                 raise ServiceError(
                     f"{power!r} is not a power; choose from {', '.join(gmap.power_names)}"
                 )
-            if any(chosen in s.powers.split() for s in seats):
+            if any(chosen in s.powers for s in seats):
                 raise NotAllowed(f"{chosen} is taken; free powers: {', '.join(free_powers(game))}")
         seat_name = (
             chosen.lower() if chosen else unique_name(game, name or person.email.split("@")[0])
@@ -122,7 +122,7 @@ def join(
 
 
 def free_powers(game: Game) -> list[str]:
-    held = {p for s in players(game) for p in s.powers.split()}
+    held = {p for s in players(game) for p in s.powers}
     return [p for p in game_map(game).power_names if p not in held]
 
 

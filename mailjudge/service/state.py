@@ -97,7 +97,7 @@ def may_order_for(seat: Seat, power: str) -> bool:
         return True
     if seat.role == "teammate" and not (seat.authorized and seat.status == "active"):
         return False
-    return seat.role in ("player", "teammate") and power.upper() in seat.powers.split()
+    return seat.role in ("player", "teammate") and power.upper() in seat.powers
 
 
 def orders_on_file(game: Game) -> dict[str, list[OrderLine]]:

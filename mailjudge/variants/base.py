@@ -63,7 +63,7 @@ class Variant:
 
     def speaks_for(self, seat: Seat) -> list[str]:
         """The powers a seat writes press for (and a Reply to its press goes back to)."""
-        return seat.powers.split()
+        return list(seat.powers)
 
     def press_routes(
         self, game: Game, sender: Seat, recipients: list[str], cc_list: bool

@@ -343,7 +343,7 @@ class Democratic(Variant):
 
     def speaks_for(self, seat: Seat) -> list[str]:
         country = country_of(seat) if seat.role in CITIZEN_ROLES else None
-        return [country] if country else seat.powers.split()
+        return [country] if country else list(seat.powers)
 
     def press_routes(
         self, game: Game, sender: Seat, recipients: list[str], cc_list: bool

@@ -87,7 +87,7 @@ class Diplonomic(Variant):
     def passive(self, game: Game, through: int) -> Passive:
         """Rule 24: a contestant who left and was not replaced (vacant or DUMMY)."""
         seats = Seat.select().where((Seat.game == game) & (Seat.role == "player"))
-        collapsed = {p for s in seats if s.person_id is None or s.dummy for p in s.powers.split()}
+        collapsed = {p for s in seats if s.person_id is None or s.dummy for p in s.powers}
         return Passive(frozenset(collapsed), Removal.FARTHEST)
 
     def victory_count(self, centres: int) -> int | None:
@@ -124,7 +124,7 @@ class Diplonomic(Variant):
         master = Seat.get_or_none((Seat.game == game) & (Seat.role == "master"))
         if first is None or master is None or master.person_id is None:
             return []
-        powers = [p for s in rc.contestants(game) for p in s.powers.split()]
+        powers = [p for s in rc.contestants(game) for p in s.powers]
         teammates = bool(tm.of_powers(game, powers))
         body = render(
             "diplonomic/static_ownership.txt.j2",
@@ -166,7 +166,7 @@ class Diplonomic(Variant):
         return mail_to_everyone(game, "a draw is declared", body)
 
     def _draw(self, game: Game) -> str:
-        powers = sorted(p for s in rc.contestants(game) for p in s.powers.split())
+        powers = sorted(p for s in rc.contestants(game) for p in s.powers)
         return with_teammates(game, "DRAW " + " ".join(powers), powers)
 
     def on_clock(self, game: Game, now: datetime) -> list[Outgoing]:

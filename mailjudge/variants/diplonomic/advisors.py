@@ -42,7 +42,7 @@ def remove(game: Game, seat: Seat, name: str) -> list[Outgoing]:
 
 
 def _change(game: Game, seat: Seat, name: str, help_text: str, added: bool) -> list[Outgoing]:
-    powers = seat.powers.split()
+    powers = seat.powers
     with database_proxy.atomic():
         fresh = Game.get_by_id(game.id)
         state = dict(fresh.variant_state or {})

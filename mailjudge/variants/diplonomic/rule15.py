@@ -105,7 +105,7 @@ def _power_of(
     pos = current_position(game)
     gmap = game_map(game)
     mine = (
-        [p for p in seat.powers.split() if may_order_for(seat, p)] if seat.role != "master" else []
+        [p for p in seat.powers if may_order_for(seat, p)] if seat.role != "master" else []
     )
     owner: str | None = None
     if kind in ("retreat", "disband") and loc is not None:

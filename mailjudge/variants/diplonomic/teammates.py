@@ -133,7 +133,7 @@ def of_powers(game: Game, powers: list[str]) -> list[str]:
     """The names of the teammates of the contestants holding ``powers``."""
     wanted = set(powers)
     contestants = Seat.select().where((Seat.game == game) & (Seat.role == "player"))
-    return [t.name for c in contestants if wanted & set(c.powers.split()) for t in active(c)]
+    return [t.name for c in contestants if wanted & set(c.powers) for t in active(c)]
 
 
 def announcement(game: Game, teammate: Seat, joined: bool) -> list[Outgoing]:

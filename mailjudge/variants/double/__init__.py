@@ -66,7 +66,7 @@ def ring_seats(game: Game) -> list[Seat]:
 
 def partners(game: Game, power: str) -> list[Seat]:
     """The two seats that share ``power``."""
-    return [s for s in ring_seats(game) if power in s.powers.split()]
+    return [s for s in ring_seats(game) if power in s.powers]
 
 
 def _lytton(game: Game) -> bool:
@@ -85,7 +85,7 @@ def override(game: Game, seat: Seat, power: str, line: str) -> str:
     if not _lytton(game):
         raise NotAllowed("OVERRIDE belongs to the Lytton rules (DOUBLE_LYTTON); this game has not")
     power = power.upper()
-    if seat.role != "player" or power not in seat.powers.split():
+    if seat.role != "player" or power not in seat.powers:
         raise NotAllowed(f"you do not share {power}; you hold {seat.powers}")
     mine = (Ballot.voter == seat) & (Ballot.kind == "override")
     if line.strip().upper() == "NONE":
@@ -203,7 +203,7 @@ class Double(Variant):
             if any(line.submitted_by_id not in ids for line in lines):
                 continue
             for seat in seats:
-                if power not in seat.powers.split() or seat.person_id is None or seat.dummy:
+                if power not in seat.powers or seat.person_id is None or seat.dummy:
                     continue
                 mine = [line.text for line in lines if line.submitted_by_id == seat.id]
                 if missing_orders(game, pos, power, mine):
@@ -279,7 +279,7 @@ class Double(Variant):
     ) -> str | None:
         """A player's two powers at 21 together; equal best solos get a joint-win vote."""
         combined = {
-            s.name: sum(counts.get(p, 0) for p in s.powers.split())
+            s.name: sum(counts.get(p, 0) for p in s.powers)
             for s in ring_seats(game) if s.person_id is not None
         }  # fmt: skip
         if state.get("tiebreak"):

@@ -67,10 +67,10 @@ def parse_allocation(words: list[str], gmap: GameMap) -> dict[str, int]:
 
 
 def _voter_power(game: Game, seat: Seat) -> str:
-    powers = seat.powers.split()
+    powers = seat.powers
     if seat.role != "player" or len(powers) != 1:
         raise NotAllowed("a vote-out ballot is cast by the player of one power")
-    return powers[0]
+    return str(powers[0])
 
 
 def check_out_ballot(game: Game, seat: Seat, allocation: Mapping[str, int]) -> str:
@@ -158,7 +158,7 @@ def vote_victor(game: Game, seat: Seat, word: str) -> str:
             raise NotAllowed("the master votes only when the outcasts are an even number")
         _cast(game, seat, VICTOR, MASTER, choice)
         return choice
-    mine = [p for p in seat.powers.split() if p in voters]
+    mine = [p for p in seat.powers if p in voters]
     if seat.role != "player" or not mine:
         raise NotAllowed(f"only the outcasts still on the board vote: {', '.join(voters)}")
     _cast(game, seat, VICTOR, mine[0], choice)
