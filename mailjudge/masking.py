@@ -29,6 +29,9 @@ def mask_text(text: str) -> str:
 def mask_mail(raw: bytes) -> bytes:
     """A stored mail with the passwords in its text parts masked; unchanged (byte for byte)
     when it carries none."""
+    fast = _mask_plain(raw)
+    if fast is not None:
+        return fast
     try:
         message = BytesParser(policy=policy.compat32).parsebytes(raw)
     except Exception:
@@ -44,6 +47,24 @@ def mask_mail(raw: bytes) -> bytes:
         return message.as_bytes()
     except Exception:  # a mail too broken to write back: keep its headers only
         return raw.split(b"\r\n\r\n", 1)[0] + b"\r\n\r\n(body removed: it held a password)\r\n"
+
+
+def _mask_plain(raw: bytes) -> bytes | None:
+    """The common case done on the bytes, without parsing and writing back the mail: one
+    text part in 7bit or 8bit (what a player's order mail is). None for anything else."""
+    for end in (b"\r\n\r\n", b"\n\n"):
+        head, sep, body = raw.partition(end)
+        if sep:
+            break
+    else:
+        return None
+    lowered = head.lower()
+    if any(word in lowered for word in (b"multipart", b"base64", b"quoted-printable")):
+        return None
+    # latin-1 maps every byte to one character and back, so the rest stays byte for byte.
+    text = body.decode("latin-1")
+    masked = mask_text(text)
+    return raw if masked == text else head + sep + masked.encode("latin-1")
 
 
 def _mask_part(part: Message) -> bool:

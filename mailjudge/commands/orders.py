@@ -200,11 +200,7 @@ class Status(Command):
         ctx.require(Action.STATUS)
         pos = state.current_position(game)
         on_file = state.orders_on_file(game)
-        powers = (
-            service_orders.powers_to_order(game, pos)
-            if seat.role == "master"
-            else seat.powers
-        )
+        powers = service_orders.powers_to_order(game, pos) if seat.role == "master" else seat.powers
         own = seat.person.timezone if seat.person is not None else None
         when = show_both(game.deadline, game.timezone, own) if game.deadline else ""
         lines = [f"{game.name} {game.phase}" + (f", deadline {when}" if when else "")]

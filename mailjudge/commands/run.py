@@ -13,10 +13,9 @@ from mailjudge.commands.press import as_press_reply
 from mailjudge.commands.registry import lookup
 from mailjudge.db import database_proxy
 from mailjudge.masking import mask_text
-from mailjudge.models import Game
 from mailjudge.permissions.policy import check
 from mailjudge.render import render
-from mailjudge.service import processing
+from mailjudge.service import processing, state
 from mailjudge.service.errors import BadSecret, ServiceError
 
 # Commands after which bare order lines read so far must be on file.
@@ -116,7 +115,7 @@ def process_touched(ctx: Context) -> None:
         # A phase processed may leave the next one ready at once (Diplonomic rule 15:
         # retreats and builds given in advance), so look again, a few phases at most.
         for _ in range(3):
-            game = Game.get_by_id(game_id)
+            game = state.game_by_id(game_id)
             try:
                 done = processing.process_if_ready(game, ctx.now)
             except ServiceError:

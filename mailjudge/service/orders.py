@@ -18,6 +18,7 @@ from mailjudge.service.state import (
     has_rule,
     may_order_for,
     missing_orders,
+    order_texts,
     orders_on_file,
     powers_owing,
     require_active,
@@ -152,8 +153,8 @@ def merged_with_file(game: Game, seat: Seat, power: str, texts: list[str]) -> li
     named = {unit_of(text) for text in texts} - {None}
     only = _own_only(game, seat)
     on_file = [
-        line.text for line in orders_on_file(game).get(power.upper(), [])
-        if (only is None or line.submitted_by_id == only.id) and unit_of(line.text) not in named
+        text for text, by in order_texts(game, power.upper())
+        if (only is None or by == only.id) and unit_of(text) not in named
     ]  # fmt: skip
     return on_file + texts
 

@@ -8,7 +8,7 @@ import re
 from datetime import datetime
 from typing import Any, cast
 
-from mailjudge.db import select_compiled
+from mailjudge.db import compiled_sql, database_proxy, select_compiled
 from mailjudge.engine.adjustments import adjustment_due, build_sites
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.maps import GameMap, load_map
@@ -101,15 +101,34 @@ def may_order_for(seat: Seat, power: str) -> bool:
 
 
 def orders_on_file(game: Game) -> dict[str, list[OrderLine]]:
-    lines = (
-        OrderLine.select()
-        .where((OrderLine.game == game) & (OrderLine.phase == game.phase))
-        .order_by(OrderLine.power, OrderLine.line)
-    )
+    """Each power's orders for the current phase, in their order (a query built once: it
+    is asked on every order mail)."""
+    lines = select_compiled(
+        OrderLine, "orders-on-file",
+        lambda: OrderLine.select()
+        .where((OrderLine.game == game.id) & (OrderLine.phase == game.phase))
+        .order_by(OrderLine.power, OrderLine.line),
+        [game.id, game.phase],
+    )  # fmt: skip
     table: dict[str, list[OrderLine]] = {}
     for line in lines:
         table.setdefault(line.power, []).append(line)
     return table
+
+
+def order_texts(game: Game, power: str) -> list[tuple[str, int | None]]:
+    """``power``'s orders on file, as (text, who sent it): the little an order mail needs
+    to lay its lines over them, read without building rows."""
+    sql = compiled_sql(
+        "order-texts",
+        lambda: OrderLine.select(OrderLine.text, OrderLine.submitted_by)
+        .where((OrderLine.game == game.id) & (OrderLine.phase == game.phase)
+               & (OrderLine.power == power))
+        .order_by(OrderLine.line),
+        [game.id, game.phase, power],
+    )  # fmt: skip
+    rows = database_proxy.execute_sql(sql, [game.id, game.phase, power]).fetchall()
+    return [(str(text), by) for text, by in rows]
 
 
 def missing_orders(game: Game, pos: Position, power: str, texts: list[str]) -> list[str]:
@@ -248,3 +267,11 @@ def phase_of(game: Game) -> str:
     if game.phase is None:
         raise NotAllowed(f"game {game.name} has not started")
     return str(game.phase)
+
+
+def game_by_id(game_id: int) -> Game:
+    """A game by its row id (a query built once)."""
+    (game,) = select_compiled(
+        Game, "game-by-id", lambda: Game.select().where(Game.id == game_id), [game_id]
+    )
+    return game

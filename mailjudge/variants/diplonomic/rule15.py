@@ -104,9 +104,7 @@ def _power_of(
     centre's power (a build), or the seat's only power."""
     pos = current_position(game)
     gmap = game_map(game)
-    mine = (
-        [p for p in seat.powers if may_order_for(seat, p)] if seat.role != "master" else []
-    )
+    mine = [p for p in seat.powers if may_order_for(seat, p)] if seat.role != "master" else []
     owner: str | None = None
     if kind in ("retreat", "disband") and loc is not None:
         unit = pos.units.get(loc[0])
