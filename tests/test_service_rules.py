@@ -221,9 +221,7 @@ def test_cd_dummies() -> None:
         game = game_with(rules + " START_MASTER", f"dummy{len(rules)}", players=2)
         start_game(game, random.Random(5))
         game = get_game(game.name)
-        humans = [
-            p for s in game.seats if s.role == "player" and s.person for p in s.powers
-        ]
+        humans = [p for s in game.seats if s.role == "player" and s.person for p in s.powers]
         hold_all(game, humans)
         assert processing.readiness(game).ready is ready
 
