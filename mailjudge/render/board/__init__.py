@@ -9,6 +9,9 @@ from typing import Any
 
 from mailjudge.engine.maps import GameMap
 from mailjudge.engine.state import Position
+from mailjudge.render.board import png as png_backend
+from mailjudge.render.board.layout import draw_board
+from mailjudge.render.board.svg import to_svg
 
 
 @dataclass(frozen=True)
@@ -25,10 +28,6 @@ def draw_picture(
     title: str = "",
     png: bool = True,
 ) -> Picture:
-    from mailjudge.render.board import png as png_backend
-    from mailjudge.render.board.layout import draw_board
-    from mailjudge.render.board.svg import to_svg
-
     scene = draw_board(gmap, position, results, title)
     image = png_backend.to_png(scene) if png and png_backend.available() else None
     return Picture(f"board-{position.phase}", to_svg(scene), image)
