@@ -32,6 +32,7 @@ from peewee import (
 )
 
 from mailjudge.db import database_proxy
+from mailjudge.rules import RuleSet
 
 GAME_NAME = re.compile(r"[a-z0-9_-]{1,32}")
 
@@ -119,6 +120,26 @@ class PowersField(CharField):
         return Powers.of(value)
 
 
+class _RulesAccessor(FieldAccessor):
+    """Whatever is assigned (text or names) is held as a RuleSet."""
+
+    def __set__(self, instance: Any, value: Any) -> None:
+        super().__set__(instance, RuleSet.parse(value or ""))
+
+
+class RulesField(TextField):
+    """A game's rules flags: stored as the names sorted, with spaces between; read back as
+    a RuleSet, parsed once per row instead of at every question."""
+
+    accessor_class = _RulesAccessor
+
+    def db_value(self, value: Any) -> str:
+        return str(RuleSet.parse(value or ""))
+
+    def python_value(self, value: Any) -> RuleSet:
+        return RuleSet.parse(value or "")
+
+
 class UTCDateTimeField(DateTimeField):
     """Aware datetimes in, aware UTC datetimes out; stored as naive UTC.
 
@@ -172,7 +193,7 @@ class Game(BaseModel):
     name = CharField(max_length=32, unique=True)
     variant = CharField(max_length=32, default="standard")
     map_name = CharField(max_length=32, default="standard")
-    rules = TextField(default="")  # str(RuleSet): names sorted, space-separated
+    rules = RulesField(default="")  # a RuleSet, stored as its names sorted
     state = CharField(max_length=16, default="forming")
     # The person who created the game and gets its notices; the master's password
     # sits on their Seat with role "master".

@@ -40,8 +40,12 @@ class RuleSet(frozenset[str]):
     """The rules flags of one game; stored as text as the names sorted, space-separated."""
 
     @classmethod
-    def parse(cls, text: str) -> RuleSet:
-        return cls(word.upper() for word in re.split(r"[\s,]+", text) if word)
+    def parse(cls, text: str | Iterable[str]) -> RuleSet:
+        """From the stored text ("CIVIL_DISORDER NO_PRESS", commas too) or names."""
+        if isinstance(text, RuleSet):
+            return text
+        words = re.split(r"[\s,]+", text) if isinstance(text, str) else list(text)
+        return cls(word.upper() for word in words if word)
 
     def __str__(self) -> str:
         return " ".join(sorted(self))

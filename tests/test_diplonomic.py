@@ -80,7 +80,7 @@ def everything(mails: list[Outgoing]) -> str:
 def test_a_new_game_has_the_seed_defaults() -> None:
     game = diplonomic()
     assert game.victory_count == 18
-    assert {"CIVIL_DISORDER", "CD_DUMMIES", "ALWAYS_WAIT"} <= set(game.rules.split())
+    assert {"CIVIL_DISORDER", "CD_DUMMIES", "ALWAYS_WAIT"} <= set(game.rules)
     assert game.timing.startswith("RULE15")
     assert game.deadline is not None and game.deadline.hour == 12  # rule 15: orders by noon
 
@@ -251,7 +251,7 @@ def test_a_setting_change_takes_effect_when_enacted() -> None:
         vote(power, number)
     next_turn(game)
     game = get_game("dn")
-    assert "NO_PRESS" in game.rules.split() and game.timing.startswith("MOVE 2D")
+    assert "NO_PRESS" in game.rules and game.timing.startswith("MOVE 2D")
     after = as_power("ENGLAND", "PRESS TO FRANCE\nShall we?\nENDPRESS")
     assert "this game has NO_PRESS" in reply(after)
 

@@ -3,7 +3,7 @@ rows, every row can decide, and the table's answers for each role are these."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import product
 from typing import Any
 
@@ -14,6 +14,7 @@ from mailjudge.commands.registry import unique_commands
 from mailjudge.permissions.actors import Actor
 from mailjudge.permissions.policy import ANY, GATES, TABLE, check, rows_for
 from mailjudge.permissions.vocabulary import Action, Role
+from mailjudge.rules import RuleSet
 from mailjudge.variants import VARIANTS
 
 
@@ -21,7 +22,7 @@ from mailjudge.variants import VARIANTS
 class FakeGame:
     """What the table reads of a game: its rules, state and variant (no database)."""
 
-    rules: str = ""
+    rules: RuleSet = field(default_factory=RuleSet)
     state: str = "active"
     variant: str = "standard"
 
@@ -34,7 +35,7 @@ class FakeSeat:
 
 
 def actor(role: Role, variant: str = "standard", rules: str = "", state: str = "active") -> Actor:
-    game: Any = FakeGame(rules, state, variant)
+    game: Any = FakeGame(RuleSet.parse(rules), state, variant)
     if role is Role.ANYONE:
         return Actor("someone@example.org", game, None)
     seat_role = "teammate" if role is Role.AUTHORIZED_TEAMMATE else role.value

@@ -30,7 +30,7 @@ class Actor:
 
     @property
     def rules(self) -> set[str]:
-        return set(self.game.rules.split()) if self.game is not None else set()
+        return set(self.game.rules) if self.game is not None else set()
 
     def describe(self) -> str:
         if self.seat is None:

@@ -45,7 +45,7 @@ def export_game(game: Game) -> dict[str, Any]:
             "name": game.name,
             "variant": game.variant,
             "map": game.map_name,
-            "rules": game.rules.split(),
+            "rules": sorted(game.rules),
             "state": game.state,
             "outcome": game.outcome,
             "victory_count": game.victory_count,

@@ -25,7 +25,7 @@ _POSITIONS: dict[int, tuple[Any, Position]] = {}
 
 
 def rules_of(game: Game) -> RuleSet:
-    return RuleSet.parse(game.rules)
+    return RuleSet.parse(game.rules)  # a RuleSet already, as the field reads it
 
 
 def has_rule(game: Game, name: str) -> bool:
@@ -58,7 +58,7 @@ def set_rules(game: Game, change: str) -> RuleSet:
         new = apply_change(rules_of(game), change, variant=game.variant)
     except RuleError as err:
         raise ServiceError(str(err)) from None
-    game.rules = str(new)
+    game.rules = new
     game.save()
     return new
 
