@@ -25,7 +25,21 @@ from peewee import Database
 from playhouse.migrate import SchemaMigrator
 
 from mailjudge.db import database_proxy
-from mailjudge.models import ALL_MODELS, AddressCounter, Bounce, Confirmation, SchemaVersion
+from mailjudge.models import (
+    ALL_MODELS,
+    AddressCounter,
+    BaseModel,
+    Bounce,
+    Confirmation,
+    SchemaVersion,
+)
+from mailjudge.variants import VARIANTS
+
+# Every table: the shared ones and each variant's own.
+ALL_TABLES: tuple[type[BaseModel], ...] = (
+    *ALL_MODELS,
+    *(table for variant in VARIANTS.values() for table in variant.tables),
+)
 
 
 class SchemaError(RuntimeError):
@@ -72,7 +86,7 @@ def upgrade() -> list[Migration]:
     with database_proxy.atomic():
         version = current_version(database)
         if version is None and not database.table_exists("game"):
-            database.create_tables(ALL_MODELS, safe=True)
+            database.create_tables(ALL_TABLES, safe=True)
             SchemaVersion.create(version=LATEST, what="a new database at the newest schema")
             return []
         if version is None:

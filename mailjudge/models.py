@@ -61,7 +61,7 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def _one_of(column: str, values: tuple[str, ...]) -> SQL | NodeList:
+def one_of(column: str, values: tuple[str, ...]) -> SQL | NodeList:
     allowed = ", ".join(f"'{value}'" for value in values)
     return Check(f"{column} IN ({allowed})")
 
@@ -219,7 +219,7 @@ class Game(BaseModel):
 
     class Meta:
         constraints = (
-            _one_of("state", GAME_STATES),
+            one_of("state", GAME_STATES),
             Check("length(name) BETWEEN 1 AND 32 AND name = lower(name)"),
         )
         indexes = (
@@ -258,7 +258,7 @@ class Seat(BaseModel):
     joined_at = UTCDateTimeField(default=utcnow)
 
     class Meta:
-        constraints = (_one_of("role", ROLES), _one_of("status", SEAT_STATUSES))
+        constraints = (one_of("role", ROLES), one_of("status", SEAT_STATUSES))
         indexes = (
             (("game", "name"), True),
             (("game", "role"), False),
@@ -393,79 +393,6 @@ class Proposal(BaseModel):
         return 1 if last is None else int(last.number) + 1
 
 
-class Rulebook(BaseModel):
-    """A version of a game's numbered rules text (RULEBOOK, enacted proposals)."""
-
-    game = ForeignKeyField(Game, backref="rulebooks", on_delete="CASCADE", index=False)
-    version = IntegerField()
-    text = TextField()
-    proposal = ForeignKeyField(Proposal, null=True, on_delete="SET NULL")
-    created_at = UTCDateTimeField(default=utcnow)
-
-    class Meta:
-        indexes = ((("game", "version"), True),)
-
-
-OUTCAST_REASONS = ("voted", "no centres", "tied")
-
-
-class Outcast(BaseModel):
-    """Survive: a power out of the game, from the adjustment phase it went out in.
-
-    ``sequence`` is that phase's; rows of later phases than the game's current one belong
-    to a future undone by ROLLBACK and count again on ROLLFORWARD. "tied" rows are the
-    candidates of a victor vote (Survive 5b) while it is open.
-    """
-
-    game = ForeignKeyField(Game, backref="outcasts", on_delete="CASCADE", index=False)
-    power = CharField(max_length=32)
-    phase = CharField(max_length=16)
-    sequence = IntegerField()
-    reason = CharField(max_length=16)
-
-    class Meta:
-        constraints = (_one_of("reason", OUTCAST_REASONS),)
-        indexes = ((("game", "sequence", "power"), True),)
-
-
-DIGEST_FORMATS = ("rfc1153", "mime")
-
-
-class CountryList(BaseModel):
-    """A country's list: an outside list the master names, or the judge's own
-    (GAME-COUNTRY@); a row exists once the master has said something about it."""
-
-    game = ForeignKeyField(Game, backref="country_lists", on_delete="CASCADE", index=False)
-    power = CharField(max_length=32)
-    address = CharField(max_length=254)  # "" for the judge's own list
-    external = BooleanField(default=False)
-    digest_format = CharField(max_length=16, default="rfc1153")
-    digest_number = IntegerField(default=0)  # digests sent so far: the next is number + 1
-    last_post_id = IntegerField(default=0)  # the last ListPost a digest has carried
-    last_digest_at = UTCDateTimeField(null=True)
-
-    class Meta:
-        constraints = (_one_of("digest_format", DIGEST_FORMATS),)
-        indexes = ((("game", "power"), True),)
-
-
-class ListPost(BaseModel):
-    """Everything that went to a country's list, kept for its digests: posts, press the
-    country sent or received, nominations, order sets, comments, elections, results.
-    Never a ballot, and a count only once its deadline has passed."""
-
-    game = ForeignKeyField(Game, backref="list_posts", on_delete="CASCADE", index=False)
-    power = CharField(max_length=32)
-    phase = CharField(max_length=16, null=True)
-    author = CharField(max_length=100)  # as shown: a citizen's name, a power, "the judge"
-    subject = TextField()
-    body = TextField()
-    posted_at = UTCDateTimeField(default=utcnow)
-
-    class Meta:
-        indexes = ((("game", "power", "posted_at"), False),)
-
-
 class InboundMessage(BaseModel):
     """A received mail, stored before any work is done on it."""
 
@@ -484,7 +411,7 @@ class InboundMessage(BaseModel):
     error = TextField(default="")
 
     class Meta:
-        constraints = (_one_of("state", INBOUND_STATES),)
+        constraints = (one_of("state", INBOUND_STATES),)
         indexes = ((("state", "received_at"), False),)
 
 
@@ -516,7 +443,7 @@ class Outbox(BaseModel):
     sent_at = UTCDateTimeField(null=True)
 
     class Meta:
-        constraints = (_one_of("state", OUTBOX_STATES),)
+        constraints = (one_of("state", OUTBOX_STATES),)
         indexes = ((("state", "next_attempt_at"), False),)
 
 
@@ -584,13 +511,9 @@ ALL_MODELS: tuple[type[BaseModel], ...] = (
     Press,
     Ballot,
     Proposal,
-    Rulebook,
-    CountryList,
-    ListPost,
     InboundMessage,
     Outbox,
     MailboxCursor,
-    Outcast,
     Bounce,
     AddressCounter,
     Confirmation,

@@ -14,7 +14,7 @@ import mailjudge.commands
 import mailjudge.settings
 from mailjudge.app.pipeline import queue_outgoing
 from mailjudge.commands.run import execute
-from mailjudge.models import CountryList, ListPost, Outbox
+from mailjudge.models import Outbox
 from mailjudge.outbound.outbox import render_draft
 from mailjudge.render.digest import PREAMBLE_END, SEPARATOR, DigestHeading, DigestItem, rfc1153
 from mailjudge.render.outgoing import Outgoing
@@ -26,6 +26,7 @@ from mailjudge.settings import Settings, load_settings
 from mailjudge.variants import democratic as dem
 from mailjudge.variants.democratic import country_lists as lists
 from mailjudge.variants.democratic import digests
+from mailjudge.variants.democratic.tables import CountryList, ListPost
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

@@ -13,13 +13,14 @@ from mailjudge.commands.run import execute, reply_text
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.passive import Passive, Removal
 from mailjudge.engine.phases import EngineOptions, process_phase
-from mailjudge.models import Game, Proposal, Rulebook, Seat
+from mailjudge.models import Game, Proposal, Seat
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service import deadlines, processing
 from mailjudge.service.games import create_game
 from mailjudge.service.seats import eject, join
 from mailjudge.service.state import get_game
 from mailjudge.variants.diplonomic import rule_changes as rc
+from mailjudge.variants.diplonomic.tables import Rulebook
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

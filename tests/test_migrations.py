@@ -15,8 +15,15 @@ import pytest
 from e2e import MASTER, Harness, running_judge
 
 from mailjudge import db
-from mailjudge.migrations import LATEST, MIGRATIONS, SchemaError, current_version, upgrade
-from mailjudge.models import ALL_MODELS, AddressCounter, Bounce, Confirmation, SchemaVersion
+from mailjudge.migrations import (
+    ALL_TABLES,
+    LATEST,
+    MIGRATIONS,
+    SchemaError,
+    current_version,
+    upgrade,
+)
+from mailjudge.models import AddressCounter, Bounce, Confirmation, SchemaVersion
 from mailjudge.service.games import create_game
 from mailjudge.service.state import get_game, orders_on_file
 
@@ -74,7 +81,7 @@ def test_postgresql_database_without_versions_is_upgraded(postgres_url: str) -> 
     schema_version; the migrations add the new tables and keep the game."""
     db.connect(postgres_url)
     try:
-        old = [m for m in ALL_MODELS if m not in (*NEW_TABLES, SchemaVersion)]
+        old = [m for m in ALL_TABLES if m not in (*NEW_TABLES, SchemaVersion)]
         db.database_proxy.create_tables(old)
         create_game("pgold", "master@example.test", "masterpw")
         applied = upgrade()

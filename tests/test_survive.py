@@ -10,7 +10,7 @@ from boards import GMAP, position
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.passive import Passive, Removal
 from mailjudge.engine.phases import EngineOptions, process_phase
-from mailjudge.models import Game, Outcast
+from mailjudge.models import Game
 from mailjudge.service import processing
 from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.games import create_game
@@ -20,6 +20,7 @@ from mailjudge.service.seats import join, seat_for_power
 from mailjudge.service.state import current_position, get_game, seat_named
 from mailjudge.variants.survive import vote_out as vo
 from mailjudge.variants.survive.outcasts import outcasts
+from mailjudge.variants.survive.tables import Outcast
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

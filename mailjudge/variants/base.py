@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from mailjudge.engine.passive import Passive
-from mailjudge.models import Game, Seat
+from mailjudge.models import BaseModel, Game, Seat
 from mailjudge.permissions.rows import Row
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service.outcomes import Processed, Readiness, Wait
@@ -55,6 +55,8 @@ class Variant:
     # Rows of the permission table for the variant's roles and actions, read after the
     # gates and before the shared rows (permissions/policy.py).
     permission_rows: tuple[Row, ...] = ()
+    # The variant's own tables (its package's tables.py); the migrations create them.
+    tables: tuple[type[BaseModel], ...] = ()
 
     def join(self, game: Game, email: str, password: str, name: str | None) -> Seat | None:
         """JOIN done the variant's own way (Democratic: a citizen of a centre); None: the

@@ -53,6 +53,7 @@ from mailjudge.variants.democratic.citizens import (
     home_centres,
 )
 from mailjudge.variants.democratic.country_lists import JUDGE, archive, list_mail
+from mailjudge.variants.democratic.tables import CountryList, ListPost
 from mailjudge.voting import Count, count_grouped
 
 CITIZEN_ROLE_SET = (Role.CITIZEN, Role.DIPLOMAT)
@@ -322,6 +323,10 @@ def stage_lines(result: Count[Any], label: Any) -> list[str]:
 
 class Democratic(Variant):
     name = "democratic"
+    tables = (
+        CountryList,
+        ListPost,
+    )
     has_players = False
     country_lists = True
     permission_rows = (

@@ -11,12 +11,13 @@ Everything the judge sends to a list is kept (ListPost) for the list's digests.
 from __future__ import annotations
 
 from mailjudge.addresses import judge_detail, split_address
-from mailjudge.models import DIGEST_FORMATS, CountryList, Game, ListPost, Press, Seat
+from mailjudge.models import Game, Press, Seat
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.state import authenticate, game_map, seat_in
 from mailjudge.settings import current_settings
 from mailjudge.variants.democratic.citizens import CITIZEN_ROLES, citizen_addresses, country_of
+from mailjudge.variants.democratic.tables import DIGEST_FORMATS, CountryList, ListPost
 
 JUDGE = "the judge"  # the author of what the judge itself posts
 DIGEST_WORDS = {"PLAIN": "rfc1153", "RFC1153": "rfc1153", "MIME": "mime"}

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from mailjudge.models import CountryList, Game, GameState, ListPost
+from mailjudge.models import Game, GameState
 from mailjudge.render.digest import DigestHeading, DigestItem, mime_parts, rfc1153, topics
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service.state import game_map
 from mailjudge.variants.democratic.citizens import citizen_addresses
 from mailjudge.variants.democratic.country_lists import country_list, list_address, list_id
+from mailjudge.variants.democratic.tables import CountryList, ListPost
 
 # At most this many posts in one digest; the rest wait for the next one.
 MAX_ITEMS = 500

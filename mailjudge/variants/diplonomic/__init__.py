@@ -36,6 +36,7 @@ from mailjudge.variants.base import Variant
 from mailjudge.variants.diplonomic import rule15
 from mailjudge.variants.diplonomic import rule_changes as rc
 from mailjudge.variants.diplonomic import teammates as tm
+from mailjudge.variants.diplonomic.tables import Rulebook
 
 if TYPE_CHECKING:
     from mailjudge.engine.phases import PhaseOutcome
@@ -72,6 +73,7 @@ def static_since(game: Game, year: int) -> int | None:
 
 class Diplonomic(Variant):
     name = "diplonomic"
+    tables = (Rulebook,)
     default_rules = "+CIVIL_DISORDER +ALWAYS_WAIT"
     permission_rows = (
         Row(Action.ORDERS, role(Role.TEAMMATE), DENY,

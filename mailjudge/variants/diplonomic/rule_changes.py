@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from mailjudge.db import database_proxy
-from mailjudge.models import Ballot, Game, GameState, Proposal, Rulebook, Seat
+from mailjudge.models import Ballot, Game, GameState, Proposal, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone
 from mailjudge.rules import RuleError, apply_change
@@ -24,6 +24,7 @@ from mailjudge.service.errors import NotAllowed, NotFound, ServiceError
 from mailjudge.service.state import phase_of, rules_of, set_rules
 from mailjudge.variants.diplonomic import amendments as am
 from mailjudge.variants.diplonomic import rulebook as rb
+from mailjudge.variants.diplonomic.tables import Rulebook
 
 KIND = "rules"  # Proposal.kind and Ballot.kind
 CHOICES = ("FOR", "AGAINST", "WITHDRAW")

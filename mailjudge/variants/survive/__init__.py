@@ -15,7 +15,7 @@ from datetime import datetime
 
 from mailjudge.engine.passive import Passive, Removal
 from mailjudge.engine.state import ADJUSTMENT, Position
-from mailjudge.models import Game, GameState, Outcast, Seat
+from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.rows import ALLOW, Row, role
 from mailjudge.permissions.vocabulary import Action, Role
 from mailjudge.render import render
@@ -27,6 +27,7 @@ from mailjudge.service.state import current_position, finish_game, has_rule
 from mailjudge.variants.base import Variant
 from mailjudge.variants.survive import outcasts as oc
 from mailjudge.variants.survive import vote_out as vo
+from mailjudge.variants.survive.tables import Outcast
 
 
 def _position(game: Game) -> Position:
@@ -35,6 +36,7 @@ def _position(game: Game) -> Position:
 
 class Survive(Variant):
     name = "survive"
+    tables = (Outcast,)
     keep_adjustments_every = 2
     permission_rows = (
         Row(Action.VOTE_VICTOR, role(Role.MASTER), ALLOW,

@@ -7,7 +7,8 @@ the record follows ROLLBACK and ROLLFORWARD like the rest of the game's history.
 from __future__ import annotations
 
 from mailjudge.engine.state import ADJUSTMENT, Phase, Position
-from mailjudge.models import Game, Outcast
+from mailjudge.models import Game
+from mailjudge.variants.survive.tables import Outcast
 
 OUT = ("voted", "no centres")
 TIED = "tied"  # a candidate of an open victor vote (rule 5b)
