@@ -4,7 +4,9 @@ A judge runs on loopback with SQLite; its outbound relay is a local aiosmtpd sin
 players of one game (all with SET WAIT, so the phase never processes) send order mails over
 SMTP from several client threads: SIGNON with the real password (scrypt, remembered after
 the first check), three orders. A mail counts when its reply has reached the sink: accepted,
-stored, processed, the reply queued and sent.
+stored, processed, the reply queued and sent. The same mails then go, from the same
+clients, to a bare aiosmtpd server that only counts them: the ratio of the two rates says
+how much of the SMTP path's speed the judge keeps.
 """
 
 from __future__ import annotations
@@ -52,6 +54,44 @@ class _Sink:
         return "250 OK"
 
 
+class _Counter:
+    """A bare SMTP server that only counts what it is given: the yardstick the judge's
+    whole path is measured against."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        self.count += 1
+        return "250 OK"
+
+
+def bare_sink_rate(prepared: list[tuple[str, bytes]], clients: int) -> float:
+    """Mails per second a bare aiosmtpd server accepts from the same clients, same mails."""
+    counter = _Counter()
+    port = free_port()
+    server = Controller(counter, hostname="127.0.0.1", port=port)
+    server.start()
+    try:
+
+        def client(share: list[tuple[str, bytes]]) -> None:
+            with smtplib.SMTP("127.0.0.1", port, timeout=60) as smtp:
+                for _, raw in share:
+                    smtp.sendmail("player@bench.test", [JUDGE], raw.replace(b"\n", b"\r\n"))
+
+        start = time.time()
+        threads = [
+            threading.Thread(target=client, args=(prepared[i::clients],)) for i in range(clients)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return counter.count / max(time.time() - start, 1e-9)
+    finally:
+        server.stop()
+
+
 def _relay(port: int, arrivals: Any, stop: Any) -> None:
     relay = Controller(_Sink(arrivals), hostname="127.0.0.1", port=port)
     relay.start()
@@ -75,6 +115,8 @@ def run(mails: int, clients: int, workers: int) -> dict[str, float]:
             "MAILJUDGE_OUTBOUND_PORT": str(sink_port),
             "MAILJUDGE_OUTBOUND_REPLY_LIMIT": "0",
             "MAILJUDGE_SECURITY_UNPROVEN_PER_HOUR": "100000",
+            # A line a mail would bury the figures (and cost time the figures count).
+            "MAILJUDGE_LOGGING_LEVEL": "WARNING",
         },
     )
     judge = Judge(settings, free_ports=True, workers=workers)
@@ -135,12 +177,16 @@ def run(mails: int, clients: int, workers: int) -> dict[str, float]:
         sent = [
             r.sent_at for r in Outbox.select(Outbox.sent_at).where(Outbox.sent_at.is_null(False))
         ]
+        end_to_end = len(arrived) / (done - start)
+        bare = bare_sink_rate(prepared, clients)
         return {
             "mails": mails,
             "clients": clients,
             "answered": len(arrived),
             "accepted_per_s": mails / (accepted - start),
-            "end_to_end_per_s": len(arrived) / (done - start),
+            "end_to_end_per_s": end_to_end,
+            "bare_sink_per_s": bare,
+            "judge_to_sink_ratio": end_to_end / bare if bare else 0.0,
             "median_latency_ms": statistics.median(latencies) * 1000 if latencies else 0.0,
             "answering_per_s": _rate(handled),
             "sending_per_s": _rate(sent),
@@ -178,5 +224,6 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.workers} worker process(es) + 1 sender"
     )
     for key, value in result.items():
-        print(f"  {key}: {value:.1f}" if isinstance(value, float) else f"  {key}: {value}")
+        shown = f"{value:.2f}" if key.endswith("ratio") else f"{value:.1f}"
+        print(f"  {key}: {shown}" if isinstance(value, float) else f"  {key}: {value}")
     return 0 if result["answered"] == result["mails"] else 1
