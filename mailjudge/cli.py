@@ -25,6 +25,7 @@ BENCHMARKS: dict[str, str] = {
     "voting": "mailjudge.benchmarks.voting",
     "mail": "mailjudge.benchmarks.mail_e2e",
     "democratic": "mailjudge.benchmarks.democratic",
+    "web": "mailjudge.benchmarks.web",
 }
 
 
@@ -83,6 +84,38 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except PortInUse as err:
         print(f"mailjudge serve: {err}", file=sys.stderr)
         return 1
+    return 0
+
+
+def cmd_web(args: argparse.Namespace) -> int:
+    """The web pages alone, for a machine that reads the judge's PostgreSQL (or SQLite)."""
+    import signal
+    import threading
+
+    from mailjudge import db
+    from mailjudge.logs import setup_logging
+    from mailjudge.web.server import WebPortInUse, bind, serve
+
+    settings = _settings(args)
+    setup_logging(settings.logging, "web")
+    if not settings.web.port:
+        print("mailjudge web: web.port is 0, which turns the pages off; set a port",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    try:
+        sock = bind(settings.web)
+    except WebPortInUse as err:
+        print(f"mailjudge web: {err}", file=sys.stderr)
+        return 1
+    db.connect(settings.database.url)
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    try:
+        serve(sock, stop)
+    finally:
+        sock.close()
+        db.close()
     return 0
 
 
@@ -257,7 +290,12 @@ def build_parser() -> argparse.ArgumentParser:
         )
     )
     for name, helptext, description in (
-        ("serve", "run the judge: SMTP/LMTP listener, IMAP poller, worker, clock", None),
+        ("serve", "run the judge: SMTP/LMTP listener, IMAP poller, worker, clock, web pages", None),
+        (
+            "web",
+            "serve only the public web pages (for a second machine on the same database)",
+            None,
+        ),
         ("init", "create the database tables", None),
         ("check-config", "show the settings in force (secrets masked)", settings_docs()),
         ("docs", "print the README's reference of commands and settings", None),
@@ -314,6 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     commands: dict[str, Callable[[argparse.Namespace], int]] = {
         "adjudicate": cmd_adjudicate,
         "serve": cmd_serve,
+        "web": cmd_web,
         "status": cmd_status,
         "prune": cmd_prune,
         "init": cmd_init,

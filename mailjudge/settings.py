@@ -294,6 +294,31 @@ class LoggingSettings:
     )
 
 
+def _check_base_url(value: str | None) -> str | None:
+    if value is None:
+        return None
+    if not value.startswith(("http://", "https://")) or value.endswith("/"):
+        return "write the site's address without a trailing slash, like https://judge.example.org"
+    return None
+
+
+@dataclass(frozen=True)
+class WebSettings:
+    host: str = _setting("127.0.0.1", "Address the public web pages are served on.")
+    port: int = _setting(
+        8080,
+        "Port of the web pages (mailjudge serve and mailjudge web); 0 turns them off.",
+        minimum=0,
+        maximum=65535,
+    )
+    base_url: str | None = _setting(
+        None,
+        "The pages' public address as players reach it (through a reverse proxy, say); when "
+        "set, results mails link to the game's page.",
+        check=_check_base_url,
+    )
+
+
 @dataclass(frozen=True)
 class Settings:
     judge: JudgeSettings = field(default_factory=JudgeSettings)
@@ -305,6 +330,7 @@ class Settings:
     logging: LoggingSettings = field(default_factory=LoggingSettings)
     dkim: DkimSettings = field(default_factory=DkimSettings)
     security: SecuritySettings = field(default_factory=SecuritySettings)
+    web: WebSettings = field(default_factory=WebSettings)
 
 
 @dataclass(frozen=True)

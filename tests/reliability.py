@@ -148,6 +148,7 @@ def judge_config(database_url: str, sink_port: int, smtp_port: int = 0,
         "judge": {"address": JUDGE},
         "database": {"url": database_url},
         "smtp": {"host": "127.0.0.1", "port": smtp_port},
+        "web": {"port": 0},  # several judges run at once here; the pages are tested elsewhere
         "inbound": {"claim_timeout_seconds": 3},
         "security": {"unproven_per_hour": 100000},  # the load comes from unsigned addresses
         "outbound": {

@@ -26,6 +26,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "inbound": ("app", "service", "variants", "commands", "render", "engine"),
     "outbound": ("app", "service", "variants", "commands", "engine"),
     "commands": ("app",),
+    # The web pages read; they never take mail in or send it, nor run commands.
+    "web": ("app", "commands", "inbound", "outbound", "permissions"),
 }  # fmt: skip
 
 

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 import tomllib
+import urllib.request
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -75,11 +76,12 @@ def test_the_wheel_installs_and_answers_mail(tmp_path: Path) -> None:
 
     sink = MailSink()
     sink.start()
-    port = free_port()
+    port, web_port = free_port(), free_port()
     env.update({
         "MAILJUDGE_DATABASE_URL": f"sqlite:///{elsewhere}/judge.db",
         "MAILJUDGE_JUDGE_ADDRESS": "judge@example.test",
         "MAILJUDGE_SMTP_PORT": str(port),
+        "MAILJUDGE_WEB_PORT": str(web_port),
         "MAILJUDGE_OUTBOUND_HOST": "127.0.0.1",
         "MAILJUDGE_OUTBOUND_PORT": str(sink.port),
     })  # fmt: skip
@@ -94,6 +96,9 @@ def test_the_wheel_installs_and_answers_mail(tmp_path: Path) -> None:
         assert sink.mails, "the installed judge answered nothing"
         reply = sink.mails[0].message
         assert reply["To"] == "newcomer@example.org" and "SIGNON" in text_of(reply)
+        # The web pages come from the wheel's own templates too.
+        page = urllib.request.urlopen(f"http://127.0.0.1:{web_port}/", timeout=10)
+        assert page.status == 200 and b"The games" in page.read()
     finally:
         serve.terminate()
         serve.wait(timeout=30)

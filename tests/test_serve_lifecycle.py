@@ -35,6 +35,7 @@ def _env(tmp: Path, smtp_port: int, relay_port: int, **extra: str) -> dict[str, 
         "MAILJUDGE_SMTP_PORT": str(smtp_port),
         "MAILJUDGE_OUTBOUND_HOST": "127.0.0.1",
         "MAILJUDGE_OUTBOUND_PORT": str(relay_port),
+        "MAILJUDGE_WEB_PORT": "0",
         **extra,
     })  # fmt: skip
     return env
@@ -167,3 +168,55 @@ def test_a_port_in_use_is_one_line(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert f"mailjudge serve: SMTP port {port} is in use on 127.0.0.1" in done.stderr
     assert "Traceback" not in done.stderr and "Traceback" not in done.stdout
+
+
+def test_serve_answers_mail_and_serves_the_pages_then_mailjudge_web_alone(tmp_path: Path) -> None:
+    """`mailjudge serve` (a worker process, a sender and the web process) serves the pages
+    beside SMTP and stops on SIGTERM; `mailjudge web` then serves them alone from the same
+    database, as a second machine would, and a taken port is a clear error."""
+    import urllib.error
+    import urllib.request
+
+    sink = MailSink()
+    sink.start()
+    smtp, web = free_port(), free_port()
+    env = _env(tmp_path, smtp, sink.port, MAILJUDGE_WEB_PORT=str(web))
+    log = tmp_path / "serve.log"
+    judge = _serve(env, log)
+    try:
+        _wait_for_port(smtp)
+        _wait_for_port(web)
+        with smtplib.SMTP("127.0.0.1", smtp, timeout=10) as client:
+            client.send_message(_mail(1))
+        page = urllib.request.urlopen(f"http://127.0.0.1:{web}/", timeout=10)
+        assert page.status == 200 and b"The games" in page.read()
+        deadline = time.monotonic() + 60
+        while not sink.mails and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert sink.mails, "serve answered no mail"
+        judge.send_signal(signal.SIGTERM)
+        assert judge.wait(timeout=60) == 0
+    finally:
+        if judge.poll() is None:
+            judge.kill()
+        sink.stop()
+    assert "Traceback" not in log.read_text()
+
+    alone = subprocess.Popen([MAILJUDGE, "web"], env=env, stdout=log.open("ab"),
+                             stderr=subprocess.STDOUT)  # fmt: skip
+    try:
+        _wait_for_port(web)
+        missing = urllib.request.Request(f"http://127.0.0.1:{web}/games/nosuch")
+        try:
+            urllib.request.urlopen(missing, timeout=10)
+            raise AssertionError("an unknown game must be a 404")
+        except urllib.error.HTTPError as err:
+            assert err.code == 404 and b"no public game" in err.read()
+        taken = subprocess.run([MAILJUDGE, "web"], env=env, capture_output=True, text=True,
+                               timeout=60)  # fmt: skip
+        assert taken.returncode == 1 and "MAILJUDGE_WEB_PORT" in taken.stderr
+        alone.send_signal(signal.SIGTERM)
+        assert alone.wait(timeout=30) == 0
+    finally:
+        if alone.poll() is None:
+            alone.kill()

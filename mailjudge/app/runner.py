@@ -31,6 +31,7 @@ from mailjudge.outbound.send import SmtpSender
 from mailjudge.service import deadlines
 from mailjudge.settings import Settings, use_settings
 from mailjudge.variants.democratic.country_lists import list_target
+from mailjudge.web import server as web_server
 
 log = logging.getLogger(__name__)
 
@@ -126,6 +127,8 @@ class Judge:
             free_ports=free_ports,
         )
         self.poller = ImapPoller(settings.imap, store=self._store) if settings.imap.host else None
+        # Bound now, so that a web port in use stops the start like an SMTP port in use.
+        self.web_socket = web_server.bind(settings.web, free_ports) if settings.web.port else None
         self.sender = SmtpSender.from_settings(
             settings.outbound, settings.judge.address, settings.dkim
         )
@@ -157,6 +160,12 @@ class Judge:
             self._spawn("clock", self._clock_loop)
         else:
             self._spawn("worker", self._work)
+        if self.web_socket is not None:
+            if self.workers:
+                self._start_process("web", web_server.web_process, self.web_socket)
+            else:
+                sock = self.web_socket
+                self._spawn("web", lambda: web_server.serve(sock, self.stop_event))
         if self.poller is not None:
             self._spawn("imap", lambda: self.poller.run(self.stop_event))  # type: ignore[union-attr]
         log.info(
@@ -166,6 +175,13 @@ class Judge:
             self.listener.smtp_port,
             f", LMTP {self.listener.lmtp_port}" if self.listener.lmtp_port else "",
         )
+        if self.web_port:
+            log.info("mailjudge web pages on http://%s:%s/", self.settings.web.host, self.web_port)
+
+    @property
+    def web_port(self) -> int:
+        """The port the pages are served on (0: not served)."""
+        return int(self.web_socket.getsockname()[1]) if self.web_socket is not None else 0
 
     def _spawn(self, name: str, target: Callable[[], None]) -> None:
         thread = threading.Thread(target=target, name=f"mailjudge-{name}", daemon=True)
@@ -204,6 +220,8 @@ class Judge:
             process.join(timeout=10)
             if process.is_alive():
                 process.terminate()
+        if self.web_socket is not None:
+            self.web_socket.close()
         db.close()
 
     def handle(self, row: InboundMessage, prepared: Any = None) -> None:

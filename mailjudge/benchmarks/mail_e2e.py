@@ -117,6 +117,7 @@ def run(mails: int, clients: int, workers: int) -> dict[str, float]:
             "MAILJUDGE_SECURITY_UNPROVEN_PER_HOUR": "100000",
             # A line a mail would bury the figures (and cost time the figures count).
             "MAILJUDGE_LOGGING_LEVEL": "WARNING",
+            "MAILJUDGE_WEB_PORT": "0",
         },
     )
     judge = Judge(settings, free_ports=True, workers=workers)

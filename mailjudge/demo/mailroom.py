@@ -36,6 +36,8 @@ def judge_settings(database: Path, relay_port: int, address: str, **extra: str) 
         "MAILJUDGE_OUTBOUND_REPLY_LIMIT": "0",
         # ... and mail many times an hour before they first sign on.
         "MAILJUDGE_SECURITY_UNPROVEN_PER_HOUR": "100000",
+        # No web pages unless a test asks for them (web_port="8080"; free_ports picks one).
+        "MAILJUDGE_WEB_PORT": "0",
     }
     environ.update({f"MAILJUDGE_{k.upper()}": v for k, v in extra.items()})
     return load_settings(None, environ)

@@ -16,7 +16,7 @@ def environment() -> Environment:
         loader=FileSystemLoader(TEMPLATES_DIR),
         undefined=StrictUndefined,  # a missing value is a bug, not an empty line in a mail
         autoescape=select_autoescape(
-            enabled_extensions=("html", "html.j2"), default_for_string=False
+            enabled_extensions=("html", "html.j2", "atom.j2"), default_for_string=False
         ),
         trim_blocks=True,
         lstrip_blocks=True,

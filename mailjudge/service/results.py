@@ -14,7 +14,7 @@ from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.render.results import facts_of, report
 from mailjudge.service.pictures import played_picture
 from mailjudge.service.schedule import timing_of
-from mailjudge.service.state import has_rule
+from mailjudge.service.state import has_rule, web_link
 from mailjudge.timing import show
 
 
@@ -43,6 +43,7 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
     words = report(facts, has_rule(game, "BUILD_ANY"), has_rule(game, "CIVIL_DISORDER"))
     picture = played_picture(game, record) if record is not None else None
     mails = []
+    link = web_link(game, done.phase)
     for seat in Seat.select().where(Seat.game == game):
         # An observer gets results once its address confirmed, and until it said STOP.
         if seat.person is None or (seat.role == "observer" and seat.status != "active"):
@@ -50,6 +51,7 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
         context = {
             "game": game, "phase": done.phase, "r": words, "seat": seat,
             "deadline": deadline_lines(game, seat), "reprocessed": reprocessed,
+            "web_link": link,
         }  # fmt: skip
         body = render("results.txt.j2", **context)
         subject = f"results {done.phase}" + (" (re-processed)" if reprocessed else "")

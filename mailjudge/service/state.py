@@ -275,3 +275,33 @@ def game_by_id(game_id: int) -> Game:
         Game, "game-by-id", lambda: Game.select().where(Game.id == game_id), [game_id]
     )
     return game
+
+
+# Games the public may read on the web: not private (SOLITAIRE) and open to observers.
+HIDDEN_FROM_PUBLIC = ("SOLITAIRE", "NO_OBSERVATIONS")
+
+
+def is_public(game: Game) -> bool:
+    return not game.private and not any(game.rules.has(rule) for rule in HIDDEN_FROM_PUBLIC)
+
+
+def web_link(game: Game, phase: str | None = None) -> str | None:
+    """The game's page (or a phase's) when web.base_url is set and the game is public."""
+    from mailjudge.settings import current_settings
+
+    base = current_settings().web.base_url
+    if not base or not is_public(game):
+        return None
+    return f"{base}/games/{game.name}" + (f"/phases/{phase}" if phase else "")
+
+
+def phase_label(code: str | None) -> str:
+    """S1901M as players read it (Spring 1901 movement); an unknown code as it is."""
+    from mailjudge.engine.state import Phase
+
+    if not code:
+        return "not started"
+    try:
+        return Phase.parse(code).long_name()
+    except ValueError:
+        return code

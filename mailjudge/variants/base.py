@@ -31,6 +31,29 @@ class PressRoutes:
     unreached: list[str] = field(default_factory=list)
 
 
+@dataclass
+class PublicTable:
+    caption: str
+    header: list[str]
+    rows: list[list[str]]
+
+
+@dataclass
+class PublicText:
+    caption: str
+    body: str
+
+
+@dataclass
+class PublicSection:
+    """A part of the game's public web page that a variant adds: only what the rules make
+    public to anyone (counts, never ballots; texts, never hidden authors)."""
+
+    title: str
+    tables: list[PublicTable] = field(default_factory=list)
+    texts: list[PublicText] = field(default_factory=list)
+
+
 class Variant:
     name = "standard"
     has_players = True  # False: nobody holds a power (Democratic citizens share them)
@@ -130,4 +153,8 @@ class Variant:
 
     def on_clock(self, game: Game, now: datetime) -> list[Outgoing]:
         """At every tick of the judge's clock, for an active game (a draw's notice ending)."""
+        return []
+
+    def public_sections(self, game: Game) -> list[PublicSection]:
+        """What the variant shows on the game's public web page, besides the board."""
         return []

@@ -42,8 +42,8 @@ from mailjudge.service.state import (
     powers_owing,
     unique_name,
 )
-from mailjudge.variants.base import PressRoutes, Variant
-from mailjudge.variants.democratic import digests
+from mailjudge.variants.base import PressRoutes, PublicSection, Variant
+from mailjudge.variants.democratic import digests, public
 from mailjudge.variants.democratic.citizens import (
     CITIZEN_ROLES,
     _owners,
@@ -342,6 +342,9 @@ class Democratic(Variant):
             "only the diplomat speaks for the country to all"),
         Row(Action.VOTE, role(*CITIZEN_ROLE_SET), ALLOW, "citizens vote for their country"),
     )  # fmt: skip
+
+    def public_sections(self, game: Game) -> list[PublicSection]:
+        return public.sections(game)
 
     def join(self, game: Game, email: str, password: str, name: str | None) -> Seat | None:
         return join_citizen(game, email, password, name)

@@ -32,8 +32,8 @@ from mailjudge.service.errors import NotAllowed
 from mailjudge.service.outcomes import Processed, Readiness
 from mailjudge.service.state import has_rule, phase_of
 from mailjudge.timing import show
-from mailjudge.variants.base import Variant
-from mailjudge.variants.diplonomic import rule15
+from mailjudge.variants.base import PublicSection, Variant
+from mailjudge.variants.diplonomic import public, rule15
 from mailjudge.variants.diplonomic import rule_changes as rc
 from mailjudge.variants.diplonomic import teammates as tm
 from mailjudge.variants.diplonomic.tables import Rulebook
@@ -85,6 +85,9 @@ class Diplonomic(Variant):
         "is in civil disorder (rule 24) and takes no orders: its units hold without"
         " supporting each other, disband when dislodged and never build"
     )
+
+    def public_sections(self, game: Game) -> list[PublicSection]:
+        return public.sections(game)
 
     def passive(self, game: Game, through: int) -> Passive:
         """Rule 24: a contestant who left and was not replaced (vacant or DUMMY)."""

@@ -34,7 +34,8 @@ from mailjudge.service.state import (
     phase_of,
     require_active,
 )
-from mailjudge.variants.base import Variant
+from mailjudge.variants.base import PublicSection, Variant
+from mailjudge.variants.double import public
 from mailjudge.variants.double.sync import PartnerOrders, Synced, sync_adjustments, sync_units
 
 if TYPE_CHECKING:
@@ -167,6 +168,9 @@ def synchronise(game: Game, pos: Position, power: str, lines: list[OrderLine]) -
 class Double(Variant):
     name = "double"
     orders_per_player = True
+
+    def public_sections(self, game: Game) -> list[PublicSection]:
+        return public.sections(game, ring_seats(game))
 
     def victory_count(self, centres: int) -> int | None:
         return JOINT_WIN_CENTRES

@@ -24,8 +24,9 @@ from mailjudge.service.outcomes import Processed, Readiness, Wait
 from mailjudge.service.results import deadline_lines
 from mailjudge.service.schedule import schedule_phase
 from mailjudge.service.state import current_position, finish_game, has_rule
-from mailjudge.variants.base import Variant
+from mailjudge.variants.base import PublicSection, Variant
 from mailjudge.variants.survive import outcasts as oc
+from mailjudge.variants.survive import public
 from mailjudge.variants.survive import vote_out as vo
 from mailjudge.variants.survive.tables import Outcast
 
@@ -42,6 +43,9 @@ class Survive(Variant):
         Row(Action.VOTE_VICTOR, role(Role.MASTER), ALLOW,
             "the master breaks an even victor vote (Survive)"),
     )  # fmt: skip
+
+    def public_sections(self, game: Game) -> list[PublicSection]:
+        return public.sections(game)
 
     def ballot_in_press(
         self, game: Game, seat: Seat, recipients: list[str], lines: list[str]

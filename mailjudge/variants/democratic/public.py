@@ -1,0 +1,36 @@
+"""What a Democratic game shows the public: each country's elected diplomat, and the counts
+the judge published (totals stage by stage, never a ballot). Citizens' own posts stay on
+their country's list."""
+
+from __future__ import annotations
+
+from mailjudge.models import Game
+from mailjudge.service.state import game_map, phase_label
+from mailjudge.variants.base import PublicSection, PublicTable, PublicText
+from mailjudge.variants.democratic.country_lists import JUDGE
+from mailjudge.variants.democratic.tables import ListPost
+
+ELECTION_SUBJECT = "the diplomats"
+ORDERS_COUNT_SUBJECT = "'s orders for "  # "FRANCE's orders for S1901M"
+
+
+def sections(game: Game) -> list[PublicSection]:
+    from mailjudge.variants.democratic import diplomat_of
+
+    rows = []
+    for power in game_map(game).power_names:
+        seat = diplomat_of(game, power) if game.position else None
+        rows.append([power.title(), seat.name if seat is not None else "none elected"])
+    section = PublicSection(
+        "The diplomats", [PublicTable("Elected diplomats now", ["Country", "Diplomat"], rows)]
+    )
+    posts = (
+        ListPost.select()
+        .where((ListPost.game == game) & (ListPost.author == JUDGE))
+        .order_by(ListPost.id.desc())
+    )
+    for post in posts:
+        if post.subject == ELECTION_SUBJECT or ORDERS_COUNT_SUBJECT in post.subject:
+            title = f"{post.power.title()}: {post.subject} ({phase_label(post.phase)})"
+            section.texts.append(PublicText(title, post.body))
+    return [section]

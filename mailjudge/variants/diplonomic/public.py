@@ -1,0 +1,35 @@
+"""What a Diplonomic game shows the public: the rules text in force and its earlier
+versions, the enacted proposals (never their authors: the rules publish them without),
+and the teammates."""
+
+from __future__ import annotations
+
+from mailjudge.models import Game, Proposal, Seat
+from mailjudge.service.state import phase_label
+from mailjudge.variants.base import PublicSection, PublicTable, PublicText
+from mailjudge.variants.diplonomic.rule_changes import KIND
+from mailjudge.variants.diplonomic.tables import Rulebook
+
+
+def sections(game: Game) -> list[PublicSection]:
+    rules = PublicSection("The rules")
+    versions = Rulebook.select().where(Rulebook.game == game).order_by(Rulebook.version.desc())
+    for n, book in enumerate(versions):
+        state = "in force" if n == 0 else "earlier"
+        source = f", from proposal {book.proposal.number}" if book.proposal is not None else ""
+        rules.texts.append(PublicText(f"Version {book.version} ({state}{source})", book.text))
+    enacted = PublicSection("Enacted proposals")
+    for proposal in Proposal.select().where(
+        (Proposal.game == game) & (Proposal.kind == KIND) & (Proposal.state == "enacted")
+    ).order_by(Proposal.number):  # fmt: skip
+        votes = f", {proposal.votes_for} for" if proposal.votes_for is not None else ""
+        caption = f"Proposal {proposal.number} ({phase_label(proposal.phase)}{votes})"
+        enacted.texts.append(PublicText(caption, proposal.text))
+    rows = [
+        [seat.name, " and ".join(p.title() for p in seat.powers), seat.status]
+        for seat in Seat.select()
+        .where((Seat.game == game) & (Seat.role == "teammate"))
+        .order_by(Seat.id)
+    ]
+    team = PublicSection("Teammates", [PublicTable("Teammates", ["Name", "Helps", "Status"], rows)])
+    return [rules, enacted, team]

@@ -1,0 +1,281 @@
+"""What the public web pages show of a game, and nothing more.
+
+This module is the web's privacy boundary: every page is built from what it returns, and
+it reads only what the mails already make public to any observer. Never here: private
+press, ballots and who cast them, an author the rules hide, passwords, addresses, the
+orders of a phase not yet processed, and any game that is private (SOLITAIRE) or closed
+to observers (NO_OBSERVATIONS).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, cast
+
+from peewee import fn
+
+from mailjudge.db import compiled_sql, database_proxy
+from mailjudge.engine.interchange import position_from_dict
+from mailjudge.engine.state import Phase
+from mailjudge.models import Game, GameState, PhaseRecord, Press, Seat
+from mailjudge.render.board import draw_picture
+from mailjudge.render.results import record_facts, report_lines
+from mailjudge.rules import RuleSet, catalogue
+from mailjudge.service.state import HIDDEN_FROM_PUBLIC, game_map, is_public, phase_label
+
+# Seats the public sees: who plays which power. Observers, masters and (in Democratic)
+# the citizens are people, not powers; the variant sections show what is public of them.
+PLAYING_ROLES = ("player", "teammate")
+
+
+def public_game(name: str) -> Game | None:
+    """The game of that name if the public may see it; None (a 404) otherwise."""
+    game = Game.get_or_none(Game.name == name.lower())
+    return game if game is not None and is_public(game) else None
+
+
+phase_name = phase_label
+
+
+@dataclass
+class GameLine:
+    """One row of the list of games."""
+
+    name: str
+    variant: str
+    phase: str
+    state: str
+    players: int
+    deadline: datetime | None
+    outcome: str
+
+
+def game_lines(state: str | None = None) -> list[GameLine]:
+    query = Game.select().order_by(Game.name)
+    if state:
+        query = query.where(Game.state == state)
+    counts = _player_counts()
+    return [_line(game, counts.get(game.id, 0)) for game in query if is_public(game)]
+
+
+def _line(game: Game, players: int) -> GameLine:
+    deadline = game.deadline if game.state == GameState.ACTIVE else None
+    return GameLine(
+        name=game.name, variant=game.variant, phase=phase_name(game.phase), state=game.state,
+        players=players, deadline=deadline, outcome=game.outcome,
+    )  # fmt: skip
+
+
+def _player_counts() -> dict[int, int]:
+    rows = (
+        Seat.select(Seat.game, fn.COUNT(Seat.id))
+        .where(Seat.role.in_((*PLAYING_ROLES, "citizen", "diplomat")) & (Seat.status == "active"))
+        .group_by(Seat.game)
+        .tuples()
+    )
+    return {int(game_id): int(n) for game_id, n in cast(Iterable[tuple[int, int]], rows)}
+
+
+@dataclass
+class PlayedPhase:
+    code: str
+    name: str
+    processed_at: datetime
+
+
+def played_phases(game: Game) -> list[PhaseRecord]:
+    """The phases processed so far, in order (a phase rolled back is not among them)."""
+    return list(
+        PhaseRecord.select()
+        .where((PhaseRecord.game == game) & (PhaseRecord.sequence < game.sequence))
+        .order_by(PhaseRecord.sequence)
+    )
+
+
+@dataclass
+class SeatLine:
+    power: str
+    who: str  # a public name or a description: never an address
+
+
+def seat_lines(game: Game) -> list[SeatLine]:
+    """Who plays what: each power and, where the player chose one, the public name."""
+    lines = []
+    held: set[str] = set()
+    for seat in Seat.select().where(
+        (Seat.game == game) & Seat.role.in_(PLAYING_ROLES)
+    ).order_by(Seat.id):  # fmt: skip
+        powers = " and ".join(p.title() for p in seat.powers)
+        held.update(seat.powers)
+        if seat.role == "teammate":
+            who = f"teammate {seat.name}" + ("" if seat.status == "active" else f" ({seat.status})")
+        elif seat.dummy:
+            who = "a dummy (civil disorder)"
+        elif seat.person_id is None or seat.status != "active":
+            who = f"vacant ({seat.status})" if seat.status != "active" else "vacant"
+        else:
+            shown = seat.name if seat.name.upper() not in seat.powers else ""
+            who = f"played by {shown}" if shown else "played"
+            if seat.eliminated:
+                who += ", eliminated"
+        lines.append(SeatLine(powers, who))
+    return lines
+
+
+def rule_lines(game: Game) -> list[tuple[str, str]]:
+    known = catalogue()
+    return [(name, known.get(name).summary) for name in sorted(game.rules)]
+
+
+def centre_counts(position: dict[str, Any] | None) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for owner in ((position or {}).get("sc_owners") or {}).values():
+        counts[owner] = counts.get(owner, 0) + 1
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
+def centre_history(game: Game, records: list[PhaseRecord]) -> list[tuple[int, dict[str, int]]]:
+    """(year, centres per power) at the start of each year played, and now."""
+    years: dict[int, dict[str, int]] = {}
+    for record in records:
+        phase = Phase.parse(record.phase)
+        years.setdefault(phase.year, centre_counts(record.position))
+    if game.position:
+        now = Phase.parse(game.position["phase"])
+        after_fall = now.year + (1 if game.state == GameState.FINISHED else 0)
+        years[after_fall if now.season == "W" else now.year] = centre_counts(game.position)
+    return sorted(years.items())
+
+
+@dataclass
+class PhasePage:
+    code: str
+    name: str
+    svg: str
+    results: list[str]
+    previous: str | None
+    following: str | None
+    processed_at: datetime
+
+
+def phase_page(game: Game, code: str) -> PhasePage | None:
+    """A processed phase: its board with the orders drawn, and the results as mailed."""
+    records = played_phases(game)
+    codes = [r.phase for r in records]
+    if code.upper() not in codes:
+        return None
+    i = codes.index(code.upper())
+    record = records[i]
+    gmap = game_map(game)
+    following = records[i + 1].position if i + 1 < len(records) else game.position
+    text = report_lines(record_facts(record, following, gmap))
+    title = f"{game.name}: {phase_name(record.phase)}"
+    return PhasePage(
+        code=record.phase, name=phase_name(record.phase),
+        svg=board_svg(game, record.position, record.results.get("results", []), title),
+        results=text, previous=codes[i - 1] if i else None,
+        following=codes[i + 1] if i + 1 < len(codes) else None,
+        processed_at=record.processed_at,
+    )  # fmt: skip
+
+
+# Drawing a board takes tens of milliseconds; a page read a hundred times draws it once.
+_BOARDS: OrderedDict[str, str] = OrderedDict()
+_BOARDS_KEPT = 256
+
+
+def board_svg(game: Game, position: dict[str, Any], results: list[Any], title: str) -> str:
+    key = hashlib.sha256(
+        json.dumps([game.map_name, position, results, title], sort_keys=True).encode()
+    ).hexdigest()
+    svg = _BOARDS.get(key)
+    if svg is None:
+        gmap = game_map(game)
+        svg = draw_picture(gmap, position_from_dict(position, gmap), results, title, png=False).svg
+        _BOARDS[key] = svg
+        while len(_BOARDS) > _BOARDS_KEPT:
+            _BOARDS.popitem(last=False)
+    else:
+        _BOARDS.move_to_end(key)
+    return svg
+
+
+@dataclass
+class PressItem:
+    phase: str
+    sender: str
+    sent_at: datetime
+    body: str
+    id: int = 0
+
+
+def public_press(game: Game) -> list[PressItem]:
+    """Broadcasts only: press to some powers stays with them. A grey sender stays hidden,
+    and the master's broadcasts say so."""
+    rows = Press.select().where((Press.game == game) & Press.broadcast).order_by(Press.sent_at)
+    items = []
+    for press in rows:
+        if press.grey:
+            sender = "someone (grey press)"
+        elif press.sender is None:
+            sender = "the judge"
+        elif press.sender.role == "master":
+            sender = "the master"
+        else:
+            sender = " and ".join(p.title() for p in press.sender.powers) or press.sender.name
+        items.append(PressItem(press.phase or "", sender, press.sent_at, press.body, press.id))
+    return items
+
+
+def last_changed(game: Game) -> datetime:
+    times = [game.created_at, game.started_at, game.finished_at]
+    latest_record = (
+        PhaseRecord.select(PhaseRecord.processed_at)
+        .where(PhaseRecord.game == game)
+        .order_by(PhaseRecord.processed_at.desc())
+        .first()
+    )
+    latest_press = (
+        Press.select(Press.sent_at)
+        .where((Press.game == game) & Press.broadcast)
+        .order_by(Press.sent_at.desc())
+        .first()
+    )
+    times += [
+        latest_record.processed_at if latest_record else None,
+        latest_press.sent_at if latest_press else None,
+    ]
+    latest: datetime = max(t for t in times if t is not None)
+    return latest
+
+
+def game_stamp(name: str) -> tuple[Any, ...] | None:
+    """What says a game's pages may have changed, in one small query: its row's state, the
+    latest processed phase and the latest broadcast. None: no public game of that name.
+    (Seats and a variant's tables change between these; the page cache's short lifetime
+    covers them.)"""
+    name = name.lower()
+    latest_record = (
+        PhaseRecord.select(fn.MAX(PhaseRecord.processed_at))
+        .where(PhaseRecord.game == Game.id)
+    )  # fmt: skip
+    latest_press = Press.select(fn.MAX(Press.id)).where((Press.game == Game.id) & Press.broadcast)
+    columns = (Game.id, Game.private, Game.rules, Game.sequence, Game.state, Game.phase,
+               Game.deadline, Game.outcome, Game.timing, Game.timezone)  # fmt: skip
+
+    def build() -> Any:
+        return Game.select(*columns, latest_record, latest_press).where(Game.name == name)
+
+    sql = compiled_sql("web-game-stamp", build, [name])
+    row = database_proxy.execute_sql(sql, [name]).fetchone()
+    if row is None:
+        return None
+    private, rules = bool(row[1]), RuleSet.parse(row[2] or "")
+    if private or any(rules.has(rule) for rule in HIDDEN_FROM_PUBLIC):
+        return None
+    return tuple(row)

@@ -1,0 +1,251 @@
+"""The public web pages, read with Starlette's test client after games played by mail
+through the SMTP listener: every route, the links between them, the 404s, the 304s, the
+HTML, and what is never shown (private press, ballots, hidden authors, passwords,
+addresses, orders not yet processed, private and closed games)."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+
+import html5lib
+import pytest
+from e2e import MASTER, POWERS, Harness, player, seated, secret, text_of
+from starlette.testclient import TestClient
+
+from mailjudge.service.state import get_game
+from mailjudge.web.app import make_app
+
+MAX_PAGE = 300 * 1024
+
+
+@pytest.fixture
+def web(harness: Harness) -> Iterator[TestClient]:
+    """The site over the harness judge's database (the test client runs in this process)."""
+    with TestClient(make_app()) as client:
+        yield client
+
+
+def assert_html5(text: str) -> None:
+    """html5lib in strict mode raises at the first parse error an HTML5 parser reports."""
+    html5lib.HTMLParser(strict=True).parse(text)
+
+
+def links(text: str) -> list[str]:
+    return re.findall(r'href="(/[^"]*)"', text)
+
+
+def crawl(web: TestClient, start: str = "/") -> dict[str, str]:
+    """Every page reachable by links from `start`: no page is only reachable by typing."""
+    seen: dict[str, str] = {}
+    todo = [start]
+    while todo:
+        url = todo.pop()
+        if url in seen:
+            continue
+        got = web.get(url)
+        assert got.status_code == 200, (url, got.status_code)
+        assert len(got.content) < MAX_PAGE, (url, len(got.content))
+        seen[url] = got.text
+        if got.headers["content-type"].startswith("text/html"):
+            assert_html5(got.text)
+            todo += [link.replace("&amp;", "&") for link in links(got.text)]
+    return seen
+
+
+PRIVATE = "the secret plan is xyzzy-meadowlark"
+BROADCAST = "France greets the world, openly"
+FUTURE_BUILD = "BUILD F MAR"
+
+
+def play_standard(h: Harness) -> None:
+    table = seated(h, "webby")
+    table.sign_on()
+    france = table.signon("FRANCE")
+    table.say(table.players["FRANCE"], f"{france}\nBROADCAST\n{BROADCAST}\nENDPRESS", "")
+    table.say(table.players["FRANCE"], f"{france}\nPRESS TO GERMANY\n{PRIVATE}\nENDPRESS", "")
+    table.play_phase({"FRANCE": ["A PAR - BUR", "A MAR - SPA", "F BRE - MAO"]})
+    table.play_phase({"FRANCE": ["A BUR - BEL", "A SPA H", "F MAO - POR"]})
+    assert get_game("webby").phase == "W1901A"
+    # France's build is on file for the phase now being played: secret until processed.
+    table.say(table.players["FRANCE"], f"{france}\n{FUTURE_BUILD}", "")
+
+
+def test_a_game_played_by_mail_reads_on_the_web(harness: Harness, web: TestClient) -> None:
+    h = harness
+    play_standard(h)
+    # Two games nobody outside may see: private (SOLITAIRE) and closed to observers.
+    assert "created" in h.command(MASTER, "CREATE alone masterpw RULES SOLITAIRE")
+    assert "created" in h.command(MASTER, "CREATE closed masterpw RULES NO_OBSERVATIONS")
+
+    pages = crawl(web)
+    assert {"/", "/games/webby", "/games/webby/phases/S1901M", "/games/webby/phases/F1901M",
+            "/games/webby/press", "/games/webby/feed.atom", "/api/games/webby"} <= set(pages)  # fmt: skip
+    assert not any("alone" in url or "closed" in url for url in pages)
+
+    index = pages["/"]
+    assert "webby" in index and "Spring" not in index and "Winter 1901 adjustment" in index
+    assert "standard" in index and "active" in index
+    assert web.get("/?state=finished").text.count('href="/games/webby"') == 0
+    assert web.get("/?state=active").text.count('href="/games/webby"') == 1
+
+    game = pages["/games/webby"]
+    assert "<svg" in game and 'class="centre-chart"' in game
+    assert "POWER_CHOICE" in game and "players pick" in game
+    assert re.search(r"France</td><td>6", game), "France holds 6 centres after 1901"
+    assert "Deadline:" in game and "UTC" in game
+    paris = web.get("/games/webby?tz=Europe/Paris").text
+    assert "CET (Europe/Paris)" in paris and '<option value="Europe/Paris" selected>' in paris
+
+    spring = pages["/games/webby/phases/S1901M"]
+    assert "<svg" in spring and "A PAR - BUR" in spring and 'rel="next"' in spring
+    assert 'rel="prev"' not in spring
+    fall = pages["/games/webby/phases/F1901M"]
+    assert "A BUR - BEL" in fall and 'href="/games/webby/phases/S1901M"' in fall
+    assert "BEL" in fall and 'rel="next"' not in fall
+    # The results as the results mail gives them.
+    mailed = text_of(h.results_for("webby", "F1901M")[0].message)
+    assert "A MAO - POR" in mailed.upper().replace("F MAO", "A MAO") or "F MAO - POR" in mailed
+    assert "F MAO - POR" in fall
+
+    press = pages["/games/webby/press"]
+    assert BROADCAST in press and "From France" in press
+
+    feed = ET.fromstring(pages["/games/webby/feed.atom"])
+    atom = "{http://www.w3.org/2005/Atom}"
+    titles = [e.findtext(f"{atom}title") for e in feed.iter(f"{atom}entry")]
+    assert "Results of Spring 1901 movement" in titles and "Broadcast from France" in titles
+
+    archive = json.loads(pages["/api/games/webby"])
+    assert archive["game"]["name"] == "webby"
+    assert [p["phase"] for p in archive["phases"]] == ["S1901M", "F1901M"]
+
+    everything = "\n".join(pages.values())
+    for hidden in (PRIVATE, FUTURE_BUILD, "F MAR", "masterpw", MASTER, "alone", "closed"):
+        assert hidden not in everything, hidden
+    for power in POWERS:
+        assert secret(power) not in everything and player(power) not in everything
+    assert not re.findall(r"[\w.+-]+@[\w-]+\.[\w.-]+", everything)  # no address at all
+
+    for url in ("/games/alone", "/games/closed", "/games/nosuch", "/games/webby/phases/S1905M",
+                "/games/webby/phases/W1901A", "/games/webby/phases/junk", "/api/games/closed",
+                "/games/closed/feed.atom", "/games/alone/press", "/nothing/here"):  # fmt: skip
+        got = web.get(url)
+        assert got.status_code == 404, url
+        assert_html5(got.text)
+        assert 'href="/"' in got.text
+
+
+def test_an_unchanged_page_is_a_304(harness: Harness, web: TestClient) -> None:
+    table = seated(harness, "fresh")
+    table.sign_on()
+    table.play_phase({"FRANCE": ["A PAR - BUR"]})
+    for url in ("/", "/games/fresh", "/games/fresh/phases/S1901M", "/games/fresh/press",
+                "/games/fresh/feed.atom", "/api/games/fresh"):  # fmt: skip
+        first = web.get(url)
+        tag, modified = first.headers["etag"], first.headers.get("last-modified")
+        assert web.get(url, headers={"If-None-Match": tag}).status_code == 304, url
+        if modified:
+            again = web.get(url, headers={"If-Modified-Since": modified})
+            assert again.status_code == 304, url
+    tag = web.get("/games/fresh").headers["etag"]
+    table.play_phase({"FRANCE": ["A BUR - BEL"]})  # the game moves on: the page changes
+    assert web.get("/games/fresh", headers={"If-None-Match": tag}).status_code == 200
+
+
+RULES = """\
+1. Contestants play the standard map.
+
+7. Contestants may seek the assistance of non-contestants.
+
+22. If a player fails to order a retreat, the unit is disbanded.
+"""
+AMEND = 'AMEND RULE 22 REPLACE "If a player" WITH "If a country"\n'
+UNPUBLISHED = 'AMEND RULE 1 REPLACE "standard map" WITH "moon-base-omega map"\n'
+
+
+def test_a_diplonomic_game_shows_rules_and_proposals_but_no_author_or_vote(
+    harness: Harness, web: TestClient
+) -> None:
+    """Private press, ballots and a proposal's author (which the rules hide) never show;
+    the rules text, its versions, the enacted proposal and the teammates do."""
+    h, game = harness, "nomic"
+
+    def signon(power: str) -> str:
+        return f"SIGNON {power.lower()}@{game} {secret(power)}\n"
+
+    def process_turn() -> None:
+        while True:
+            assert "processed" in h.command(MASTER, f"SIGNON M{game} masterpw\nPROCESS!")
+            if get_game(game).phase.endswith("M"):
+                return
+
+    assert "created" in h.command(MASTER, f"CREATE {game} masterpw VARIANT diplonomic RULES POWER_CHOICE")  # fmt: skip
+    assert "stored" in h.command(MASTER, f"SIGNON M{game} masterpw\nRULEBOOK\n{RULES}END")
+    for power in POWERS:
+        assert "you joined" in h.command(player(power), f"JOIN {game} {secret(power)} {power}")
+    h.wait_until(lambda: get_game(game).state == "active")
+    added = h.command(player("FRANCE"), signon("FRANCE") + "TEAMMATE ADD bob@team.test AS bob")
+    assert "teammate" in added
+    assert "teammate of FRANCE" in h.command("bob@team.test", f"ACCEPT {game} bobsecret")
+    sent = h.command(player("AUSTRIA"), signon("AUSTRIA") + f"PROPOSAL RULES Countries\n{AMEND}END")
+    assert "proposal 1 received" in sent
+    h.command(player("ITALY"), signon("ITALY") + f"PRESS TO TURKEY\n{PRIVATE}\nENDPRESS")
+    process_turn()
+    for power in ("ENGLAND", "FRANCE", "GERMANY", "ITALY"):
+        assert "is recorded" in h.command(player(power), signon(power) + "VOTE PROPOSAL 1 FOR")
+    assert "is recorded" in h.command(player("TURKEY"), signon("TURKEY") + "VOTE PROPOSAL 1 AGAINST")  # fmt: skip
+    process_turn()
+    # A proposal sent now is published only when the next turn begins: not yet public.
+    later = h.command(player("RUSSIA"), signon("RUSSIA") + f"PROPOSAL RULES Moon\n{UNPUBLISHED}END")
+    assert "proposal 2 received" in later
+
+    pages = crawl(web)
+    page = pages[f"/games/{game}"]
+    assert "22. If a country fails to order a retreat" in page  # version 2, in force
+    assert "22. If a player fails to order a retreat" in page  # version 1, earlier
+    assert "Proposal 1" in page and "4 for" in page and "bob" in page
+    enacted = page[page.index("Enacted proposals") : page.index("Teammates")]
+    for power in POWERS:
+        assert power.title() not in enacted and power not in enacted
+    everything = "\n".join(pages.values())
+    for hidden in (PRIVATE, "moon-base-omega", "AGAINST", "bobsecret", "bob@team.test"):
+        assert hidden not in everything, hidden
+    for power in POWERS:
+        assert secret(power) not in everything and player(power) not in everything
+
+
+def test_the_variants_show_what_their_rules_publish(harness: Harness, web: TestClient) -> None:
+    """Democratic: the diplomats and the published counts; Double: the seats."""
+    h = harness
+    assert "created" in h.command(MASTER, "CREATE demo masterpw VARIANT democratic")
+    names = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"]
+    for name in names:
+        assert "joined" in h.command(f"{name}@citizens.test", f"JOIN demo pw-{name} AS {name}")
+    assert "started" in h.command(MASTER, "SIGNON Mdemo masterpw\nSTART").lower()
+    page = web.get("/games/demo").text
+    assert "The diplomats" in page and "Elected diplomats now" in page
+    assert "citizens.test" not in page and "pw-alice" not in page
+
+    assert "created" in h.command(MASTER, "CREATE twin masterpw VARIANT double")
+    page = web.get("/games/twin").text
+    assert "Each power&#39;s two players" in page or "Each power's two players" in page
+
+
+def test_results_mail_links_to_the_phase_page(tmp_path: Path, smtp_sink: object) -> None:
+    """With web.base_url set, each results mail links to the phase on the web."""
+    from e2e import JUDGE, Harness
+
+    from mailjudge.demo import mailroom
+
+    with mailroom.running_judge(
+        tmp_path / "judge.db", smtp_sink, JUDGE, web_base_url="https://judge.example.test"
+    ) as h:
+        table = seated(Harness(h.judge, h.sink), "linked")
+        table.sign_on()
+        table.play_phase({"FRANCE": ["A PAR - BUR"]})
+        body = text_of(h.results_for("linked", "S1901M")[0].message)
+        assert "https://judge.example.test/games/linked/phases/S1901M" in body
