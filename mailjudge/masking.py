@@ -16,6 +16,9 @@ _PATTERNS = (
     # The password is the word after the name: SIGNON france@game pw, JOIN game pw ...
     re.compile(rf"^(\s*{_COMMAND}\s*[=:]?\s*\S+\s+)(\S+)", re.IGNORECASE | re.MULTILINE),
     re.compile(r"^(\s*SET\s+PASSWORD\s*[=:]?\s*)(\S+)", re.IGNORECASE | re.MULTILINE),
+    # Any other line with a seat name@game (a game has no dot, a mail domain has) and a
+    # word after it: the word is read as a password (RESIGN russia@game pw, mistyped).
+    re.compile(r"^([^\n]*?\b[\w.+-]+@[\w-]+\s+)(?!\*\*\*\*)(\S+)", re.MULTILINE),
 )
 
 

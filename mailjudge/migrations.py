@@ -31,6 +31,7 @@ from mailjudge.models import (
     BaseModel,
     Bounce,
     Confirmation,
+    DiaryEntry,
     SchemaVersion,
 )
 from mailjudge.variants import VARIANTS
@@ -61,10 +62,20 @@ def _security_tables(database: Database, migrator: SchemaMigrator) -> None:
     database.create_tables([AddressCounter, Confirmation, Bounce], safe=True)
 
 
+def _veterans(database: Database, migrator: SchemaMigrator) -> None:
+    from peewee import CharField
+    from playhouse.migrate import migrate
+
+    migrate(migrator.add_column("seat", "preference", CharField(max_length=255, default="")))
+    database.create_tables([DiaryEntry], safe=True)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "the tables of release 21f9223 (the baseline)", _baseline),
     Migration(2, "address_counter, confirmation and bounce: guessing, consent, bounces",
               _security_tables),
+    Migration(3, "seat.preference and diary_entry: njudge's SET PREFERENCE and DIARY",
+              _veterans),
 )  # fmt: skip
 LATEST = MIGRATIONS[-1].number
 

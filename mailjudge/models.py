@@ -253,6 +253,8 @@ class Seat(BaseModel):
     eliminated = BooleanField(default=False)
     authorized = BooleanField(default=False)  # teammate may submit orders
     absence = TextField(default="")  # SET ABSENCE periods, canonical text
+    # SET PREFERENCE: the powers wanted, best first ("ENGLAND FRANCE"), for a random deal.
+    preference = CharField(max_length=255, default="")
     failed_signons = IntegerField(default=0)
     locked_until = UTCDateTimeField(null=True)
     joined_at = UTCDateTimeField(default=utcnow)
@@ -336,6 +338,21 @@ class Press(BaseModel):
 
     class Meta:
         indexes = ((("game", "sent_at"), False),)
+
+
+class DiaryEntry(BaseModel):
+    """A note a player keeps with a game (DIARY ... ENDDIARY): shown to its writer only
+    while the game runs, and to everyone once it is over."""
+
+    game = ForeignKeyField(Game, backref="diary", on_delete="CASCADE", index=False)
+    seat = ForeignKeyField(Seat, backref="diary", on_delete="CASCADE", index=False)
+    number = IntegerField()  # the writer's own numbering in the game: 1, 2, ...
+    phase = CharField(max_length=16, null=True)
+    body = TextField()
+    written_at = UTCDateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("game", "seat", "number"), True),)
 
 
 class Ballot(BaseModel):
@@ -509,6 +526,7 @@ ALL_MODELS: tuple[type[BaseModel], ...] = (
     BoardPicture,
     OrderLine,
     Press,
+    DiaryEntry,
     Ballot,
     Proposal,
     InboundMessage,

@@ -161,7 +161,10 @@ def test_passwords_are_never_echoed() -> None:
 def test_help_is_built_from_the_commands() -> None:
     text = reply_text(send("HELP"))
     for command in unique_commands():
-        assert command.usage in text
+        if command.listed:
+            assert command.usage in text
+        else:  # other judges' forms: each found by name, and named beside ours or alone
+            assert command.summary in " ".join(reply_text(send(f"HELP {command.name}")).split())
     assert "POWER_CHOICE" in reply_text(send("HELP RULES"))
 
 

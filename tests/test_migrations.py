@@ -23,12 +23,12 @@ from mailjudge.migrations import (
     current_version,
     upgrade,
 )
-from mailjudge.models import AddressCounter, Bounce, Confirmation, SchemaVersion
+from mailjudge.models import AddressCounter, Bounce, Confirmation, DiaryEntry, SchemaVersion
 from mailjudge.service.games import create_game
 from mailjudge.service.state import get_game, orders_on_file
 
 RELEASE_21F9223 = Path(__file__).parent / "data" / "releases" / "21f9223.sql"
-NEW_TABLES = [AddressCounter, Confirmation, Bounce]
+NEW_TABLES = [AddressCounter, Confirmation, Bounce, DiaryEntry]
 
 
 def old_release_database(path: Path) -> Path:
@@ -76,6 +76,10 @@ def test_upgrade_is_idempotent_and_a_newer_database_is_refused(sqlite_db: str) -
         upgrade()
 
 
+# Columns the migrations add to tables the old release had: (table, column).
+ADDED_COLUMNS = (("seat", "preference"),)
+
+
 def test_postgresql_database_without_versions_is_upgraded(postgres_url: str) -> None:
     """The same upgrade on PostgreSQL: the old release's tables, a game in them, no
     schema_version; the migrations add the new tables and keep the game."""
@@ -84,6 +88,9 @@ def test_postgresql_database_without_versions_is_upgraded(postgres_url: str) -> 
         old = [m for m in ALL_TABLES if m not in (*NEW_TABLES, SchemaVersion)]
         db.database_proxy.create_tables(old)
         create_game("pgold", "master@example.test", "masterpw")
+        # Columns added since that release were not in it either.
+        for table, column in ADDED_COLUMNS:
+            db.database_proxy.execute_sql(f'ALTER TABLE "{table}" DROP COLUMN "{column}"')
         applied = upgrade()
         assert [m.number for m in applied] == [m.number for m in MIGRATIONS[1:]]
         assert all(db.database_proxy.table_exists(m._meta.table_name) for m in NEW_TABLES)

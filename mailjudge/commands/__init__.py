@@ -6,6 +6,7 @@ Importing this package registers every command family (see registry.COMMANDS).
 from mailjudge.commands import (  # noqa: F401
     account,
     democratic,
+    diary,
     diplonomic,
     double,
     info,
@@ -13,5 +14,6 @@ from mailjudge.commands import (  # noqa: F401
     orders,
     press,
     survive,
+    veterans,
     vote,
 )

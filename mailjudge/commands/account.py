@@ -25,6 +25,18 @@ def resolve_signon(ctx: Context, who: str) -> tuple[str, str]:
     """(game name, seat name) from ``france@game``, ``alice@game``, ``Fgame`` / ``Mgame``
     (DPjudge initials), or a bare name when the mail went to judge+GAME@ (where the
     initials work too)."""
+    if who[:1] == "?" or (who[:1].upper() == "O" and _is_game(who[1:])):
+        # njudge's ways in: SIGNON ?game (join a forming game), SIGNON Ogame (observe).
+        game_name = who[1:].lower()
+        if who[:1] == "?":
+            raise CommandError(
+                f"this judge has no SIGNON ?game: to join {game_name}, write JOIN {game_name} "
+                "password (and a power under POWER_CHOICE); then SIGNON power@game password"
+            )
+        raise CommandError(
+            f"this judge has no SIGNON Ogame: to watch {game_name}, write OBSERVE "
+            f"name@{game_name} password (a name and password you choose)"
+        )
     if "@" in who:
         name, game_name = split_at(who)
         return game_name, name
@@ -40,6 +52,10 @@ def resolve_signon(ctx: Context, who: str) -> tuple[str, str]:
         if power.initial.upper() == initial:
             return game_name, power.name.lower()
     raise CommandError(f"{initial} is not a power's initial in {game.name}")
+
+
+def _is_game(name: str) -> bool:
+    return bool(name) and Game.get_or_none(Game.name == name.lower()) is not None
 
 
 def _notify_owner(ctx: Context, seat: Seat) -> None:
@@ -117,6 +133,11 @@ class Create(Command):
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         ctx.require(Action.CREATE)
+        if args and args[0].startswith("?"):
+            raise CommandError(
+                f"this judge has no CREATE ?game: write CREATE {args[0][1:].lower()} password "
+                "[VARIANT v] [RULES +X -Y], and you are its master"
+            )
         if len(args) < 2:
             raise CommandError("write CREATE game password [VARIANT v] [RULES +X -Y]")
         opts = _options(args[2:], ("VARIANT", "RULES"))
@@ -347,6 +368,42 @@ class SetAbsence(Command):
         own = seat.person.timezone if seat.person is not None else None
         when = show_both(game.deadline, game.timezone, own) if game.deadline else "none"
         return [f"absence noted from {words[0]} to {words[1]}; the deadline is {when}"]
+
+
+@register
+class SetNoAbsence(Command):
+    action = Action.SEAT
+    name = "SET NOABSENCE"
+    aliases = ("SET NO ABSENCE",)
+    arguments = ""
+    summary = "cancel the absences you planned (a deadline already moved stays)"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        _, seat = ctx.signed_on()
+        cancelled = schedule.clear_absence(seat, ctx.now)
+        if not cancelled:
+            return ["you had no absence planned; nothing to cancel"]
+        return [f"{cancelled} planned absence(s) cancelled; deadlines fall as the timing says"]
+
+
+@register
+class SetPreference(Command):
+    action = Action.SEAT
+    name = "SET PREFERENCE"
+    usage = "SET PREFERENCE E,F,G"
+    summary = (
+        "njudge's power preference, best first (initials or names), honoured when the"
+        " powers are dealt at random; SET PREFERENCE RANDOM clears it"
+    )
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        _, seat = ctx.signed_on()
+        if not args:
+            raise CommandError("write SET PREFERENCE E,F,G (power initials, best first)")
+        wanted = seats.set_preference(seat, args)
+        if not wanted:
+            return ["no preference: your power is dealt at random"]
+        return [f"your preference, best first: {', '.join(wanted)}"]
 
 
 @register

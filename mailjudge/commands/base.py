@@ -59,6 +59,8 @@ class Context:
     touched: set[int] = field(default_factory=set)  # games to check for processing
     pictured: set[int] = field(default_factory=set)  # games a MAP already drew in this mail
     max_commands: int = 40  # security.max_commands: the rest of a mail is refused
+    # After njudge's PHASE line: the later phase the bare order lines that follow are for.
+    future_phase: str | None = None
 
     @property
     def actor(self) -> Actor:
@@ -112,6 +114,11 @@ class Command:
     block_end: str | None = None  # "END" or "ENDPRESS" for commands with a block
     secret_words: tuple[int, ...] = ()  # positions (after the name) of passwords to mask
     master_only: bool = False
+    # How players of njudge and DPjudge write the same thing, shown by HELP beside ours.
+    veteran_forms: tuple[str, ...] = ()
+    # A form kept for players of other judges: HELP lists it under the command it stands
+    # for, not as a command of its own.
+    listed: bool = True
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         raise NotImplementedError

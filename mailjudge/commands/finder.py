@@ -1,8 +1,9 @@
 """A mail body cut into command blocks, in order.
 
 A line that starts with a command's name is that command; a command with a block takes the
-lines up to its closing word (END, or ENDPRESS for press). Any other line is an order line
-(bare orders after a SIGNON count as orders).
+lines up to its closing word (END; ENDPRESS for press, or njudge's and DPjudge's
+ENDBROADCAST, or a SIGNOFF, which also ends the mail as their test mails do; ENDDIARY for a
+diary entry). Any other line is an order line (bare orders after a SIGNON count as orders).
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ def find_blocks(text: str) -> list[Block]:
         closed = False
         while i < len(lines):
             inner = lines[i]
+            if command.block_end == "ENDPRESS" and _is_signoff(inner):
+                closed = True  # the SIGNOFF line is read next, as the command it is
+                break
             i += 1
             if _closes(inner, command.block_end):
                 closed = True
@@ -45,10 +49,17 @@ def find_blocks(text: str) -> list[Block]:
 
 
 def _closes(line: str, end: str) -> bool:
-    """END closes a block (END ORDERS too); press also closes with ENDPRESS or END PRESS."""
+    """END closes a block (END ORDERS too); press also closes with ENDPRESS or END PRESS,
+    and ENDBROADCAST (njudge, DPjudge); a diary entry with ENDDIARY."""
     words = line.strip().upper().split()
     if not words or len(words) > 2:
         return False
     if end == "ENDPRESS":
-        return "".join(words) in ("ENDPRESS", "END")
+        return "".join(words) in ("ENDPRESS", "END", "ENDBROADCAST")
+    if end == "ENDDIARY":
+        return "".join(words) in ("ENDDIARY", "END")
     return words[0] == "END"
+
+
+def _is_signoff(line: str) -> bool:
+    return line.strip().upper() == "SIGNOFF"

@@ -9,7 +9,7 @@ from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render.results import map_mail, record_facts, report_lines
 from mailjudge.rules import catalogue
-from mailjudge.service import pictures, processing, state
+from mailjudge.service import diary, pictures, processing, state
 from mailjudge.variants.diplonomic import advisors
 
 
@@ -73,7 +73,9 @@ class History(Command):
             raise CommandError("write HISTORY game [phase]")
         game = state.get_game(args[0])
         records = processing.history(game)
-        followers = [r.position for r in records[1:]] + [game.position]
+        # Each phase is reported with the board that followed it: the next phase's start,
+        # or for the last one played, the game now.
+        followers = [r.position for r in records[1:]] + [game.position] if records else []
         played = list(zip(records, followers, strict=True))
         if len(args) > 1:
             played = [(r, n) for r, n in played if r.phase == args[1].upper()]
@@ -83,7 +85,27 @@ class History(Command):
         lines: list[str] = []
         for record, following in played:
             lines += [f"{record.phase}:", *report_lines(record_facts(record, following, gmap)), ""]
-        return lines[:-1] or ["no phases played yet"]
+        lines = lines[:-1] or [f"{game.name}: no phases played yet"]
+        return lines + _diary_lines(ctx, game)
+
+
+def _diary_lines(ctx: Context, game: Game) -> list[str]:
+    """The writer's own diary while the game runs; every diary once it is over."""
+    if game.state == GameState.FINISHED:
+        shown = [(diary.writer(e), e) for e in diary.public(game)]
+        title = "The players' diaries:"
+    elif ctx.seat is not None and ctx.game is not None and ctx.game.id == game.id:
+        shown = [("you", e) for e in diary.entries(game, ctx.seat)]
+        title = "Your diary (only you see it until the game is over):"
+    else:
+        return []
+    if not shown:
+        return []
+    lines = ["", title]
+    for who, entry in shown:
+        lines.append(f"  {entry.phase} ({who}, entry {entry.number}):")
+        lines += [f"    {line}" for line in entry.body.rstrip("\n").splitlines()]
+    return lines
 
 
 @register
@@ -141,6 +163,12 @@ class Help(Command):
         if ctx.game is not None:
             lines[0] = f"Commands in {ctx.game.name} ({ctx.game.variant}); " + lines[0][9:]
         for command in unique_commands(variant):
+            if not command.listed:
+                continue
             lines.append(f"  {command.usage}")
             lines.append(f"      {command.summary}{' (master)' if command.master_only else ''}")
+            if command.veteran_forms:
+                lines.append(f"      njudge/DPjudge: {', '.join(command.veteran_forms)}")
+        lines.append("Coming from njudge or DPjudge: HELP SET DRAW (or any of their commands) "
+                     "says what it does here")  # fmt: skip
         return lines

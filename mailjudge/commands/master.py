@@ -10,6 +10,7 @@ from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.commands.vote import announce_end
 from mailjudge.engine.phases import result_rows
+from mailjudge.engine.state import Phase
 from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
@@ -66,14 +67,25 @@ class Start(MasterCommand):
 @register
 class Process(MasterCommand):
     name = "PROCESS"
-    arguments = ""
+    usage = "PROCESS [phase]"
     summary = (
         "process the phase now (all orders must be in; under CIVIL_DISORDER the late get"
-        " the civil-disorder defaults, as with PROCESS!)"
+        " the civil-disorder defaults, as with PROCESS!); a phase named (F1905R, or Fall"
+        " 1905 Retreat) must be the current one, as on njudge"
     )
     force = False
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
+        if args:
+            try:
+                named = Phase.from_words(" ".join(args))
+            except ValueError as err:
+                raise CommandError(f"{err}; or write {self.name} alone") from None
+            if str(named) != game.phase:
+                raise CommandError(
+                    f"{game.name} is in {game.phase}, not {named}: nothing was processed "
+                    f"(write {self.name} alone to process {game.phase})"
+                )
         # Seed 001: CIVIL_DISORDER enters the defaults "when the game's Master submits a
         # PROCESS command", so there a plain PROCESS is the forcing one.
         force = self.force or state.has_rule(game, "CIVIL_DISORDER")
@@ -87,7 +99,7 @@ class Process(MasterCommand):
 @register
 class ProcessForce(Process):
     name = "PROCESS!"
-    arguments = ""
+    usage = "PROCESS! [phase]"
     summary = "process now; missing orders get the civil-disorder defaults"
     force = True
 

@@ -7,7 +7,7 @@ from mailjudge.commands.registry import register
 from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import read_order, reads_as_order
-from mailjudge.engine.state import MOVEMENT
+from mailjudge.engine.state import MOVEMENT, Phase
 from mailjudge.models import Game, OrderLine, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.service import orders as service_orders
@@ -92,6 +92,9 @@ def flush_bare_lines(ctx: Context) -> None:
     if not ctx.pending:
         return
     pending, ctx.pending = ctx.pending, []
+    if ctx.future_phase is not None:
+        _file_future_orders(ctx, ctx.future_phase, pending)
+        return
     gmap, phase_type = _map_of(ctx), _phase_type(ctx)
     orders = [(n, text) for n, text in pending if reads_as_order(text, gmap, phase_type)]
     chatter = [text for n, text in pending if not reads_as_order(text, gmap, phase_type)]
@@ -119,6 +122,54 @@ def _file_bare_orders(ctx: Context, pending: list[tuple[int, str]]) -> None:
         ctx.answers.append(Answer(echo, ctx.order_errors == errors_before, lines))
     except JUDGE_ERRORS as err:
         ctx.answers.append(Answer(echo, False, [str(err)]))
+
+
+def _file_future_orders(ctx: Context, phase: str, pending: list[tuple[int, str]]) -> None:
+    echo = pending[0][1] + (f" ... ({len(pending)} lines)" if len(pending) > 1 else "")
+    try:
+        game, seat = ctx.signed_on()
+        ctx.require(Action.ORDERS)
+        filed = service_orders.file_future_orders(game, seat, phase, [t for _, t in pending])
+    except JUDGE_ERRORS as err:
+        ctx.answers.append(Answer(echo, False, [str(err)]))
+        return
+    name = Phase.parse(filed.phase).long_name().upper()
+    lines = [f"orders for {filed.power} for {name} ({filed.phase}), sent ahead:"]
+    lines += [f"    {text}" for text in filed.accepted] or ["    (none)"]
+    for text, reason in filed.errors:
+        lines += [f"  not accepted: {text}", f"      {reason}"]
+    lines.append(
+        "  they are on file when that phase begins (checked against the board then), "
+        "unless you send others in it"
+    )
+    ctx.order_errors += len(filed.errors)
+    ctx.answers.append(Answer(echo, not filed.errors, lines))
+
+
+@register
+class PhaseAhead(Command):
+    action = Action.ORDERS
+    name = "PHASE"
+    usage = "PHASE Fall 1901 Movement (then orders, one a line)"
+    summary = (
+        "njudge's orders for a later phase: the order lines after it are kept for that"
+        " phase and are on file when it begins, unless you send others then"
+    )
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        game, _ = ctx.signed_on()
+        ctx.require(Action.ORDERS)
+        if not args:
+            raise CommandError("write PHASE Fall 1901 Movement (or PHASE F1901M), then orders")
+        try:
+            target = Phase.from_words(" ".join(args))
+        except ValueError as err:
+            raise CommandError(str(err)) from None
+        if str(target) == game.phase:
+            ctx.future_phase = None
+            return [f"{target} is the phase now: the orders below are for it"]
+        ctx.future_phase = str(target)
+        return [f"the order lines below are for {target.long_name().upper()} ({target})"]
 
 
 @register

@@ -109,6 +109,42 @@ def _ballot_in_press(game: Game, seat: Seat, recipients: list[str], block: Block
         ) from None
 
 
+NO_FAKE = (
+    "this judge has no fake press (a press that claims another sender): nothing was sent;"
+    " PRESS TO ... GREY sends press without your name"
+)
+
+
+def _refuse_fake(words: list[str]) -> None:
+    if any(w.upper() in ("FAKE", "FROM") for w in words):
+        raise CommandError(NO_FAKE)
+
+
+def private_press(ctx: Context, words: list[str], block: Block) -> list[str]:
+    """PRESS TO x y [GREY] [CC LIST]: also njudge's PRESS GREY TO x, and initials run
+    together (PRESS TO EF)."""
+    game, seat = ctx.signed_on()
+    _refuse_fake(words)
+    upper = [w.upper() for w in words]
+    grey = "GREY" in upper or "GRAY" in upper
+    words = [w for w in words if w.upper() not in ("GREY", "GRAY", "TO")]
+    cc_list = [w.upper() for w in words[-2:]] == ["CC", "LIST"]
+    if cc_list:
+        words = words[:-2]
+    if not words:
+        raise CommandError("say who the press is for: PRESS TO FRANCE ... ENDPRESS")
+    body = _check_body(block)
+    recipients = resolve_recipients(game, words)
+    routes = _routes(game, seat, recipients, cc_list)
+    ballot = _ballot_in_press(game, seat, recipients, block)
+    if ballot:
+        ctx.touched.add(game.id)  # the last ballot may complete the phase
+    send_press(game, seat, recipients, body, grey)
+    deliver(ctx, game, seat, recipients, body, grey, routes)
+    sent = f"press sent to {', '.join(recipients)}{' (grey)' if grey else ''}"
+    return [sent, *_reach_note(routes), *ballot]
+
+
 @register
 class PressTo(Command):
     action = Action.PRESS
@@ -116,35 +152,15 @@ class PressTo(Command):
     aliases = ("PRESS",)
     usage = "PRESS TO FRANCE ENGLAND [GREY] [CC LIST] ... ENDPRESS"
     summary = (
-        "private press; TO takes powers, initials, M (master), ALL, ALL BUT x; Democratic:"
-        " a diplomat's press reaches the other countries' diplomats, and CC LIST posts it"
-        " on the diplomat's own country's list too"
+        "private press; TO takes powers, initials (F E, or run together: FE), M (master),"
+        " ALL, ALL BUT x; Democratic: a diplomat's press reaches the other countries'"
+        " diplomats, and CC LIST posts it on the diplomat's own country's list too"
     )
     block_end = "ENDPRESS"
+    veteran_forms = ("PRESS GREY TO EF", "BROADCAST TO F", "ENDBROADCAST", "SIGNOFF ends press")
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        game, seat = ctx.signed_on()
-        words = list(args)
-        if words and words[0].upper() == "TO":
-            words = words[1:]
-        cc_list = [w.upper() for w in words[-2:]] == ["CC", "LIST"]
-        if cc_list:
-            words = words[:-2]
-        grey = bool(words) and words[-1].upper() == "GREY"
-        if grey:
-            words = words[:-1]
-        if not words:
-            raise CommandError("say who the press is for: PRESS TO FRANCE ... ENDPRESS")
-        body = _check_body(block)
-        recipients = resolve_recipients(game, words)
-        routes = _routes(game, seat, recipients, cc_list)
-        ballot = _ballot_in_press(game, seat, recipients, block)
-        if ballot:
-            ctx.touched.add(game.id)  # the last ballot may complete the phase
-        send_press(game, seat, recipients, body, grey)
-        deliver(ctx, game, seat, recipients, body, grey, routes)
-        sent = f"press sent to {', '.join(recipients)}{' (grey)' if grey else ''}"
-        return [sent, *_reach_note(routes), *ballot]
+        return private_press(ctx, list(args), block)
 
 
 @register
@@ -152,17 +168,42 @@ class Broadcast(Command):
     action = Action.PRESS
     name = "BROADCAST"
     usage = "BROADCAST ... ENDPRESS"
-    summary = "press to everyone in the game"
+    summary = "press to everyone in the game (BROADCAST TO F, as on njudge, is press to F)"
     block_end = "ENDPRESS"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        game, seat = ctx.signed_on()
-        body = _check_body(block)
-        recipients = resolve_recipients(game, ["ALL"])
-        routes = _routes(game, seat, recipients, cc_list=False)
-        send_press(game, seat, recipients, body, grey=False)
-        deliver(ctx, game, seat, recipients, body, False, routes)
-        return ["broadcast sent to everyone", *_reach_note(routes)]
+        _refuse_fake(list(args))
+        if args and args[0].upper() == "TO":
+            return private_press(ctx, list(args[1:]), block)  # njudge: press to those
+        if args:
+            raise CommandError("write BROADCAST alone (to everyone) or BROADCAST TO F G")
+        return broadcast(ctx, block)
+
+
+@register
+class Official(Command):
+    action = Action.PRESS
+    name = "OFFICIAL"
+    usage = "OFFICIAL ... ENDPRESS"
+    summary = "DPjudge's word from the master to everyone: a broadcast by the master"
+    block_end = "ENDPRESS"
+    listed = False
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        _, seat = ctx.signed_on()
+        if seat.role != "master":
+            raise CommandError("OFFICIAL is the master's; players write BROADCAST ... ENDPRESS")
+        return broadcast(ctx, block)
+
+
+def broadcast(ctx: Context, block: Block) -> list[str]:
+    game, seat = ctx.signed_on()
+    body = _check_body(block)
+    recipients = resolve_recipients(game, ["ALL"])
+    routes = _routes(game, seat, recipients, cc_list=False)
+    send_press(game, seat, recipients, body, grey=False)
+    deliver(ctx, game, seat, recipients, body, False, routes)
+    return ["broadcast sent to everyone", *_reach_note(routes)]
 
 
 def as_press_reply(text: str, powers: list[str]) -> str:

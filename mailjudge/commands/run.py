@@ -19,7 +19,9 @@ from mailjudge.service import processing, state
 from mailjudge.service.errors import BadSecret, ServiceError
 
 # Commands after which bare order lines read so far must be on file.
-_FLUSH_BEFORE = {"SIGNON", "SIGNOFF", "ORDERS", "CLEAR", "STATUS", "PROCESS", "PROCESS!", "PREVIEW"}
+_FLUSH_BEFORE = {
+    "SIGNON", "SIGNOFF", "ORDERS", "CLEAR", "STATUS", "PROCESS", "PROCESS!", "PREVIEW", "PHASE",
+}  # fmt: skip
 
 
 def _within_limit(blocks: list[Block], limit: int) -> tuple[list[Block], Answer | None]:

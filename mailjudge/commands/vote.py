@@ -26,6 +26,7 @@ class Vote(Command):
     name = "VOTE"
     usage = "VOTE DRAW | VOTE CONCEDE power | VOTE NONE | VOTE YES/NO | VOTE n/SOLO/LOSS"
     summary = "your secret ballot on how the game ends (the form depends on the game's rules)"
+    veteran_forms = ("SET DRAW", "SET NODRAW", "SET CONCEDE power", "SET NOCONCEDE")
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
@@ -33,6 +34,52 @@ class Vote(Command):
         if not args:
             raise CommandError("write VOTE DRAW, VOTE CONCEDE FRANCE or VOTE NONE")
         return draw_vote(ctx, game, seat, " ".join(args).upper())
+
+
+class _SetBallot(Command):
+    """njudge's SET DRAW, SET NODRAW, SET CONCEDE power and SET NOCONCEDE: the same ballots
+    as VOTE DRAW, VOTE NONE and VOTE CONCEDE power."""
+
+    action = Action.VOTE
+    listed = False
+    choice = ""
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        game, seat = ctx.signed_on()
+        ctx.require(Action.VOTE)
+        choice = self.choice
+        if choice == "CONCEDE":
+            if len(args) != 1:
+                raise CommandError("write SET CONCEDE FRANCE (the power you concede to)")
+            choice = f"CONCEDE {args[0].upper()}"
+        elif args:
+            raise CommandError(f"write {self.name} alone (VOTE {choice} here)")
+        return draw_vote(ctx, game, seat, choice)
+
+
+@register
+class SetDraw(_SetBallot):
+    name = "SET DRAW"
+    usage = "SET DRAW"
+    summary = "njudge's form of VOTE DRAW"
+    choice = "DRAW"
+
+
+@register
+class SetNoDraw(_SetBallot):
+    name = "SET NODRAW"
+    aliases = ("SET NO DRAW", "SET NOCONCEDE", "SET NO CONCEDE")
+    usage = "SET NODRAW"
+    summary = "njudge's form of VOTE NONE (also SET NOCONCEDE): your ballot withdrawn"
+    choice = "NONE"
+
+
+@register
+class SetConcede(_SetBallot):
+    name = "SET CONCEDE"
+    usage = "SET CONCEDE power"
+    summary = "njudge's form of VOTE CONCEDE power"
+    choice = "CONCEDE"
 
 
 def draw_vote(ctx: Context, game: Game, seat: Seat, choice: str) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from mailjudge.engine.adjustments import adjustment_due
 from mailjudge.engine.maps import ARMY, FLEET, LAND, WATER, GameMap
 from mailjudge.engine.orders import (
     AmbiguousOrder,
@@ -141,6 +142,12 @@ def check_order(
         return Disband(unit)
     if ptype != ADJUSTMENT:
         raise IllegalOrder("D (remove) is for adjustment phases")
+    due = adjustment_due(pos, unit.power)
+    if due >= 0:
+        owed = f"is owed {due} build(s)" if due else "has as many units as centres"
+        raise IllegalOrder(
+            f"{unit.power} {owed}: there is nothing to remove; build (BUILD A PAR) or WAIVE"
+        )
     return Remove(unit)
 
 
@@ -253,6 +260,10 @@ def _check_build(
         raise IllegalOrder(f"{_name(gmap, prov)} is not a home centre of {builder}")
     if prov in pos.units:
         raise IllegalOrder(f"{_name(gmap, prov)} is occupied; builds need an empty centre")
+    due = adjustment_due(pos, builder)
+    if due <= 0:
+        owes = f"must remove {-due} unit(s)" if due else "has as many units as centres"
+        raise IllegalOrder(f"{builder} {owes}: there is nothing to build")
     utype = s.utype
     if utype is None:
         if p.kind == LAND:

@@ -13,6 +13,8 @@ MOVEMENT, RETREAT, ADJUSTMENT = "movement", "retreat", "adjustment"
 PHASE_TYPES = {"M": MOVEMENT, "R": RETREAT, "A": ADJUSTMENT}
 SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
 _PHASE_RE = re.compile(r"([SFW])(\d{4})([MRA])")
+_SEASON_WORDS = {"SPR": "S", "FAL": "F", "AUT": "F", "WIN": "W"}
+_TYPE_WORDS = {"MOV": MOVEMENT, "RET": RETREAT, "ADJ": ADJUSTMENT, "BUI": ADJUSTMENT}
 
 
 class Unit(NamedTuple):
@@ -49,6 +51,32 @@ class Phase(NamedTuple):
                 "like S1901M, F1902R or W1903A"
             )
         return cls(m.group(1), int(m.group(2)), PHASE_TYPES[m.group(3)])
+
+    @classmethod
+    def from_words(cls, text: str) -> Phase:
+        """A phase as players write it: S1901M, or njudge's ``Fall 1901 Movement``
+        (season, year, type: Spring/Fall/Autumn/Winter, Movement/Retreat/Adjustment or
+        Builds; the type may be left out of a Spring or Fall phase: movement)."""
+        words = text.replace(",", " ").upper().split()
+        if len(words) == 1:
+            return cls.parse(words[0])
+        season = _SEASON_WORDS.get(words[0][:3]) if words else None
+        kind = _TYPE_WORDS.get(words[2][:3]) if len(words) == 3 else None
+        if len(words) == 2 and season in ("S", "F"):
+            kind = MOVEMENT
+        if season is None or kind is None or not (len(words) > 1 and words[1].isdigit()):
+            raise ValueError(f"{text!r} is not a phase; write it like Fall 1901 Movement or F1901M")
+        if (season == "W" and kind != ADJUSTMENT) or (season != "W" and kind == ADJUSTMENT):
+            raise ValueError(f"{text!r}: adjustments are in Winter, and only adjustments")
+        return cls(season, int(words[1]), kind)
+
+    def order_key(self) -> tuple[int, int, int]:
+        """Sorts phases in the order they are played."""
+        return (
+            self.year,
+            "SFW".index(self.season),
+            (MOVEMENT, RETREAT, ADJUSTMENT).index(self.type),
+        )
 
     def __str__(self) -> str:
         return f"{self.season}{self.year}{self.type[0].upper()}"

@@ -137,13 +137,23 @@ def start_game(
         taken = {p for s in seats for p in s.powers}
         free = [p for p in gmap.power_names if p not in taken]
         rng.shuffle(free)
-        for seat in seats:
-            if not seat.powers:
-                if not free:
-                    raise NotAllowed("more players than powers; EJECT someone before START")
-                power = free.pop()
-                seat.powers, seat.name = power, power.lower()
-                seat.save()
+        waiting = [s for s in seats if not s.powers]
+        if len(waiting) > len(free):
+            raise NotAllowed("more players than powers; EJECT someone before START")
+        if any(s.preference for s in waiting):
+            # njudge's way with SET PREFERENCE: in a random order, each player gets the
+            # first power of their list still free; the others are dealt at random.
+            rng.shuffle(waiting)
+            waiting.sort(key=lambda s: not s.preference)
+        # Seats take their power's name; a player who joined under another power's name
+        # (turkey@ playing France) must not hold it meanwhile: clear the names first.
+        for seat in waiting:
+            Seat.update(name=f"#{seat.id}").where(Seat.id == seat.id).execute()
+        for seat in waiting:
+            power = next((p for p in seat.preference.split() if p in free), free[-1])
+            free.remove(power)
+            seat.powers, seat.name = power, power.lower()
+            seat.save()
         for power in free:
             Seat.create(game=game, role="player", name=power.lower(), powers=power, dummy=True)
         _begin(game, gmap, now)

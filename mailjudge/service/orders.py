@@ -8,9 +8,9 @@ from mailjudge.db import database_proxy, execute_compiled
 from mailjudge.engine.checker import check_order, entry_check
 from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import read_order
-from mailjudge.engine.state import Position
+from mailjudge.engine.state import Phase, Position
 from mailjudge.models import Game, OrderLine, Seat, utcnow
-from mailjudge.service.errors import NotAllowed
+from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.games import passive_now
 from mailjudge.service.state import (
     current_position,
@@ -170,3 +170,66 @@ def clear_orders(game: Game, seat: Seat, power: str) -> None:
 def powers_to_order(game: Game, pos: Position) -> list[str]:
     """The powers that have something to order in this phase (passive ones never do)."""
     return powers_owing(game, pos, passive_now(game))
+
+
+@dataclass
+class FutureOrders:
+    """Orders sent ahead for a later phase (njudge's PHASE): read now, checked against the
+    board when that phase comes, and replaced by any orders sent in it."""
+
+    phase: str
+    power: str
+    accepted: list[str] = field(default_factory=list)  # what is now on file for that phase
+    errors: list[tuple[str, str]] = field(default_factory=list)
+
+
+def file_future_orders(game: Game, seat: Seat, phase_text: str, texts: list[str]) -> FutureOrders:
+    """PHASE Fall 1901 Movement, then order lines: kept as the orders of that phase, laid
+    over any sent ahead before, unit by unit. Each line must read as an order of that
+    phase's kind; whether the unit will be there is only known when the phase comes,
+    and the engine then treats an order for a unit that is not there as void."""
+    require_active(game)
+    try:
+        target = Phase.from_words(phase_text)
+    except ValueError as err:
+        raise ServiceError(str(err)) from None
+    now_phase = current_position(game).phase
+    if target.order_key() <= now_phase.order_key():
+        raise ServiceError(
+            f"{target} is not a later phase than {now_phase} ({now_phase.long_name()}): "
+            "orders for the current phase need no PHASE line"
+        )
+    powers = [p for p in seat.powers if may_order_for(seat, p)]
+    if len(powers) != 1:
+        raise NotAllowed("orders sent ahead are for a player with one power")
+    power = powers[0]
+    gmap = game_map(game)
+    report = FutureOrders(str(target), power)
+    fresh: dict[str | None, str] = {}
+    for line in texts:
+        try:
+            syntax = read_order(line, gmap, target.type)
+        except OrderError as err:
+            report.errors.append((line.strip(), f"{err.kind}: {err}"))
+            continue
+        fresh[syntax.loc[0] if syntax.loc is not None else line] = str(syntax)
+    here = (
+        (OrderLine.game == game.id) & (OrderLine.phase == str(target)) & (OrderLine.power == power)
+    )
+    kept: list[str] = []
+    for row in OrderLine.select().where(here).order_by(OrderLine.line):
+        try:
+            loc = read_order(row.text, gmap, target.type).loc
+        except OrderError:
+            loc = None
+        if (loc[0] if loc else row.text) not in fresh:
+            kept.append(row.text)
+    kept += list(fresh.values())
+    with database_proxy.atomic():
+        OrderLine.delete().where(here).execute()
+        now = utcnow()
+        for n, text in enumerate(kept):
+            OrderLine.create(game=game, phase=str(target), power=power, line=n, text=text,
+                             submitted_by=seat, submitted_at=now)  # fmt: skip
+    report.accepted = kept
+    return report

@@ -27,7 +27,8 @@ class PressNote:
 
 
 def resolve_recipients(game: Game, words: list[str]) -> list[str]:
-    """``FRANCE ENGLAND``, initials ``F E``, ``M`` for the master, ``ALL``, ``ALL BUT x y``."""
+    """``FRANCE ENGLAND``, initials ``F E`` (or run together, ``FE``), ``M`` for the master,
+    ``ALL``, ``ALL BUT x y``."""
     gmap = game_map(game)
     by_initial = {p.initial.upper(): p.name for p in gmap.powers.values()}
     live = [p for s in players(game) for p in s.powers]
@@ -44,6 +45,17 @@ def resolve_recipients(game: Game, words: list[str]) -> list[str]:
             f"{word!r} is not a power, an initial or M (the master); "
             f"powers here: {', '.join(gmap.power_names)}"
         )
+
+    def expand(word: str) -> list[str]:
+        """njudge runs initials together: EF is England and France."""
+        w = word.upper().strip(",")
+        if w in gmap.powers or w in ("MASTER", "GM", "ALL", "BUT") or len(w) < 2:
+            return [word]
+        if all(c in by_initial or c == "M" for c in w) and len(set(w)) == len(w):
+            return list(w)
+        return [word]
+
+    words = [part for word in words for part in expand(word)]
 
     upper = [w.upper() for w in words]
     if upper[:1] == ["ALL"]:

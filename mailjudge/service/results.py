@@ -15,7 +15,7 @@ from mailjudge.render.results import facts_of, report
 from mailjudge.service.pictures import played_picture
 from mailjudge.service.schedule import timing_of
 from mailjudge.service.state import has_rule, web_link
-from mailjudge.timing import show
+from mailjudge.timing import show, zone_of
 
 
 def deadline_lines(game: Game, seat: Seat) -> list[str]:
@@ -27,6 +27,26 @@ def deadline_lines(game: Game, seat: Seat) -> list[str]:
     own = seat.person.timezone if seat.person is not None else None
     if own and own != zone:
         lines.append(f"In your zone: {show(game.deadline, own)}")
+    return lines
+
+
+def njudge_header(game: Game, link: str | None) -> list[str]:
+    """njudge's lines at the top of a results mail, which the tools players use to file
+    and read njudge results look for: the judge, game and variant; the next phase and
+    its deadline; the game's page."""
+    from mailjudge.settings import current_settings
+
+    judge = current_settings().judge
+    label = (judge.name or judge.address.partition("@")[0]).replace(" ", "_")
+    lines = [f":: Judge: {label}  Game: {game.name}  Variant: {game.variant.capitalize()}"]
+    if game.state == GameState.ACTIVE and game.phase:
+        when = ""
+        if game.deadline is not None:
+            local = game.deadline.astimezone(zone_of(timing_of(game).zone))
+            when = " " + local.strftime("%a %b %d %Y %H:%M %z")
+        lines.append(f":: Deadline: {game.phase}{when}")
+    if link:
+        lines.append(f":: URL: {link}")
     return lines
 
 
@@ -44,6 +64,7 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
     picture = played_picture(game, record) if record is not None else None
     mails = []
     link = web_link(game, done.phase)
+    header = njudge_header(game, web_link(game))
     for seat in Seat.select().where(Seat.game == game):
         # An observer gets results once its address confirmed, and until it said STOP.
         if seat.person is None or (seat.role == "observer" and seat.status != "active"):
@@ -51,7 +72,7 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
         context = {
             "game": game, "phase": done.phase, "r": words, "seat": seat,
             "deadline": deadline_lines(game, seat), "reprocessed": reprocessed,
-            "web_link": link,
+            "web_link": link, "header": header,
         }  # fmt: skip
         body = render("results.txt.j2", **context)
         subject = f"results {done.phase}" + (" (re-processed)" if reprocessed else "")

@@ -83,6 +83,16 @@ def set_absence(seat: Seat, start_text: str, end_text: str, now: datetime | None
         seat.game.save()
 
 
+def clear_absence(seat: Seat, now: datetime | None = None) -> int:
+    """SET NOABSENCE: the absences still to come are cancelled (a deadline one of them has
+    already moved stays where it is). Returns how many were cancelled."""
+    now = now or utcnow()
+    coming = [(a, b) for a, b in absences(seat) if b > now]
+    seat.absence = ""
+    seat.save()
+    return len(coming)
+
+
 def schedule_phase(game: Game, now: datetime) -> None:
     """Give the current phase its deadline (called when a game starts and after each phase)."""
     if game.state != GameState.ACTIVE or has_rule(game, "NO_DEADLINE"):

@@ -229,3 +229,34 @@ def set_wait(seat: Seat, wait: bool) -> None:
         )
     seat.wait = wait
     seat.save()
+
+
+def set_preference(seat: Seat, words: list[str]) -> list[str]:
+    """SET PREFERENCE E,F,G (njudge): the powers wanted, best first, honoured when the
+    powers are dealt at random; only before the deal."""
+    game = seat.game
+    if seat.role != "player":
+        raise NotAllowed("only a player waiting for a power has a preference")
+    if game.state != GameState.FORMING or seat.powers:
+        raise NotAllowed(
+            f"the powers of {game.name} are dealt already: a preference counts only while "
+            "the game is forming and your power is not yet chosen"
+        )
+    gmap = game_map(game)
+    by_initial = {p.initial.upper(): p.name for p in gmap.powers.values()}
+    wanted: list[str] = []
+    for word in " ".join(words).replace(",", " ").replace("/", " ").upper().split():
+        if word in ("RANDOM", "NONE"):
+            continue
+        names = [word] if word in gmap.powers else [by_initial.get(c, "?") for c in word]
+        for name in names:
+            if name not in gmap.powers:
+                raise ServiceError(
+                    f"{word!r} is not a power or power initials; write SET PREFERENCE "
+                    "E,F,G (initials, best first) or SET PREFERENCE RANDOM"
+                )
+            if name not in wanted:
+                wanted.append(name)
+    seat.preference = " ".join(wanted)
+    seat.save()
+    return wanted
