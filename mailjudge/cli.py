@@ -26,6 +26,7 @@ BENCHMARKS: dict[str, str] = {
     "mail": "mailjudge.benchmarks.mail_e2e",
     "democratic": "mailjudge.benchmarks.democratic",
     "web": "mailjudge.benchmarks.web",
+    "board": "mailjudge.benchmarks.board",
 }
 
 

@@ -13,11 +13,16 @@ from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.maps import MapError, load_map, parse_map
 from mailjudge.engine.state import initial_position
 from mailjudge.render.board import draw_picture
-from mailjudge.render.board.layout import centre_point
+from mailjudge.render.board.places import places
 from mailjudge.render.board.samples import MIDGAME, midgame, midgame_picture, start_picture
 from mailjudge.render.board.style import NEUTRAL_CENTRE, POWER_COLOURS
 
 MAP = load_map("standard")
+PLACES = places(MAP)  # the map view: provinces as their outlines
+
+
+def centre_point(gmap: object, prov: str) -> tuple[float, float]:
+    return PLACES.centres[prov]
 
 
 def rgb(colour: str) -> tuple[int, int, int]:
@@ -61,8 +66,8 @@ def test_the_starting_board() -> None:
         assert near(pixel(picture.png, centre_point(MAP, centre)), rgb(POWER_COLOURS[owner]))
     assert near(pixel(picture.png, centre_point(MAP, "bel")), rgb(NEUTRAL_CENTRE))
     # The army in Paris is drawn in France's colour at its province.
-    x, y = MAP.positions["par"]
-    assert near(pixel(picture.png, (x - 6, y - 5)), rgb(POWER_COLOURS["FRANCE"]))
+    x, y = PLACES.unit("par")
+    assert near(pixel(picture.png, (x - 6, y)), rgb(POWER_COLOURS["FRANCE"]))
     svg = ET.fromstring(picture.svg)
     texts = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")]
     assert {"PAR", "STP", "NAO"} <= set(texts)
@@ -83,8 +88,8 @@ def test_the_midgame_board_draws_every_kind_of_order() -> None:
     # A failed move is grey and crossed; a successful one has its power's colour.
     assert 'stroke="#8c8c8c"' in svg and 'stroke="#d7191c"' in svg
     # The mid-point of the convoyed army's arrow is in England's colour in the PNG.
-    a, b = MAP.positions["yor"], MAP.positions["bel"]
-    mid = ((a[0] + b[0]) / 2, (a[1] - 5 + b[1]) / 2)
+    a, b = PLACES.unit("yor"), PLACES.unit("bel")
+    mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
     assert near(pixel(picture.png, mid), rgb(POWER_COLOURS["ENGLAND"]), 40)
     # Belgium's centre is still French this Fall movement; Holland German.
     assert near(pixel(picture.png, centre_point(MAP, "bel")), rgb(POWER_COLOURS["FRANCE"]))
@@ -107,9 +112,9 @@ def test_a_retreat_phase_shows_the_dislodged_unit() -> None:
     results = [{"power": "FRANCE", "order": "A BEL R PIC", "outcome": "succeeds"}]
     picture = draw_picture(MAP, position, results, "retreats")
     assert picture.svg.count('stroke="#d7191c"') >= 1  # the red ring of the dislodged unit
-    x, y = MAP.positions["bel"]
+    x, y = PLACES.dislodged["bel"]
     assert picture.png is not None
-    assert near(pixel(picture.png, (x + 17 - 5, y - 14 + 3)), rgb(POWER_COLOURS["FRANCE"]), 40)
+    assert near(pixel(picture.png, (x - 5, y + 3)), rgb(POWER_COLOURS["FRANCE"]), 40)
 
 
 def test_builds_and_removals_are_marked() -> None:
@@ -120,3 +125,14 @@ def test_builds_and_removals_are_marked() -> None:
     results = [{"power": "FRANCE", "order": "F BRE B", "outcome": "succeeds"}]
     picture = draw_picture(MAP, winter, results, "builds", png=False)
     assert 'stroke-dasharray="4 3"' in picture.svg  # the new unit's dashed ring
+
+
+def test_each_province_is_an_svg_element_of_its_own_and_the_graph_view_remains() -> None:
+    picture = start_picture()
+    svg = ET.fromstring(picture.svg)
+    ids = {e.get("id") for e in svg.iter() if (e.get("id") or "").startswith("province-")}
+    assert ids == {f"province-{code}" for code in [*MAP.provinces, "swi"]}
+    par = next(e for e in svg.iter() if e.get("id") == "province-par")
+    assert len(par.get("points", "").split()) > 8  # an outline, not a circle
+    graph = draw_picture(MAP, initial_position(MAP), (), "graph", png=False, view="graph")
+    assert "province-par" not in graph.svg and "<circle" in graph.svg

@@ -84,7 +84,6 @@ def test_a_visitor_clicks_from_the_games_to_a_phase(served: Harness, tmp_path: P
         shot = tmp_path / "web-phase.png"
         browser.save_screenshot(str(shot))
         assert not_blank(shot) > 50
-        keep(shot, "web-phase.png")
         browser.find_element(By.CSS_SELECTOR, 'a[rel="prev"]').click()
         assert browser.current_url.endswith("/phases/S1901M")
 

@@ -49,6 +49,22 @@ class PowerInfo:
     units: tuple[tuple[str, str], ...]  # (unit type, location)
 
 
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """A province's shape on the board picture (data/maps/NAME.outlines.toml), with the
+    points its unit, its name and each split coast's fleet are drawn at. Only the picture
+    uses it; ``kind`` may also be ``impassable`` (Switzerland, drawn only)."""
+
+    code: str
+    kind: str
+    points: tuple[tuple[float, float], ...]
+    unit: tuple[float, float]
+    label: tuple[float, float]
+    centre: tuple[float, float]  # the supply-centre mark
+    dislodged: tuple[float, float]  # a dislodged unit
+    coasts: Mapping[str, tuple[float, float]]
+
+
 def normalize_name(text: str) -> str:
     """Lower case, accents and punctuation folded, single spaces: the key for name lookup."""
     text = unicodedata.normalize("NFKD", text)
@@ -82,6 +98,7 @@ class GameMap:
         "locations",
         "name",
         "names",
+        "outlines",
         "positions",
         "power_names",
         "powers",
@@ -104,6 +121,7 @@ class GameMap:
         aliases: Mapping[str, str],
         positions: Mapping[str, tuple[int, int]] | None = None,
         board_size: tuple[int, int] = (0, 0),
+        outlines: Mapping[str, Outline] | None = None,
     ) -> None:
         provs = {p.code: p for p in provinces}
         pows = {p.name: p for p in powers}
@@ -192,6 +210,12 @@ class GameMap:
         # Where each province (and each split coast) is drawn on the board picture.
         self.positions: Mapping[str, tuple[int, int]] = MappingProxyType(dict(positions or {}))
         self.board_size = board_size
+        if outlines:
+            lacking = sorted(set(provs) - set(outlines))
+            if lacking:
+                raise MapError(f"the outlines have no shape for {', '.join(lacking)}")
+        # Each province's shape on the board picture, where the map has them.
+        self.outlines: Mapping[str, Outline] = MappingProxyType(dict(outlines or {}))
         self._army_cd: dict[str, dict[str, int]] = {}
         self._fleet_cd: dict[str, dict[str, int]] = {}
         self._frozen = True
@@ -351,6 +375,7 @@ def parse_map(doc: Mapping[str, Any]) -> GameMap:
         aliases=aliases,
         positions=positions,
         board_size=(int(board.get("width", 0)), int(board.get("height", 0))),
+        outlines={code: _outline(code, e) for code, e in doc.get("outlines", {}).items()},
     )
 
 
@@ -369,4 +394,21 @@ def load_map(name: str = "standard", folder: Path | None = None) -> GameMap:
     if not path.exists():
         raise MapError(f"there is no map called {name!r} (no file {path})")
     with path.open("rb") as fh:
-        return parse_map(tomllib.load(fh))
+        doc = tomllib.load(fh)
+    drawn = path.with_name(f"{name}.outlines.toml")
+    if drawn.exists():
+        with drawn.open("rb") as fh:
+            doc = {**doc, "outlines": tomllib.load(fh)}
+    return parse_map(doc)
+
+
+def _outline(code: str, entry: Mapping[str, Any]) -> Outline:
+    def xy(value: Any) -> tuple[float, float]:
+        return float(value[0]), float(value[1])
+
+    coasts = {key[6:]: xy(v) for key, v in entry.items() if key.startswith("coast_")}
+    return Outline(
+        code, str(entry["kind"]), tuple(xy(p) for p in entry["points"]), xy(entry["unit"]),
+        xy(entry["label"]), xy(entry["centre"]), xy(entry["dislodged"]),
+        MappingProxyType(coasts),
+    )  # fmt: skip

@@ -27,7 +27,10 @@ def draw_picture(
     results: Sequence[Mapping[str, Any]] = (),
     title: str = "",
     png: bool = True,
+    view: str = "map",
 ) -> Picture:
-    scene = draw_board(gmap, position, results, title)
+    """The board as a map of province outlines (``view="map"``, where the map has them)
+    or as a graph of neighbours (``view="graph"``)."""
+    scene = draw_board(gmap, position, results, title, view)
     image = png_backend.to_png(scene) if png and png_backend.available() else None
     return Picture(f"board-{position.phase}", to_svg(scene), image)

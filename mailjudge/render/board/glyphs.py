@@ -1,21 +1,11 @@
-"""Where a unit is drawn and how: the glyphs shared by the board and the orders."""
+"""How a unit is drawn: the glyphs shared by the board and the orders."""
 
 from __future__ import annotations
 
-from mailjudge.engine.maps import ARMY, GameMap, province_of
+from mailjudge.engine.maps import ARMY
 from mailjudge.engine.state import Unit
 from mailjudge.render.board import style
 from mailjudge.render.board.shapes import Circle, Point, Polygon, Scene, Text
-
-
-def location_point(gmap: GameMap, loc: str) -> Point:
-    """A unit's place: its coast's own point, else a little above the province's centre
-    (the label sits below it)."""
-    if "/" in loc and loc in gmap.positions:
-        x, y = gmap.positions[loc]
-        return float(x), float(y)
-    x, y = gmap.positions[province_of(loc)]
-    return float(x), y - 5.0
 
 
 def unit_glyph(scene: Scene, unit: Unit, at: Point, colour: str, small: bool = False) -> None:

@@ -1,17 +1,20 @@
-"""The board as a scene: provinces as labelled circles at their map positions, supply
-centres in their owner's colour, units, dislodged units, the phase's orders, a legend."""
+"""The board as a scene: the provinces (as their outlines on a map, or as labelled circles
+on a graph of neighbours), supply centres in their owner's colour, units, dislodged
+units, the phase's orders, a legend."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mailjudge.engine.maps import WATER, GameMap, province_of
 from mailjudge.engine.state import Position
 from mailjudge.render.board import style
-from mailjudge.render.board.glyphs import location_point, unit_glyph
+from mailjudge.render.board.glyphs import unit_glyph
 from mailjudge.render.board.orders import draw_orders
-from mailjudge.render.board.shapes import Circle, Line, Point, Rect, Scene, Text
+from mailjudge.render.board.places import GRAPH, MAP, Places, places
+from mailjudge.render.board.shapes import Circle, Line, Point, Polygon, Rect, Scene, Text
 
 
 def draw_board(
@@ -19,18 +22,24 @@ def draw_board(
     position: Position,
     results: Sequence[Mapping[str, Any]] = (),
     title: str = "",
+    view: str = MAP,
 ) -> Scene:
     """The picture of ``position``, with ``results`` (this phase's orders and outcomes,
-    as stored) drawn over it."""
+    as stored) drawn over it; ``view`` "map" (the outlines) or "graph" (circles)."""
     if not gmap.positions:
         raise ValueError(f"map {gmap.name} has no board positions to draw")
     width, height = gmap.board_size
-    scene = Scene(width, height + style.LEGEND_HEIGHT, style.SEA_BACKGROUND, title)
+    where = places(gmap, view)
+    background = style.SEA_FILL if where.view == MAP else style.SEA_BACKGROUND
+    scene = Scene(width, height + style.LEGEND_HEIGHT, background, title)
     colours = {p: style.power_colour(p, gmap.power_names) for p in gmap.power_names}
-    _edges(scene, gmap)
-    _provinces(scene, gmap, position, colours)
-    points = unit_points(gmap, position)
-    draw_orders(scene, gmap, position, results, points, colours)
+    if where.view == MAP:
+        _outlines(scene, gmap, position, colours, where)
+    else:
+        _edges(scene, gmap)
+        _provinces(scene, gmap, position, colours)
+    points = unit_points(gmap, position, where)
+    draw_orders(scene, gmap, position, results, points, colours, where)
     for unit in position.units.values():
         unit_glyph(scene, unit, points[unit.province], colours[unit.power])
     for prov, dislodged in position.dislodged.items():
@@ -46,22 +55,53 @@ def node_radius(gmap: GameMap, prov: str) -> int:
     return style.WATER_RADIUS if gmap.provinces[prov].kind == WATER else style.LAND_RADIUS
 
 
-def centre_point(gmap: GameMap, prov: str) -> Point:
-    """Where a province's supply-centre mark is drawn (upper left on its circle)."""
-    x, y = gmap.positions[prov]
-    off = style.LAND_RADIUS * 0.68
-    return x - off, y - off
-
-
-def unit_points(gmap: GameMap, position: Position) -> dict[str, Point]:
+def unit_points(gmap: GameMap, position: Position, where: Places) -> dict[str, Point]:
     """Where each unit is drawn, by province (``dislodged PROV`` for a dislodged one)."""
     points: dict[str, Point] = {}
     for prov, unit in position.units.items():
-        points[prov] = location_point(gmap, unit.loc)
+        points[prov] = where.unit(unit.loc)
     for prov in position.dislodged:
-        x, y = gmap.positions[prov]
-        points[f"dislodged {prov}"] = (x + 17, y - 14)
+        points[f"dislodged {prov}"] = where.dislodged[prov]
     return points
+
+
+def _outlines(
+    scene: Scene, gmap: GameMap, position: Position, colours: Mapping[str, str], where: Places
+) -> None:
+    """The provinces as shapes: seas blue, land in the colour of its centre's owner (or
+    neutral), impassable land grey; then the split coasts, the names and the centres."""
+    for code, shape in sorted(gmap.outlines.items()):
+        owner = position.sc_owners.get(code)
+        if shape.kind == WATER:
+            fill, stroke = style.SEA_FILL, style.COAST_STROKE
+        elif shape.kind == "impassable":
+            fill, stroke = style.IMPASSABLE_FILL, style.LAND_STROKE
+        else:
+            fill = style.tint(colours[owner]) if owner else style.LAND_FILL
+            stroke = style.LAND_STROKE
+        scene.add(Polygon(shape.points, fill, stroke, 1.2, id=f"province-{code}"))
+    for shape in gmap.outlines.values():
+        for coast, (cx, cy) in sorted(shape.coasts.items()):
+            # The coast's name goes on the far side of its mark from the province's name.
+            dx, dy = cx - shape.label[0], cy - shape.label[1]
+            n = math.hypot(dx, dy) or 1.0
+            tx, ty = cx + dx / n * 13, cy + dy / n * 13
+            scene.add(Circle(cx, cy, 4, style.SEA_FILL, style.COAST_STROKE, 1.2),
+                      Text(tx, ty, coast.upper(), 9, style.WATER_LABEL, bold=True,
+                           halo=style.LAND_FILL))  # fmt: skip
+    for code, shape in sorted(gmap.outlines.items()):
+        if code not in gmap.provinces:  # impassable: named, never a home of units
+            scene.add(Text(*shape.label, code.upper(), 10, "#6b6558", bold=True))
+            continue
+        water = shape.kind == WATER
+        label = style.WATER_LABEL if water else style.LAND_LABEL
+        halo = style.SEA_FILL if water else None
+        scene.add(Text(*shape.label, code.upper(), 11, label, bold=True, halo=halo))
+        if gmap.provinces[code].centre:
+            owner = position.sc_owners.get(code)
+            fill = colours[owner] if owner else style.NEUTRAL_CENTRE
+            x, y = where.centres[code]
+            scene.add(Circle(x, y, style.CENTRE_RADIUS, fill, style.CENTRE_STROKE, 1.5))
 
 
 def _edges(scene: Scene, gmap: GameMap) -> None:
@@ -106,7 +146,7 @@ def _provinces(scene: Scene, gmap: GameMap, position: Position, colours: Mapping
         label = style.WATER_LABEL if prov.kind == WATER else style.LAND_LABEL
         scene.add(Text(x, y + 13, code.upper(), 11, label, bold=True))
         if prov.centre:
-            mark_x, mark_y = centre_point(gmap, code)
+            mark_x, mark_y = places(gmap, GRAPH).centres[code]
             fill = colours[owner] if owner else style.NEUTRAL_CENTRE
             scene.add(Circle(mark_x, mark_y, style.CENTRE_RADIUS, fill, style.CENTRE_STROKE, 1.5))
 

@@ -14,7 +14,8 @@ from mailjudge.engine.orders import OrderError, Place, Syntax
 from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import Position, Unit
 from mailjudge.render.board import style
-from mailjudge.render.board.glyphs import location_point, unit_glyph
+from mailjudge.render.board.glyphs import unit_glyph
+from mailjudge.render.board.places import Places
 from mailjudge.render.board.shapes import Circle, Line, Point, Polygon, Scene
 
 SUCCESS = {"succeeds", ""}
@@ -30,6 +31,7 @@ class _Board:
     position: Position
     points: Mapping[str, Point]
     colours: Mapping[str, str]
+    places: Places
 
 
 def draw_orders(
@@ -39,9 +41,10 @@ def draw_orders(
     results: Sequence[Mapping[str, Any]],
     points: Mapping[str, Point],
     colours: Mapping[str, str],
+    places: Places,
 ) -> None:
     """Supports and convoys first, then moves over them, crosses last."""
-    board = _Board(scene, gmap, position, points, colours)
+    board = _Board(scene, gmap, position, points, colours, places)
     read = [(r, s) for r in results if (s := _read(r, gmap, position)) is not None]
     for result, syntax in read:
         if syntax.kind in ("support", "convoy"):
@@ -64,11 +67,9 @@ def _unit_point(prov: str, position: Position, points: Mapping[str, Point]) -> P
     return points.get(prov)
 
 
-def _place_point(gmap: GameMap, place: Place) -> Point:
+def _place_point(places: Places, place: Place) -> Point:
     prov, coast = place
-    loc = f"{prov}/{coast}" if coast and f"{prov}/{coast}" in gmap.positions else prov
-    x, y = gmap.positions[loc]
-    return float(x), float(y)
+    return places.unit(f"{prov}/{coast}" if coast else prov)
 
 
 def _failed(result: Mapping[str, Any]) -> bool:
@@ -115,7 +116,7 @@ def _midpoint(a: Point, b: Point) -> Point:
 def _support_or_convoy(board: _Board, result: Mapping[str, Any], syntax: Syntax) -> None:
     if syntax.loc is None or syntax.tloc is None:
         return
-    scene, gmap = board.scene, board.gmap
+    scene = board.scene
     start = _unit_point(syntax.loc[0], board.position, board.points)
     target = _unit_point(syntax.tloc[0], board.position, board.points)
     if start is None or target is None:
@@ -124,7 +125,7 @@ def _support_or_convoy(board: _Board, result: Mapping[str, Any], syntax: Syntax)
     dash = (2.0, 4.0) if syntax.kind == "convoy" else (7.0, 5.0)
     if syntax.dest is not None:
         # Towards the middle of the supported or convoyed move.
-        end = _midpoint(target, _place_point(gmap, syntax.dest))
+        end = _midpoint(target, _place_point(board.places, syntax.dest))
         a, b = _shorten(start, end, style.UNIT_RADIUS + 2, 0)
         scene.add(Line((a, b), colour, 2.2, dash))
         scene.add(Circle(b[0], b[1], 3.5, colour, "#ffffff", 1))
@@ -140,12 +141,12 @@ def _own_order(board: _Board, result: Mapping[str, Any], syntax: Syntax) -> None
     """Moves, retreats, holds, builds and removals: orders about the unit itself."""
     if syntax.loc is None:
         return
-    scene, gmap = board.scene, board.gmap
+    scene = board.scene
     colour = _colour(result, board.colours)
     prov = syntax.loc[0]
     if syntax.kind == "build":
         loc = f"{prov}/{syntax.loc[1]}" if syntax.loc[1] else prov
-        at = location_point(gmap, loc)
+        at = board.places.unit(loc)
         power = str(result.get("power", ""))
         unit_glyph(scene, Unit(power, syntax.utype or "A", loc), at, colour)
         scene.add(Circle(at[0], at[1], style.UNIT_RADIUS + 5, None, colour, 2.2, (4.0, 3.0)))
@@ -156,7 +157,7 @@ def _own_order(board: _Board, result: Mapping[str, Any], syntax: Syntax) -> None
     if start is None:
         return
     if syntax.kind in ("move", "retreat") and syntax.dest is not None:
-        end = _place_point(gmap, syntax.dest)
+        end = _place_point(board.places, syntax.dest)
         arrow(scene, start, end, colour, (7.0, 4.0) if _failed(result) else ())
         if _failed(result):
             cross(scene, _shorten(start, end, 0, style.UNIT_RADIUS + 20)[1], 6.0)

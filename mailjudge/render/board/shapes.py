@@ -33,6 +33,7 @@ class Polygon:
     fill: str | None = None
     stroke: str | None = None
     width: float = 1.0
+    id: str | None = None  # the SVG element's id (a province: "province-par")
 
 
 @dataclass(frozen=True)

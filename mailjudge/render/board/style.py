@@ -22,6 +22,11 @@ WATER_STROKE = "#7fa7c9"
 WATER_LABEL = "#2f5f8a"
 LAND_LABEL = "#5a4a2a"
 NEUTRAL_CENTRE = "#ffffff"
+IMPASSABLE_FILL = "#c9c3b3"
+# The map view: seas a stronger blue than the graph view's, so that no tint of a power's
+# colour on land reads as water.
+SEA_FILL = "#a9c8e3"
+COAST_STROKE = "#6f8fae"
 CENTRE_STROKE = "#333333"
 ARMY_EDGE = "#d9c9a0"
 FLEET_EDGE = "#9dbcd8"

@@ -35,7 +35,8 @@ def _shape(shape: Shape) -> str:
         return f'<polyline points="{_points(shape.points)}" {paint} stroke-linecap="round"/>'
     if isinstance(shape, Polygon):
         paint = _paint(shape.fill, shape.stroke, shape.width)
-        return f'<polygon points="{_points(shape.points)}" {paint} stroke-linejoin="round"/>'
+        ident = f' id="{shape.id}"' if shape.id else ""
+        return f'<polygon{ident} points="{_points(shape.points)}" {paint} stroke-linejoin="round"/>'
     if isinstance(shape, Rect):
         paint = _paint(shape.fill, shape.stroke, shape.width)
         return (
