@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -20,6 +21,7 @@ from peewee import (
     DatabaseProxy,
     Model,
     ModelRaw,
+    OperationalError,
     PostgresqlDatabase,
     Select,
     SqliteDatabase,
@@ -177,3 +179,40 @@ def update_by_id_compiled(model: type[Model], row_id: int, changes: dict[str, An
     key = f"update-{model._meta.table_name}-{','.join(f.name for f in fields)}"
     cursor = execute_compiled(key, lambda: model.update(**changes).where(pk == row_id), params)
     return int(cursor.rowcount)
+
+
+@contextlib.contextmanager
+def prompt_write(patience: float = 10.0, pause: float = 0.0005) -> Iterator[None]:
+    """A write transaction that takes SQLite's write lock as soon as it is free.
+
+    SQLite's own busy handler waits for a lock in growing sleeps (1, 2, 5, 10 ... ms), and
+    a process that writes often (the worker) then takes the lock again before a sleeper
+    wakes. This asks for the lock every ``pause`` seconds instead, for ``patience`` at
+    most, for a thread that must not fall behind (the listener's group commit). On
+    PostgreSQL it is a plain transaction: row locks wait their turn by themselves."""
+    database = database_proxy.obj
+    if not isinstance(database, SqliteDatabase):
+        with database_proxy.atomic():
+            yield
+        return
+    connection = database.connection()  # type: ignore[no-untyped-call]
+    connection.execute("PRAGMA busy_timeout = 0")
+    try:
+        deadline = time.monotonic() + patience
+        while True:
+            transaction = database.atomic()
+            try:
+                transaction.__enter__()
+                break
+            except OperationalError as err:
+                if "locked" not in str(err) or time.monotonic() > deadline:
+                    raise
+                time.sleep(pause)
+    finally:
+        connection.execute(f"PRAGMA busy_timeout = {SQLITE_PRAGMAS['busy_timeout']}")
+    try:
+        yield
+    except BaseException as err:
+        transaction.__exit__(type(err), err, err.__traceback__)
+        raise
+    transaction.__exit__(None, None, None)

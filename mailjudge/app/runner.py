@@ -120,6 +120,8 @@ class Judge:
         self.wake: Any = self._mp.Event() if workers else threading.Event()
         self.send: Any = self._mp.Event() if workers else threading.Event()
         self._processes: list[Any] = []
+        # Mails arriving together are kept in one commit; the worker is woken after each.
+        self.storer = spool.GroupStore(on_stored=self.wake.set)
         self.listener = Listener(
             settings,
             judge_recipients(settings.judge.address, self._is_list),
@@ -145,13 +147,12 @@ class Judge:
         return list_target(address, self.settings.judge.address) is not None
 
     def _store(self, raw: bytes, envelope_from: str, envelope_to: list[str], source: str) -> Any:
-        stored = spool.store(raw, envelope_from, envelope_to, source)
-        self.wake.set()  # the worker answers at once instead of at its next round
-        return stored
+        return self.storer.store(raw, envelope_from, envelope_to, source)
 
     def start(self) -> None:
         db.connect(self.settings.database.url)
         migrations.upgrade()
+        self.storer.start()
         self.listener.start()
         if self.workers:
             for n in range(self.workers):
@@ -216,6 +217,7 @@ class Judge:
         self.listener.stop()
         for thread in self._threads:
             thread.join(timeout=10)
+        self.storer.stop()  # after the listener and the IMAP poller: nothing more comes
         for process in self._processes:
             process.join(timeout=10)
             if process.is_alive():

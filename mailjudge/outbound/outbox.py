@@ -28,6 +28,7 @@ from mailjudge.db import (
     database_proxy,
     execute_compiled,
     is_postgres,
+    prompt_write,
     skip_locked,
     update_by_id_compiled,
 )
@@ -305,7 +306,7 @@ def _insert(
 
 def claim_due(now: datetime, limit: int, lease: timedelta) -> list[Outbox]:
     """Reserve up to `limit` mails that are due (or whose sender's lease ran out)."""
-    with database_proxy.atomic():
+    with prompt_write():
         query = (
             Outbox.select()
             .where(Outbox.state.in_(("queued", "sending")) & (Outbox.next_attempt_at <= now))
@@ -413,7 +414,7 @@ def flush(
             break
         for row in rows:
             outcome, changes = _send_one(sender, row, now, retry)
-            with database_proxy.atomic():
+            with prompt_write():
                 _finish(row, **changes)
             setattr(result, outcome, getattr(result, outcome) + 1)
     return result

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import smtplib
 import ssl
+import time
 from typing import Protocol
 
 from mailjudge.outbound.dkim_sign import DkimSigner
@@ -37,6 +38,11 @@ def is_permanent(error: BaseException) -> bool:
     return False
 
 
+# Seconds a relay connection may lie idle before it is checked with NOOP ahead of a mail:
+# in a burst mails follow each other closely and go without one.
+IDLE_CHECK = 0.5
+
+
 class SmtpSender:
     """smtplib with one connection kept open between mails (reopened after a failure).
 
@@ -67,6 +73,7 @@ class SmtpSender:
         self.ssl_context = ssl_context
         self.signer = signer
         self._smtp: smtplib.SMTP | None = None
+        self._last_used = 0.0  # time.monotonic() of the connection's last command
 
     @classmethod
     def from_settings(
@@ -104,10 +111,14 @@ class SmtpSender:
     def send(
         self, raw: bytes, to_addrs: list[str], envelope_from: str | None = None
     ) -> dict[str, tuple[int, bytes]]:
-        if self._smtp is not None and not self._still_open(self._smtp):
+        idle = time.monotonic() - self._last_used
+        if self._smtp is not None and idle > IDLE_CHECK and not self._still_open(self._smtp):
             # The relay dropped the idle connection (Postfix says 421 after 5 quiet
             # minutes): not a failure of this mail, so connect again before sending it.
+            # A connection used a moment ago is trusted: a NOOP before every mail of a
+            # burst would double its round trips.
             self.close()
+        self._last_used = time.monotonic()
         if self.signer is not None:
             raw = self.signer.sign(raw)
         try:
