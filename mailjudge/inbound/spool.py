@@ -240,37 +240,8 @@ def claim_next(
     A mail whose workers died `max_attempts` times is shunted instead: it is likely the
     mail itself that kills them.
     """
-    now = now or utcnow()
-    cutoff = now - stale_after
-    stale = (InboundMessage.state == "processing") & (InboundMessage.claimed_at < cutoff)
-    with database_proxy.atomic():
-        while True:
-            found = select_compiled(
-                InboundMessage,
-                "claim-next-inbound",
-                lambda: skip_locked(
-                    InboundMessage.select()
-                    .where((InboundMessage.state == "queued") | stale)
-                    .order_by(InboundMessage.received_at, _id_field)
-                    .limit(1)
-                ),
-                ["queued", "processing", InboundMessage.claimed_at.db_value(cutoff), 1],
-            )
-            row: InboundMessage | None = found[0] if found else None
-            if row is None:
-                return None
-            if row.state == "processing" and row.attempts >= max_attempts:
-                _mark(row, "shunted", f"abandoned: its worker stopped {row.attempts} times")
-                continue
-            row.state = "processing"
-            row.claimed_at = now
-            row.attempts += 1
-            execute_compiled(
-                "claim-inbound",
-                functools.partial(_claim_update, row, now),
-                ["processing", row.attempts, InboundMessage.claimed_at.db_value(now), _pk(row)],
-            )
-            return row
+    rows = claim_batch(1, stale_after, max_attempts, now)
+    return rows[0] if rows else None
 
 
 def claim_batch(
@@ -279,8 +250,18 @@ def claim_batch(
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
     now: datetime | None = None,
 ) -> list[InboundMessage]:
-    """Claim up to ``size`` mails at once, oldest first, as claim_next claims one."""
+    """Claim up to ``size`` mails at once, oldest first (see claim_next). Mails shunted
+    for killing their workers do not count: the claim looks further."""
     now = now or utcnow()
+    while True:
+        found, taken = _claim_some(size, stale_after, max_attempts, now)
+        if taken or len(found) < size:
+            return taken
+
+
+def _claim_some(
+    size: int, stale_after: timedelta, max_attempts: int, now: datetime
+) -> tuple[list[InboundMessage], list[InboundMessage]]:
     cutoff = now - stale_after
     stale = (InboundMessage.state == "processing") & (InboundMessage.claimed_at < cutoff)
     with prompt_write():
@@ -307,7 +288,7 @@ def claim_batch(
                 ["processing", row.attempts, InboundMessage.claimed_at.db_value(now), _pk(row)],
             )
             taken.append(row)
-        return taken
+        return found, taken
 
 
 def _claim_update(row: InboundMessage, now: datetime) -> Any:
