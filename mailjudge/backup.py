@@ -23,7 +23,7 @@ import subprocess
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-import psycopg2  # type: ignore[import-untyped]
+import psycopg2
 from peewee import SqliteDatabase
 
 from mailjudge.db import open_database, private_file

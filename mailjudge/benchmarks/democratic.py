@@ -6,6 +6,13 @@ three order sets are proposed in each country, and every citizen ranks the order
 the diplomat nominees through the service layer (vote_orders, vote_diplomat). Timed: one
 movement phase processed at its deadline, with the seven order counts, the engine, and the
 seven diplomat elections of the next phase. Peak memory is the whole process's.
+
+With --by-mail the ballots come as mail instead: the judge runs (`mailjudge serve`'s
+listener, a worker process and a sender, on SQLite), and every citizen's SIGNON and VOTE
+ORDERS arrive over SMTP in one burst from --clients clients. Timed: from the first mail
+sent to the last reply at the relay; then the phase is processed and the count is
+checked to hold every ballot. Peak memory: the listener's process and the largest of the
+judge's other processes.
 """
 
 from __future__ import annotations
@@ -35,30 +42,10 @@ def run(citizens: int, seed: int) -> dict[str, float]:
     folder = Path(tempfile.mkdtemp(prefix="mailjudge-democratic-"))
     db.connect(f"sqlite:///{folder / 'judge.db'}")
     migrations.upgrade()
-    rng = random.Random(seed)
-    game = create_game("big", "gm@bench.test", "pw", variant="democratic")
-    secret = hash_password("citizen")
     setup = time.perf_counter()
-    with db.database_proxy.atomic():
-        for start in range(0, citizens, 5000):
-            chunk = range(start, min(start + 5000, citizens))
-            Person.insert_many([{"email": f"c{i}@bench.test"} for i in chunk]).execute()
-        ids: dict[str, int] = dict(
-            cast(Iterable[tuple[str, int]], Person.select(Person.email, Person.id).tuples())
-        )
-        for start in range(0, citizens, 5000):
-            chunk = range(start, min(start + 5000, citizens))
-            Seat.insert_many(
-                [
-                    {"game": game.id, "person": ids[f"c{i}@bench.test"], "role": "citizen",
-                     "name": f"c{i}", "password_hash": secret}
-                    for i in chunk
-                ]
-            ).execute()  # fmt: skip
-    start_game(get_game("big"), rng, now=utcnow())
+    numbers, _ = setup_game(citizens, seed)
+    rng = random.Random(seed)
     game = get_game("big")
-    pos = current_position(game)
-    gmap = game_map(game)
     seats_by_power: dict[str, list[Seat]] = {}
     for seat in Seat.select().where((Seat.game == game) & (Seat.role == "citizen")):
         seat.game = game
@@ -67,16 +54,13 @@ def run(citizens: int, seed: int) -> dict[str, float]:
             seats_by_power.setdefault(power, []).append(seat)
     ballots = 0
     for power, seats in seats_by_power.items():
-        units = [str(u) for u in pos.units_of(power)]
-        sets = [[f"{u} H" for u in units]]
-        sets += [movement_orders(gmap, pos, rng)[power] for _ in range(2)]
-        numbers = sorted({dem.set_number(dem.propose_orders(game, seats[0], s)[0]) for s in sets})
         nominees = [seats[k].name for k in range(min(3, len(seats)))]
         for name in nominees:
             dem.nominate(game, seats[0], name)
+        ranking = numbers[power]
         with db.database_proxy.atomic():
             for seat in seats:
-                dem.vote_orders(game, seat, rng.sample(numbers, rng.randint(1, len(numbers))))
+                dem.vote_orders(game, seat, rng.sample(ranking, rng.randint(1, len(ranking))))
                 dem.vote_diplomat(game, seat, rng.sample(nominees, rng.randint(1, len(nominees))))
                 ballots += 2
     setup = time.perf_counter() - setup
@@ -99,11 +83,163 @@ def run(citizens: int, seed: int) -> dict[str, float]:
     }
 
 
+def setup_game(citizens: int, seed: int) -> tuple[dict[str, list[int]], list[str]]:
+    """The game "big" with its citizens placed and three order sets in each country; the
+    set numbers each country may rank, and the citizens' seat names."""
+    rng = random.Random(seed)
+    game = create_game("big", "gm@bench.test", "pw", variant="democratic")
+    secret = hash_password("citizen")
+    with db.database_proxy.atomic():
+        for start in range(0, citizens, 5000):
+            chunk = range(start, min(start + 5000, citizens))
+            Person.insert_many([{"email": f"c{i}@bench.test"} for i in chunk]).execute()
+        ids: dict[str, int] = dict(
+            cast(Iterable[tuple[str, int]], Person.select(Person.email, Person.id).tuples())
+        )
+        for start in range(0, citizens, 5000):
+            chunk = range(start, min(start + 5000, citizens))
+            Seat.insert_many(
+                [
+                    {"game": game.id, "person": ids[f"c{i}@bench.test"], "role": "citizen",
+                     "name": f"c{i}", "password_hash": secret}
+                    for i in chunk
+                ]
+            ).execute()  # fmt: skip
+    start_game(get_game("big"), rng, now=utcnow())
+    game = get_game("big")
+    pos, gmap = current_position(game), game_map(game)
+    numbers: dict[str, list[int]] = {}
+    names: list[str] = []
+    for seat in Seat.select().where((Seat.game == game) & (Seat.role == "citizen")):
+        seat.game = game
+        power = country_of(seat)
+        names.append(seat.name)
+        if power and power not in numbers:
+            sets = [[f"{u} H" for u in pos.units_of(power)]]
+            sets += [movement_orders(gmap, pos, rng)[power] for _ in range(2)]
+            numbers[power] = sorted(
+                {dem.set_number(dem.propose_orders(game, seat, s)[0]) for s in sets}
+            )
+    return numbers, names
+
+
+def run_by_mail(citizens: int, seed: int, clients: int) -> dict[str, float]:
+    import multiprocessing
+    import queue
+    import smtplib
+    import threading
+    from email.message import EmailMessage
+    from email.utils import make_msgid
+
+    from mailjudge.app.runner import Judge
+    from mailjudge.benchmarks.mail_e2e import relay_process
+    from mailjudge.demo.sink import free_port
+    from mailjudge.models import Ballot
+    from mailjudge.settings import load_settings
+
+    folder = Path(tempfile.mkdtemp(prefix="mailjudge-democratic-"))
+    judge_address = "judge@bench.test"
+    mp = multiprocessing.get_context("spawn")
+    arrivals, relay_stop = mp.Queue(), mp.Event()
+    sink_port = free_port()
+    relay = mp.Process(target=relay_process, args=(sink_port, arrivals, relay_stop), daemon=True)
+    relay.start()
+    settings = load_settings(None, {
+        "MAILJUDGE_JUDGE_ADDRESS": judge_address,
+        "MAILJUDGE_DATABASE_URL": f"sqlite:///{folder / 'judge.db'}",
+        "MAILJUDGE_OUTBOUND_PORT": str(sink_port),
+        "MAILJUDGE_OUTBOUND_REPLY_LIMIT": "0",
+        "MAILJUDGE_SECURITY_UNPROVEN_PER_HOUR": "1000000",
+        "MAILJUDGE_LOGGING_LEVEL": "WARNING",
+        "MAILJUDGE_WEB_PORT": "0",
+    })  # fmt: skip
+    judge = Judge(settings, free_ports=True, workers=1)
+    judge.start()
+    try:
+        numbers, names = setup_game(citizens, seed)
+        rng = random.Random(seed)
+        countries = {s.name: country_of(s) for s in Seat.select().where(Seat.role == "citizen")}
+        mails: list[bytes] = []
+        for name in names:
+            ranking = numbers.get(countries[name] or "", [])
+            if not ranking:
+                continue
+            vote = " ".join(map(str, rng.sample(ranking, rng.randint(1, len(ranking)))))
+            msg = EmailMessage()
+            msg["From"], msg["To"], msg["Subject"] = f"{name}@bench.test", judge_address, "ballot"
+            msg["Message-ID"] = make_msgid(domain="bench.test")  # the reply names it
+            msg.set_content(f"SIGNON {name}@big citizen\nVOTE ORDERS {vote}\n")
+            mails.append(msg.as_bytes().replace(b"\n", b"\r\n"))
+        port = judge.listener.smtp_port
+        assert port is not None
+
+        def client(share: list[bytes]) -> None:
+            with smtplib.SMTP("127.0.0.1", port, timeout=120) as smtp:
+                for raw in share:
+                    smtp.sendmail("citizen@bench.test", [judge_address], raw)
+
+        time.sleep(1.0)
+        began = time.time()
+        threads = [threading.Thread(target=client, args=(mails[i::clients],))
+                   for i in range(clients)]  # fmt: skip
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        stored = time.time() - began
+        answered, last = 0, began
+        deadline = time.monotonic() + 3 * 3600
+        while answered < len(mails) and time.monotonic() < deadline:
+            try:
+                _, last = arrivals.get(timeout=1.0)
+                answered += 1
+            except queue.Empty:
+                pass
+        game = get_game("big")
+        counted = Ballot.select().where((Ballot.game == game) & (Ballot.kind == "orders")).count()
+        game.deadline = utcnow() - timedelta(minutes=1)
+        game.save()
+        processed = time.perf_counter()
+        done = processing.process(game, force=True)
+        processed = time.perf_counter() - processed
+        assert done is not None
+    finally:
+        judge.stop()
+        relay_stop.set()
+        relay.join(timeout=10)
+        db.close()
+    return {
+        "citizens": citizens,
+        "ballots_mailed": len(mails),
+        "ballots_answered": answered,
+        "ballots_counted": counted,
+        "all_stored_seconds": stored,
+        "all_answered_seconds": last - began,
+        "mails_per_second": answered / max(last - began, 1e-9),
+        "phase_seconds": processed,
+        "listener_peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "largest_other_process_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="mailjudge bench democratic", description=__doc__)
     ap.add_argument("--citizens", type=int, default=100_000, help="citizens (default 100000)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--by-mail",
+        action="store_true",
+        help="every citizen's ballot comes by SMTP to a running judge",
+    )
+    ap.add_argument("--clients", type=int, default=4, help="SMTP clients with --by-mail")
     args = ap.parse_args(argv)
+    if args.by_mail:
+        result = run_by_mail(args.citizens, args.seed, args.clients)
+        print(f"mailjudge bench democratic --by-mail: SQLite, {args.clients} SMTP clients, "
+              "1 worker process + 1 sender")  # fmt: skip
+        for key, value in result.items():
+            print(f"  {key}: {value:.2f}" if isinstance(value, float) else f"  {key}: {value}")
+        return 0 if result["ballots_counted"] == result["ballots_mailed"] else 1
     result = run(args.citizens, args.seed)
     print("mailjudge bench democratic: SQLite, one process")
     for key, value in result.items():

@@ -14,16 +14,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
+import os
 import queue
 import smtplib
 import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from aiosmtpd.controller import Controller
 
@@ -92,26 +96,56 @@ def bare_sink_rate(prepared: list[tuple[str, bytes]], clients: int) -> float:
         server.stop()
 
 
-def _relay(port: int, arrivals: Any, stop: Any) -> None:
+def relay_process(port: int, arrivals: Any, stop: Any) -> None:
     relay = Controller(_Sink(arrivals), hostname="127.0.0.1", port=port)
     relay.start()
     stop.wait()
     relay.stop()
 
 
-def run(mails: int, clients: int, workers: int) -> dict[str, float]:
+@contextmanager
+def scratch_database(postgres: str | None, folder: Path) -> Iterator[str]:
+    """A new empty database for one run: SQLite in ``folder``, or, given a PostgreSQL
+    server's URL, a database of its own there, dropped afterwards."""
+    if postgres is None:
+        yield f"sqlite:///{folder / 'judge.db'}"
+        return
+    import psycopg2
+
+    name = f"mailjudge_bench_{os.getpid()}"
+    admin = psycopg2.connect(postgres)
+    admin.autocommit = True
+    try:
+        with admin.cursor() as cur:
+            cur.execute(f"DROP DATABASE IF EXISTS {name}")
+            cur.execute(f"CREATE DATABASE {name}")
+        yield urlunsplit(urlsplit(postgres)._replace(path=f"/{name}"))
+        with admin.cursor() as cur:
+            cur.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    finally:
+        admin.close()
+
+
+def run(
+    mails: int, clients: int, workers: int, rate: float = 0.0, postgres: str | None = None
+) -> dict[str, float]:
     folder = Path(tempfile.mkdtemp(prefix="mailjudge-bench-"))
+    with scratch_database(postgres, folder) as url:
+        return _run(mails, clients, workers, rate, url)
+
+
+def _run(mails: int, clients: int, workers: int, rate: float, url: str) -> dict[str, float]:
     sink_port = free_port()
     mp = multiprocessing.get_context("spawn")
     arrivals, relay_stop = mp.Queue(), mp.Event()
-    relay = mp.Process(target=_relay, args=(sink_port, arrivals, relay_stop), daemon=True)
+    relay = mp.Process(target=relay_process, args=(sink_port, arrivals, relay_stop), daemon=True)
     relay.start()
     arrived: dict[str, float] = {}
     settings = load_settings(
         None,
         {
             "MAILJUDGE_JUDGE_ADDRESS": JUDGE,
-            "MAILJUDGE_DATABASE_URL": f"sqlite:///{folder / 'judge.db'}",
+            "MAILJUDGE_DATABASE_URL": url,
             "MAILJUDGE_OUTBOUND_PORT": str(sink_port),
             "MAILJUDGE_OUTBOUND_REPLY_LIMIT": "0",
             "MAILJUDGE_SECURITY_UNPROVEN_PER_HOUR": "100000",
@@ -149,8 +183,13 @@ def run(mails: int, clients: int, workers: int) -> dict[str, float]:
         assert port is not None
 
         def client(share: list[tuple[str, bytes]]) -> None:
+            # With --rate each client keeps its share of the offered load: the mails are
+            # sent at fixed moments, as players would send them, not as fast as possible.
+            every = clients / rate if rate else 0.0
             with smtplib.SMTP("127.0.0.1", port, timeout=60) as smtp:
-                for message_id, raw in share:
+                for n, (message_id, raw) in enumerate(share):
+                    if every:
+                        time.sleep(max(0.0, start + n * every - time.time()))
                     sent_at[message_id] = time.time()
                     smtp.sendmail("player@bench.test", [JUDGE], raw.replace(b"\n", b"\r\n"))
 
@@ -189,6 +228,9 @@ def run(mails: int, clients: int, workers: int) -> dict[str, float]:
             "bare_sink_per_s": bare,
             "judge_to_sink_ratio": end_to_end / bare if bare else 0.0,
             "median_latency_ms": statistics.median(latencies) * 1000 if latencies else 0.0,
+            "p95_latency_ms": sorted(latencies)[int(len(latencies) * 0.95)] * 1000
+            if latencies
+            else 0.0,
             "answering_per_s": _rate(handled),
             "sending_per_s": _rate(sent),
         }
@@ -218,11 +260,21 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         help="answering processes, plus one sending process (0: threads of one process)",
     )
+    ap.add_argument(
+        "--rate", type=float, default=0.0,
+        help="offered load in mails/s, spread over the clients (default: as fast as they can)",
+    )  # fmt: skip
+    ap.add_argument(
+        "--postgres", metavar="URL",
+        help="run on PostgreSQL: a server URL (a scratch database is made there and dropped)",
+    )  # fmt: skip
     args = ap.parse_args(argv)
-    result = run(args.mails, args.clients, args.workers)
+    result = run(args.mails, args.clients, args.workers, args.rate, args.postgres)
+    where = "PostgreSQL" if args.postgres else "SQLite"
+    offered = f", offered {args.rate:g} mails/s" if args.rate else ""
     print(
-        f"mailjudge bench mail: SQLite, password checks included, {args.clients} SMTP clients, "
-        f"{args.workers} worker process(es) + 1 sender"
+        f"mailjudge bench mail: {where}, password checks included, {args.clients} SMTP "
+        f"clients{offered}, {args.workers} worker process(es) + 1 sender"
     )
     for key, value in result.items():
         shown = f"{value:.2f}" if key.endswith("ratio") else f"{value:.1f}"

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from peewee import Field, IntegrityError
+from peewee import Field, IntegrityError, OperationalError
 
 from mailjudge.db import (
     database_proxy,
@@ -358,8 +358,11 @@ def process_pending(
     returns how many were taken, done or shunted. `prepare`, when given, does a mail's pure
     work (parsing) before its transaction; the handler is then called with its result."""
     taken = 0
+    # On PostgreSQL several workers run at once: a batch would hold the row locks of
+    # several mails' games at a time, and two workers' batches deadlock. One at a time.
+    batch = 1 if is_postgres() else BATCH
     while (limit is None or taken < limit) and not (stopping is not None and stopping()):
-        size = BATCH if limit is None else min(BATCH, limit - taken)
+        size = batch if limit is None else min(batch, limit - taken)
         rows = claim_batch(size, stale_after, max_attempts)
         if not rows:
             break
@@ -371,11 +374,23 @@ def process_pending(
     return taken
 
 
+def _requeue_update(row_id: int) -> Any:
+    return InboundMessage.update(state="queued").where(_id_field == row_id)
+
+
+def _transient(err: OperationalError) -> bool:
+    """A deadlock, a serialization failure or a busy lock: the same mail goes through if
+    it is tried again."""
+    text = str(err).lower()
+    return any(word in text for word in ("deadlock", "could not serialize", "locked"))
+
+
 def process_batch(batch: list[tuple[InboundMessage, Handler]]) -> int:
     """Handle claimed mails in one transaction, each in a savepoint: a mail whose handler
     fails is rolled back alone and shunted with its traceback. Returns how many are done.
     (A mail's parsing, done by ``prepare``, stays outside the transaction.)"""
     failed: list[tuple[InboundMessage, str]] = []
+    again: list[InboundMessage] = []
     done = 0
     try:
         with prompt_write():
@@ -387,8 +402,21 @@ def process_batch(batch: list[tuple[InboundMessage, Handler]]) -> int:
                     done += 1
                 except LostClaim:
                     log.warning("inbound message %s: claim lost, work rolled back", _pk(row))
+                except OperationalError as err:
+                    if not _transient(err):
+                        failed.append((row, traceback.format_exc()))
+                        continue
+                    # Another worker's transaction was in the way: not the mail's fault.
+                    log.warning("inbound message %s: %s; queued again", _pk(row), err)
+                    again.append(row)
                 except Exception:
                     failed.append((row, traceback.format_exc()))
+            for row in again:
+                execute_compiled(
+                    "requeue-inbound",
+                    functools.partial(_requeue_update, _pk(row)),
+                    ["queued", _pk(row)],
+                )
             for row, error in failed:
                 log.error("inbound message %s shunted:\n%s", _pk(row), error)
                 try:
