@@ -27,6 +27,7 @@ import psycopg2
 from peewee import SqliteDatabase
 
 from mailjudge.db import open_database, private_file
+from mailjudge.outbound.sent_record import record_path
 
 JUDGE_TABLE = "game"  # present in every judge database
 
@@ -132,6 +133,12 @@ def _sqlite_restore(source: Path, target: Path, force: bool) -> str:
     finally:
         live.close()
         backup_copy.close()
+    # Outcomes a killed sender noted (outbound.sent_record) name mails of the database
+    # just replaced; carried into the restored one they would mark other mails sent.
+    # Mails still in the listener's landing stay: they move into the restored database.
+    for stale in (record_path(target), Path(f"{record_path(target)}-wal"),
+                  Path(f"{record_path(target)}-shm")):  # fmt: skip
+        stale.unlink(missing_ok=True)
     return f"SQLite database {target} restored from {source}"
 
 

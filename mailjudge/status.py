@@ -8,7 +8,8 @@ from pathlib import Path
 
 from peewee import fn
 
-from mailjudge.db import database_proxy, is_postgres
+from mailjudge.db import database_proxy, is_postgres, sqlite_file
+from mailjudge.inbound.landing import Landing, landing_path
 from mailjudge.migrations import LATEST, current_version
 from mailjudge.models import Game, InboundMessage, Outbox
 
@@ -19,7 +20,7 @@ def status_report(database_url: str, errors: int = 5) -> str:
     lines += [f"    {state:<10} {count}" for state, count in sorted(states.items())] or ["    none"]
     waiting_in = InboundMessage.select().where(InboundMessage.state.in_(("queued", "processing")))
     waiting_out = Outbox.select().where(Outbox.state.in_(("queued", "sending")))
-    lines += ["", "Mail waiting:", f"    to answer  {waiting_in.count()}",
+    lines += ["", "Mail waiting:", f"    to answer  {waiting_in.count() + _landed()}",
               f"    to send    {waiting_out.count()}"]  # fmt: skip
     lines += ["", "Last errors:"] + (_last_errors(errors) or ["    none"])
     version = current_version(database_proxy.obj)
@@ -28,6 +29,19 @@ def status_report(database_url: str, errors: int = 5) -> str:
               f"(this judge: {LATEST})", "Largest tables:"]  # fmt: skip
     lines += [f"    {name:<16} {_human(size)}" for name, size in _largest_tables()]
     return "\n".join(lines) + "\n"
+
+
+def _landed() -> int:
+    """Mails the listener has kept in its landing and not yet moved to the spool."""
+    database_file = sqlite_file()
+    path = landing_path(database_file) if database_file is not None else None
+    if path is None or not path.exists():
+        return 0
+    landing = Landing(path)
+    try:
+        return landing.count()
+    finally:
+        landing.close()
 
 
 def _last_errors(limit: int) -> list[str]:

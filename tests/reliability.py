@@ -547,26 +547,6 @@ def own_dovecot() -> Iterator[Dovecot]:
         shutil.rmtree(directory, ignore_errors=True)
 
 
-@contextmanager
-def scratch_postgres(server_url: str) -> Iterator[str]:
-    """A PostgreSQL database of its own on `server_url`'s server, dropped afterwards."""
-    import uuid
-
-    import psycopg2
-
-    name = f"mailjudge_soak_{uuid.uuid4().hex[:10]}"
-    admin = psycopg2.connect(server_url)
-    admin.autocommit = True
-    try:
-        with admin.cursor() as cursor:
-            cursor.execute(f'CREATE DATABASE "{name}"')
-        yield server_url.rsplit("/", 1)[0] + "/" + name
-        with admin.cursor() as cursor:
-            cursor.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
-    finally:
-        admin.close()
-
-
 def run_load(folder: Path, seconds: float, rate: float, sample_every: float = 5.0) -> Figures:
     """Order mails at `rate` per second for `seconds`; the judge's resident memory (with
     its worker and sender processes) is sampled every `sample_every` seconds."""

@@ -15,6 +15,7 @@ import pytest
 from mailjudge import db, migrations
 from mailjudge.cli import main
 from mailjudge.models import Game
+from mailjudge.outbound.sent_record import record_path
 from mailjudge.service import games, seats
 
 
@@ -103,8 +104,12 @@ def test_restore_asks_before_replacing_games(
     assert main(["restore", str(tmp_path / "b.db")]) == 1
     assert "add --force" in capsys.readouterr().err
     assert game_names(sqlite_db) == {"g0", "g1", "later0"}
+    # Outcomes a killed sender noted name mails of the database being replaced.
+    record = record_path(Path(sqlite_db.removeprefix("sqlite:///")))
+    record.write_bytes(b"")
     assert main(["restore", "--force", str(tmp_path / "b.db")]) == 0
     assert game_names(sqlite_db) == {"g0", "g1"}
+    assert not record.exists()
     (tmp_path / "junk").write_text("not a database")
     assert main(["restore", "--force", str(tmp_path / "junk")]) == 1
     assert "is not a SQLite backup" in capsys.readouterr().err

@@ -54,6 +54,10 @@ def to(h: Harness, address: str) -> list[object]:
     return [m for m in h.sink.mails if m.rcpt_tos == [address]]
 
 
+def held_for(address: str) -> list[Outbox]:
+    return list(Outbox.select().where(Outbox.to_addrs == address, Outbox.state == "failed"))
+
+
 def test_a_bounce_reaches_the_master_and_repeated_bounces_stop_the_mail(harness: Harness) -> None:
     h = harness
     set_up_game(h, "bouncy")
@@ -80,8 +84,8 @@ def test_a_bounce_reaches_the_master_and_repeated_bounces_stop_the_mail(harness:
     phase = table.play_phase({})  # results for everyone; France's is held back
     h.wait_until(lambda: len(h.results_for("bouncy", phase)) == 7)
     assert len(to(h, france)) == before
-    held = Outbox.select().where(Outbox.to_addrs == france, Outbox.state == "failed")
-    assert any("bounced 3 times" in row.last_error for row in held)
+    # The sender carries its outcomes into the outbox after each batch: wait for that one.
+    h.wait_until(lambda: any("bounced 3 times" in row.last_error for row in held_for(france)))
     # France signs on again: mail flows to the address again.
     table.say(table.players["FRANCE"], f"{table.signon('FRANCE')}\nSTATUS")
     assert len(to(h, france)) == before + 1

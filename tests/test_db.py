@@ -420,3 +420,37 @@ def test_postgres_workers_skip_rows_another_worker_holds(postgres_url: str) -> N
             other.close()
     finally:
         db.close()
+
+
+def test_built_once_queries_are_prepared_once_per_postgresql_connection(postgres_url: str) -> None:
+    """A mail's statements are planned once per connection: prepared at first use, kept
+    when the transaction that prepared them rolls back, prepared again on a new
+    connection."""
+    from mailjudge.service.state import game_by_id
+
+    db.connect(postgres_url)
+    try:
+        migrations.upgrade()
+        person = Person.create(email="gm@example.org")
+        game = Game.create(name="prep", master=person)
+
+        def prepared() -> list[str]:
+            cursor = db.database_proxy.execute_sql(
+                "SELECT name FROM pg_prepared_statements WHERE name = %s",
+                ["mailjudge_game_by_id"],
+            )
+            return [row[0] for row in cursor.fetchall()]
+
+        with pytest.raises(RuntimeError), db.database_proxy.atomic():
+            assert game_by_id(game.id).name == "prep"
+            raise RuntimeError("rolled back")
+        assert prepared() == ["mailjudge_game_by_id"]
+        assert game_by_id(game.id).name == "prep"
+        assert prepared() == ["mailjudge_game_by_id"]
+        db.close()
+        db.connect(postgres_url)
+        assert prepared() == []
+        assert game_by_id(game.id).name == "prep"
+        assert prepared() == ["mailjudge_game_by_id"]
+    finally:
+        db.close()

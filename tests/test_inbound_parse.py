@@ -20,7 +20,7 @@ from mailjudge.inbound.parse import (
     return_path_header,
     silence_reason,
 )
-from mailjudge.inbound.spool import _identity
+from mailjudge.inbound.spool import identity
 
 JUDGE = "judge@example.org"
 
@@ -393,7 +393,7 @@ def test_any_bytes_parse_without_crashing(raw: bytes) -> None:
         text.encode("utf-8")  # clean text: nothing undecoded is passed on
     silence_reason(parsed, JUDGE)
     return_path_header(raw)
-    message_id, body_hash = _identity(raw)  # what the spool stores it under
+    message_id, body_hash = identity(raw)  # what the spool stores it under
     assert len(body_hash) == 64 and (message_id is None or message_id.startswith("<"))
 
 

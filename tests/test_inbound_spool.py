@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -35,6 +36,15 @@ def raw_mail(n: int, *, message_id: bool = True, received: str = "mx1", eol: str
 
 def store(raw: bytes, source: str = "smtp") -> tuple[InboundMessage, bool]:
     return spool.store(raw, "player@example.org", ["judge@example.org"], source)
+
+
+def in_threads(target: Callable[[int], object], count: int) -> None:
+    """``target(n)`` for n in range(count), each in a thread of its own, all at once."""
+    threads = [threading.Thread(target=target, args=(n,)) for n in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
 
 
 def pk(row: InboundMessage) -> int:
@@ -246,3 +256,46 @@ def test_finished_mail_is_not_claimed(any_db: str, state: str) -> None:
     InboundMessage.update(state=state).execute()
     assert spool.claim_next(now=utcnow() + timedelta(days=1)) is None
     assert InboundMessage.get_by_id(pk(row)).state == state
+
+
+# -- group commit and batches (issue 21) ----------------------------------------------------
+
+
+def test_group_store_keeps_every_mail_from_many_threads_once(any_db: str) -> None:
+    """Mails stored at once from many threads share commits; each caller gets its own row
+    back only after it is kept, and a mail stored twice is found, not kept twice."""
+    woken: list[int] = []
+    group = spool.GroupStore(on_stored=lambda: woken.append(1))
+    group.start()
+    results: dict[int, tuple[InboundMessage, bool]] = {}
+
+    def send(n: int) -> None:
+        results[n] = group.store(raw_mail(n % 30), "p@example.org", ["judge@example.org"], "smtp")
+
+    try:
+        in_threads(send, 40)
+    finally:
+        group.stop()
+    assert InboundMessage.select().count() == 30
+    assert sum(1 for _, new in results.values() if new) == 30
+    for n, (row, _) in results.items():
+        assert InboundMessage.get_by_id(pk(row)).message_id == f"<mail-{n % 30}@example.org>"
+    assert 1 <= len(woken) <= 40  # the worker is woken once per commit, not per mail
+
+
+def test_a_deadlocked_mail_goes_back_to_the_queue_not_to_the_shunt(any_db: str) -> None:
+    from peewee import OperationalError
+
+    for n in range(3):
+        store(raw_mail(n))
+    tries: list[str] = []
+
+    def handler(message: InboundMessage) -> None:
+        tries.append(message.message_id)
+        if message.message_id == "<mail-1@example.org>" and tries.count(message.message_id) == 1:
+            raise OperationalError("deadlock detected")
+
+    spool.process_pending(handler)
+    spool.process_pending(handler)
+    assert spool.counts()["done"] == 3 and spool.counts()["shunted"] == 0
+    assert tries.count("<mail-1@example.org>") == 2

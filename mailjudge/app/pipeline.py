@@ -16,6 +16,7 @@ import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge.addresses import bounced_outbox, judge_detail, press_reply_target
 from mailjudge.commands.base import Context
 from mailjudge.commands.run import execute, reply_text
+from mailjudge.db import update_by_id_compiled
 from mailjudge.inbound.bounces import failures
 from mailjudge.inbound.parse import MailLimitError, ParsedMail, silence_reason
 from mailjudge.inbound.spool import parse_stored
@@ -62,7 +63,7 @@ def handle(
     # if handling fails, the mail is retried with them.
     masked = mask_mail(row.raw)
     if masked != row.raw:
-        InboundMessage.update(raw=masked).where(InboundMessage.id == row.id).execute()
+        update_by_id_compiled(InboundMessage, row.id, {"raw": masked})
     log.info("mail %s from %s: %s, %.0f ms", row.message_id, row.envelope_from or "<>",
              outcome, (time.perf_counter() - started) * 1000)  # fmt: skip
 

@@ -23,11 +23,13 @@ from mailjudge import db, migrations
 from mailjudge.app import pipeline
 from mailjudge.inbound import spool
 from mailjudge.inbound.imap import ImapPoller
+from mailjudge.inbound.landing import Landing, landing_path
 from mailjudge.inbound.smtp import Listener, judge_recipients
 from mailjudge.logs import setup_logging
 from mailjudge.models import InboundMessage, utcnow
 from mailjudge.outbound.outbox import RetryPolicy, flush, prune_sent
 from mailjudge.outbound.send import SmtpSender
+from mailjudge.outbound.sent_record import SentRecord, record_path
 from mailjudge.service import deadlines
 from mailjudge.settings import Settings, use_settings
 from mailjudge.variants.democratic.country_lists import list_target
@@ -62,6 +64,8 @@ def _worker_process(settings: Settings, wake: Any, send: Any, stop: Any) -> None
     _child_setup(settings)
     use_settings(settings)
     db.connect(settings.database.url)
+    database_file = db.sqlite_file()
+    landing = Landing(landing_path(database_file)) if database_file is not None else None
 
     def handle(row: InboundMessage, prepared: Any = None) -> None:
         pipeline.handle(row, settings, prepared=prepared)
@@ -71,8 +75,15 @@ def _worker_process(settings: Settings, wake: Any, send: Any, stop: Any) -> None
 
     while not stop.is_set():
         try:
-            if spool.process_pending(
-                handle, prepare=prepare, stopping=stop.is_set, **claim_limits(settings)
+            # A few batches at a time, the sender woken after each round: in a burst the
+            # replies go out while more mail is answered, not after the queue is empty.
+            while spool.process_pending(
+                handle,
+                limit=4 * spool.BATCH,
+                prepare=prepare,
+                stopping=stop.is_set,
+                landing=landing,
+                **claim_limits(settings),
             ):
                 send.set()
         except Exception:
@@ -87,13 +98,19 @@ def _sender_process(settings: Settings, send: Any, stop: Any) -> None:
     db.connect(settings.database.url)
     sender = SmtpSender.from_settings(settings.outbound, settings.judge.address, settings.dkim)
     retry = RetryPolicy.from_settings(settings.outbound)
+    # On SQLite the sender notes each outcome in a file of its own (outbound.sent_record)
+    # instead of waiting for the database's one write lock between two mails.
+    database_file = db.sqlite_file()
+    record = SentRecord(record_path(database_file)) if database_file is not None else None
     while not stop.is_set():
         try:
-            flush(sender, retry=retry)
+            flush(sender, retry=retry, record=record)
         except Exception:
             log.exception("sending round failed; trying again")
         send.wait(timeout=1.0)
         send.clear()
+    if record is not None:
+        record.close()
 
 
 class Judge:
@@ -122,6 +139,9 @@ class Judge:
         self._processes: list[Any] = []
         # Mails arriving together are kept in one commit; the worker is woken after each.
         self.storer = spool.GroupStore(on_stored=self.wake.set)
+        # The sender's record of outcomes (outbound.sent_record), on SQLite, when this
+        # process sends.
+        self.record: SentRecord | None = None
         self.listener = Listener(
             settings,
             judge_recipients(settings.judge.address, self._is_list),
@@ -152,6 +172,13 @@ class Judge:
     def start(self) -> None:
         db.connect(self.settings.database.url)
         migrations.upgrade()
+        # On SQLite mails land in a file of their own first (inbound.landing), and the
+        # workers move them on: the listener's 250 never waits for a worker's batch.
+        database_file = db.sqlite_file()
+        if database_file is not None:
+            self.storer.landing = Landing(landing_path(database_file))
+            if not self.workers:  # the sender process keeps its own otherwise
+                self.record = SentRecord(record_path(database_file))
         self.storer.start()
         self.listener.start()
         if self.workers:
@@ -218,6 +245,12 @@ class Judge:
         for thread in self._threads:
             thread.join(timeout=10)
         self.storer.stop()  # after the listener and the IMAP poller: nothing more comes
+        if self.storer.landing is not None:
+            self.storer.landing.close()
+            self.storer.landing = None
+        if self.record is not None:
+            self.record.close()
+            self.record = None
         for process in self._processes:
             process.join(timeout=10)
             if process.is_alive():
@@ -236,13 +269,13 @@ class Judge:
         """Answer every stored mail and send what is queued; returns mails answered."""
         done = spool.process_pending(
             self.handle, prepare=self.prepare, stopping=self.stop_event.is_set,
-            **claim_limits(self.settings),
+            landing=self.storer.landing, **claim_limits(self.settings),
         )  # fmt: skip
         self._flush_outbox()
         return done
 
     def _flush_outbox(self) -> None:
-        flush(self.sender, self.clock(), retry=self.retry)
+        flush(self.sender, self.clock(), retry=self.retry, record=self.record)
 
     def clock_tick(self) -> None:
         """What the clock decides: deadlines, reminders, grace (see service.deadlines)."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
-import os
 import queue
 import smtplib
 import statistics
@@ -110,18 +109,27 @@ def scratch_database(postgres: str | None, folder: Path) -> Iterator[str]:
     if postgres is None:
         yield f"sqlite:///{folder / 'judge.db'}"
         return
+    with scratch_postgres(postgres) as url:
+        yield url
+
+
+@contextmanager
+def scratch_postgres(server_url: str, prefix: str = "mailjudge_scratch") -> Iterator[str]:
+    """A PostgreSQL database of its own on ``server_url``'s server (its URL, with the
+    server's options kept), dropped afterwards."""
+    import uuid
+
     import psycopg2
 
-    name = f"mailjudge_bench_{os.getpid()}"
-    admin = psycopg2.connect(postgres)
+    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
+    admin = psycopg2.connect(server_url)
     admin.autocommit = True
     try:
-        with admin.cursor() as cur:
-            cur.execute(f"DROP DATABASE IF EXISTS {name}")
-            cur.execute(f"CREATE DATABASE {name}")
-        yield urlunsplit(urlsplit(postgres)._replace(path=f"/{name}"))
-        with admin.cursor() as cur:
-            cur.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        with admin.cursor() as cursor:
+            cursor.execute(f'CREATE DATABASE "{name}"')
+        yield urlunsplit(urlsplit(server_url)._replace(path=f"/{name}"))
+        with admin.cursor() as cursor:
+            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     finally:
         admin.close()
 

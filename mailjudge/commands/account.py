@@ -90,7 +90,8 @@ class Signon(Command):
                 _notify_owner(ctx, seat)
             raise
         ctx.game, ctx.seat = game, seat
-        clear_bounces(ctx.sender, *([seat.person.email] if seat.person else []))
+        person = state.person_of(seat)
+        clear_bounces(ctx.sender, *([person.email] if person is not None else []))
         where = game.state if not game.phase else f"{game.state}, {game.phase}"
         return [f"signed on as {seat.name} in {game.name} ({where})"]
 

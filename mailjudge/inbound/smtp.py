@@ -114,7 +114,9 @@ class SpoolHandler:
             status = TEMPORARY_FAILURE
         else:
             what = "stored" if new else "already stored"
-            status = f"250 2.0.0 Message {what} as #{row.__data__['id']}"
+            # A mail kept in the landing has no spool number yet (inbound.landing).
+            number = row.__data__.get("id")
+            status = f"250 2.0.0 Message {what}" + (f" as #{number}" if number else "")
         finally:
             self.storing -= 1
         if self.lmtp:

@@ -32,6 +32,7 @@ from mailjudge.db import (
     select_compiled,
     skip_locked,
 )
+from mailjudge.inbound.landing import Landing
 from mailjudge.inbound.parse import (
     ParsedMail,
     header_text,
@@ -49,6 +50,8 @@ DEFAULT_MAX_ATTEMPTS = 3
 # Mails claimed and committed together. More shares a commit among more mails; fewer
 # keeps the write lock (SQLite's is the whole database) free sooner for the listener.
 BATCH = 8
+# The most landed mails moved into the spool in one transaction (inbound.landing).
+MOVE = 64
 # Headers that identify one mail however it reached us (IMAP and SMTP copies differ in
 # Received, Return-Path and Delivered-To); hashed with the body when Message-ID is missing.
 _IDENTITY_HEADERS = ("From", "To", "Cc", "Date", "Subject")
@@ -66,7 +69,7 @@ class LostClaim(RuntimeError):
     """Another worker took the mail up meanwhile; this worker's work must not count."""
 
 
-def _identity(raw: bytes) -> tuple[str | None, str]:
+def identity(raw: bytes) -> tuple[str | None, str]:
     """(Message-ID or None, hex SHA-256 of the originator headers and the body)."""
     headers = parse_headers(raw)
     message_id = message_id_of(header_text(headers, "Message-ID"))
@@ -100,15 +103,21 @@ def _existing(message_id: str | None, body_hash: str) -> InboundMessage | None:
 
 
 def store(
-    raw: bytes, envelope_from: str, envelope_to: list[str], source: str
+    raw: bytes,
+    envelope_from: str,
+    envelope_to: list[str],
+    source: str,
+    received_at: datetime | None = None,
+    known_identity: tuple[str | None, str] | None = None,
 ) -> tuple[InboundMessage, bool]:
     """Keep a received mail; (row, True) when new, (the earlier row, False) when it was
     stored before. Safe when several processes store the same mail at once: the unique
-    indexes decide, and the loser finds the winner's row."""
-    message_id, body_hash = _identity(raw)
+    indexes decide, and the loser finds the winner's row. ``known_identity``: what
+    `identity` gives for ``raw``, when it was worked out before (by the listener)."""
+    message_id, body_hash = known_identity or identity(raw)
     # Insert first and let the unique index find duplicates: they are rare, and a
     # look-up before every insert would cost more than the odd failed insert.
-    now = utcnow()
+    now = received_at or utcnow()
     values: dict[str, Any] = {
         "message_id": message_id,
         "body_hash": body_hash,
@@ -156,16 +165,24 @@ def store_group(
 class GroupStore:
     """Stores mails for the SMTP and LMTP listener with group commit: the mails that
     arrive while a commit is under way share the next one, so a burst from many clients
-    takes the database's write lock once per group instead of once per mail. Each mail's
-    caller is answered only after the commit that kept it (so a 250 still means stored).
+    takes a write lock once per group instead of once per mail. Each mail's caller is
+    answered only after the commit that kept it (so a 250 still means stored).
+
+    With a ``landing`` (SQLite) the group is committed there, and the worker moves the
+    landed mails into the spool before it claims (see inbound.landing and
+    process_pending); without one (PostgreSQL, whose locks are per row) straight into
+    the spool.
 
     ``store`` is called from the listener's threads; one thread of this object's own does
     the writing."""
 
     GROUP = 64  # the most mails one commit takes
 
-    def __init__(self, on_stored: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self, on_stored: Callable[[], None] | None = None, landing: Landing | None = None
+    ) -> None:
         self.on_stored = on_stored
+        self.landing = landing
         self._queue: queue.SimpleQueue[_Pending | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
 
@@ -208,16 +225,51 @@ class GroupStore:
                     stopping = True
                     break
                 group.append(more)
-            try:
-                results = store_group([p.mail for p in group])
-            except Exception as err:  # the commit failed: no mail of the group is kept
-                log.exception("a group of %s mails could not be stored", len(group))
-                results = [err] * len(group)
+            results = self._keep([p.mail for p in group])
             for pending, result in zip(group, results, strict=True):
                 pending.result = result
                 pending.done.set()
             if self.on_stored is not None:
                 self.on_stored()
+
+    def _keep(
+        self, mails: list[tuple[bytes, str, list[str], str]]
+    ) -> list[tuple[InboundMessage, bool] | BaseException]:
+        try:
+            if self.landing is None:
+                return store_group(mails)
+            # The mails' identities are worked out here, in the listener's process, which
+            # has time to spare, rather than by the busy worker that moves them on.
+            numbers = self.landing.land(mails, [identity(m[0]) for m in mails], utcnow())
+        except Exception as err:  # the commit failed: no mail of the group is kept
+            log.exception("a group of %s mails could not be stored", len(mails))
+            return [err] * len(mails)
+        # Not in the spool yet, so no spool number; the SMTP answer says stored.
+        return [(InboundMessage(), True) for _ in numbers]
+
+
+def move_landed(landing: Landing, limit: int) -> int:
+    """Move up to ``limit`` landed mails into the spool in one commit, then forget them
+    in the landing; how many were moved. A mail the spool has already (moved before a
+    crash, or the same mail delivered twice) is not stored again."""
+    landed = landing.waiting(limit)
+    if not landed:
+        return 0
+    moved: list[int] = []
+    with prompt_write():
+        for mail in landed:
+            try:
+                store(mail.raw, mail.envelope_from, mail.envelope_to, mail.source,
+                      received_at=mail.received_at,
+                      known_identity=(mail.message_id, mail.body_hash))  # fmt: skip
+            except Exception:
+                # It stays landed and is tried again; the others go on.
+                log.exception("landed mail %s could not be stored in the spool", mail.id)
+                continue
+            moved.append(mail.id)
+    if moved:
+        landing.remove(moved)
+    return len(moved)
 
 
 class _Pending:
@@ -282,19 +334,22 @@ def _claim_some(
                 _mark(row, "shunted", f"abandoned: its worker stopped {row.attempts} times")
                 continue
             row.state, row.claimed_at, row.attempts = "processing", now, row.attempts + 1
-            execute_compiled(
-                "claim-inbound",
-                functools.partial(_claim_update, row, now),
-                ["processing", row.attempts, InboundMessage.claimed_at.db_value(now), _pk(row)],
-            )
             taken.append(row)
+        if taken:
+            # One statement for the batch; each row's attempts counts one more.
+            ids = [_pk(row) for row in taken]
+            execute_compiled(
+                f"claim-inbound-{len(ids)}",
+                functools.partial(_claim_update, ids, now),
+                ["processing", 1, InboundMessage.claimed_at.db_value(now), *ids],
+            )
         return found, taken
 
 
-def _claim_update(row: InboundMessage, now: datetime) -> Any:
-    return InboundMessage.update(state=row.state, claimed_at=now, attempts=row.attempts).where(
-        _id_field == _pk(row)
-    )
+def _claim_update(ids: list[int], now: datetime) -> Any:
+    return InboundMessage.update(
+        state="processing", claimed_at=now, attempts=InboundMessage.attempts + 1
+    ).where(_id_field.in_(ids))
 
 
 def _mark(row: InboundMessage, state: str, error: str = "") -> None:
@@ -352,16 +407,22 @@ def process_pending(
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
     prepare: Callable[[InboundMessage], Any] | None = None,
     stopping: Callable[[], bool] | None = None,
+    landing: Landing | None = None,
 ) -> int:
     """Handle queued mails one by one until none is left (or `limit` were taken, or
     `stopping` says the judge is stopping: the mail in hand is always finished first);
     returns how many were taken, done or shunted. `prepare`, when given, does a mail's pure
-    work (parsing) before its transaction; the handler is then called with its result."""
+    work (parsing) before its transaction; the handler is then called with its result.
+    With a `landing`, the mails kept there move into the spool before each claim."""
     taken = 0
     # On PostgreSQL several workers run at once: a batch would hold the row locks of
     # several mails' games at a time, and two workers' batches deadlock. One at a time.
     batch = 1 if is_postgres() else BATCH
     while (limit is None or taken < limit) and not (stopping is not None and stopping()):
+        if landing is not None:
+            # Here, by the worker, not by the listener: the worker takes the spool's lock
+            # anyway, and a thread of the busy listener process would hold it far longer.
+            move_landed(landing, MOVE)
         size = batch if limit is None else min(batch, limit - taken)
         rows = claim_batch(size, stale_after, max_attempts)
         if not rows:

@@ -29,6 +29,7 @@ from mailjudge.db import (
     execute_compiled,
     is_postgres,
     prompt_write,
+    select_compiled,
     skip_locked,
     update_by_id_compiled,
 )
@@ -44,6 +45,7 @@ from mailjudge.outbound.message import (
     wrapped,
 )
 from mailjudge.outbound.send import Sender, is_permanent
+from mailjudge.outbound.sent_record import SentRecord
 from mailjudge.settings import OutboundSettings
 
 log = logging.getLogger(__name__)
@@ -152,16 +154,17 @@ def enqueue_draft(
     # its To names: that would send it round the list again.
     named = envelope or draft.to
     recipients = [a.lower() for a in named]
-    with database_proxy.atomic():
-        return _insert(
-            to_addrs=" ".join(recipients),
-            subject=draft.subject,
-            raw=b"",
-            message_id=message_id,
-            game=game,
-            inbound=inbound,
-            draft=draft.as_json(),
-        )
+    # One INSERT is all-or-nothing by itself: no savepoint of its own (one on every mail's
+    # path), the caller's transaction holds it.
+    return _insert(
+        to_addrs=" ".join(recipients),
+        subject=draft.subject,
+        raw=b"",
+        message_id=message_id,
+        game=game,
+        inbound=inbound,
+        draft=draft.as_json(),
+    )
 
 
 def render_draft(stored: Mapping[str, Any]) -> bytes:
@@ -306,19 +309,27 @@ def _insert(
 
 def claim_due(now: datetime, limit: int, lease: timedelta) -> list[Outbox]:
     """Reserve up to `limit` mails that are due (or whose sender's lease ran out)."""
+    due, until = Outbox.next_attempt_at.db_value(now), Outbox.next_attempt_at.db_value(now + lease)
     with prompt_write():
-        query = (
-            Outbox.select()
-            .where(Outbox.state.in_(("queued", "sending")) & (Outbox.next_attempt_at <= now))
-            .order_by(Outbox.next_attempt_at, _id_field)
-            .limit(limit)
+        rows = select_compiled(
+            Outbox,
+            "claim-due-outbox",
+            lambda: skip_locked(
+                Outbox.select()
+                .where(Outbox.state.in_(("queued", "sending")) & (Outbox.next_attempt_at <= now))
+                .order_by(Outbox.next_attempt_at, _id_field)
+                .limit(limit)
+            ),
+            ["queued", "sending", due, limit],
         )
-        rows = list(skip_locked(query))
         if rows:
-            (
-                Outbox.update(state="sending", next_attempt_at=now + lease)
-                .where(_id_field.in_([_pk(r) for r in rows]))
-                .execute()
+            ids = [_pk(r) for r in rows]
+            execute_compiled(
+                f"lease-outbox-{len(ids)}",
+                lambda: Outbox.update(state="sending", next_attempt_at=now + lease).where(
+                    _id_field.in_(ids)
+                ),
+                ["sending", until, *ids],
             )
     return rows
 
@@ -343,13 +354,14 @@ def bounced_addresses(addresses: Sequence[str], limit: int) -> list[str]:
 
 
 def _send_one(
-    sender: Sender, row: Outbox, now: datetime, retry: RetryPolicy
+    sender: Sender, row: Outbox, now: datetime, retry: RetryPolicy, bounced: set[str]
 ) -> tuple[str, dict[str, object]]:
-    """Send one claimed mail; the outcome (sent, retried or failed) and what to record."""
+    """Send one claimed mail; the outcome (sent, retried or failed) and what to record.
+    ``bounced``: the addresses (lower case) whose mail is held for bouncing."""
     attempts = row.attempts + 1
     rendered = None
     recipients = row.to_addrs.split()
-    stopped = bounced_addresses(recipients, retry.bounce_limit)
+    stopped = [r for r in recipients if r.lower() in bounced]
     if stopped and len(stopped) == len(recipients):
         note = f"not sent: mail to {', '.join(stopped)} bounced {retry.bounce_limit} times; it is "
         log.info("outbox %s %s", _pk(row), note + "held until the player signs on again")
@@ -397,27 +409,52 @@ def flush(
     now: datetime | None = None,
     limit: int | None = None,
     retry: RetryPolicy | None = None,
+    record: SentRecord | None = None,
 ) -> FlushResult:
     """Send every mail that is due (at most `limit`), recording each outcome as soon as
     the relay has answered: a sender killed after the relay took a mail and before its
     outcome was recorded sends that mail again when its lease runs out, so the record
     must follow the send as closely as it can (the mail keeps its Message-ID, so a
-    receiver still sees one mail)."""
+    receiver still sees one mail). With a ``record`` (SQLite) each outcome is kept there
+    at once and carried into the outbox after each batch (see outbound.sent_record)."""
     now = now or utcnow()
     retry = retry or RetryPolicy()
     result = FlushResult()
+    if record is not None:
+        fold(record)  # outcomes a killed sender kept but did not carry over
     while limit is None or result.sent + result.retried + result.failed < limit:
         taken = result.sent + result.retried + result.failed
         batch = CLAIM_BATCH if limit is None else min(CLAIM_BATCH, limit - taken)
         rows = claim_due(now, batch, retry.lease)
         if not rows:
             break
+        # Which addresses bounce too often: asked once for the batch, not for each mail.
+        everyone = {a.lower() for row in rows for a in row.to_addrs.split()}
+        bounced = set(bounced_addresses(sorted(everyone), retry.bounce_limit))
         for row in rows:
-            outcome, changes = _send_one(sender, row, now, retry)
-            with prompt_write():
-                _finish(row, **changes)
+            outcome, changes = _send_one(sender, row, now, retry, bounced)
+            if record is None:
+                with prompt_write():
+                    _finish(row, **changes)
+            else:
+                record.note(_pk(row), changes)
             setattr(result, outcome, getattr(result, outcome) + 1)
+        if record is not None:
+            fold(record)
     return result
+
+
+def fold(record: SentRecord) -> int:
+    """Carry the outcomes kept in ``record`` into the outbox in one transaction, then
+    forget them there; how many."""
+    outcomes = record.outcomes()
+    if not outcomes:
+        return 0
+    with prompt_write():
+        for outbox_id, changes in outcomes.items():
+            update_by_id_compiled(Outbox, outbox_id, changes)
+    record.forget(list(outcomes))
+    return len(outcomes)
 
 
 def header_section(raw: bytes) -> bytes:

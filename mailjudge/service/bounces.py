@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from mailjudge.addresses import check_matches
+from mailjudge.db import execute_compiled
 from mailjudge.models import Bounce, GameState, Outbox, Person, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
@@ -64,4 +65,10 @@ def _tell_masters(failure: Failure) -> list[Outgoing]:
 
 def clear_bounces(*addresses: str) -> None:
     """A player signed on: mail to their address goes out again."""
-    Bounce.delete().where(Bounce.address.in_([a.lower() for a in addresses])).execute()
+    # With every order mail: a query built once (per count of addresses).
+    known = sorted({a.lower() for a in addresses})
+    execute_compiled(
+        f"bounces-clear-{len(known)}",
+        lambda: Bounce.delete().where(Bounce.address.in_(known)),
+        known,
+    )

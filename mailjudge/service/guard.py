@@ -66,13 +66,14 @@ def _limits() -> SecuritySettings:
     return current_settings().security
 
 
-def check_guesser(seat: Seat, sender: str, now: datetime) -> None:
+def check_guesser(seat: Seat, sender: str, now: datetime) -> dict[str, AddressCounter]:
     """Refuse a SIGNON from `sender` that has guessed too often (for this seat, or for any);
-    raises BadSecret with when to try again. The password is not even looked at."""
+    raises BadSecret with when to try again. The password is not even looked at.
+    Returns the sender's counters as found, for `signed_on` (one query for both)."""
     limits = _limits()
     window = timedelta(minutes=limits.signon_window_minutes)
     pair, anywhere = f"signon:{seat.id}:{sender}", f"signon:*:{sender}"
-    found = _counters(pair, anywhere)
+    found = _counters(pair, anywhere, f"proven:{sender.lower()}")
     for key, limit in ((pair, limits.signon_lock_after), (anywhere, limits.address_lock_after)):
         row = found.get(key)
         if row is not None and row.window_start + window > now and row.count >= limit:
@@ -89,6 +90,7 @@ def check_guesser(seat: Seat, sender: str, now: datetime) -> None:
         if ready > now:
             raise BadSecret(f"after {row.count} wrong passwords, wait until "
                             f"{ready:%H:%M:%S} UTC before the next try")  # fmt: skip
+    return found
 
 
 def wrong_password(seat: Seat, sender: str, now: datetime) -> bool:
@@ -102,6 +104,16 @@ def wrong_password(seat: Seat, sender: str, now: datetime) -> bool:
 
 def right_password(seat: Seat, sender: str) -> None:
     reset(f"signon:{seat.id}:{sender}")
+
+
+def signed_on(seat: Seat, sender: str, now: datetime, found: dict[str, AddressCounter]) -> None:
+    """A right password after `check_guesser` found `found`: forget this sender's wrong
+    guesses at the seat and mark it proven, writing only what changes (a SIGNON comes
+    with every order mail)."""
+    if f"signon:{seat.id}:{sender}" in found:
+        right_password(seat, sender)
+    if f"proven:{sender.lower()}" not in found:
+        mark_proven(sender, now)
 
 
 def may_mail_unproven(address: str, now: datetime, cap: int | None = None) -> bool:

@@ -27,6 +27,7 @@ from mailjudge.service.state import (
     orders_on_file,
     phase_of,
     players,
+    waiting_players,
 )
 from mailjudge.variants import variant_of
 
@@ -58,11 +59,10 @@ def readiness(game: Game, now: datetime | None = None, need_late: bool = True) -
 
 
 def _standard_readiness(game: Game, now: datetime, need_late: bool) -> Readiness:
-    seats = players(game)
     deadline = None if has_rule(game, "NO_DEADLINE") else game.deadline
     deadline_passed = deadline is not None and now >= deadline
     grace_over = deadline is not None and now >= deadline + _grace(game)
-    waiting = [] if has_rule(game, "REAL_TIME") else [s.name for s in seats if s.wait]
+    waiting = [] if has_rule(game, "REAL_TIME") else waiting_players(game)
     # Retreats and adjustments are few to read; their late powers are always counted, so
     # a variant can see them (Diplonomic rule 15 goes ahead when all are in).
     movement = (game.phase or "").endswith("M")
@@ -71,7 +71,7 @@ def _standard_readiness(game: Game, now: datetime, need_late: bool) -> Readiness
             return Readiness(False, "ALWAYS_WAIT: not before the deadline")
         if waiting:
             return Readiness(False, f"{', '.join(waiting)} asked to WAIT for the deadline")
-    late = late_powers(game, seats)
+    late = late_powers(game, players(game))
     if has_rule(game, "ALWAYS_WAIT") and not deadline_passed:
         return Readiness(False, "ALWAYS_WAIT: not before the deadline", late)
     if not late and (not waiting or deadline_passed):

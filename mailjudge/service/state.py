@@ -8,7 +8,7 @@ import re
 from datetime import datetime
 from typing import Any, cast
 
-from mailjudge.db import compiled_sql, database_proxy, select_compiled
+from mailjudge.db import compiled_sql, database_proxy, execute_compiled, select_compiled
 from mailjudge.engine.adjustments import adjustment_due, build_sites
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.maps import GameMap, load_map
@@ -189,6 +189,21 @@ def players(game: Game) -> list[Seat]:
     return _seats(game, "player")
 
 
+def waiting_players(game: Game) -> list[str]:
+    """The names of the players who asked to WAIT, in seat order: asked after every order
+    mail, so only the names are read."""
+    cursor = execute_compiled(
+        "waiting-players",
+        lambda: (
+            Seat.select(Seat.name)
+            .where((Seat.game == game.id) & (Seat.role == "player") & (Seat.wait == True))  # noqa: E712
+            .order_by(Seat.id)
+        ),
+        [game.id, "player", True],
+    )
+    return [str(name) for (name,) in cursor.fetchall()]
+
+
 def seat_in(game_name: str, name: str) -> Seat:
     """The seat ``name`` in game ``game_name``, game and seat in one query."""
     game_name, name = game_name.lower(), name.lower()
@@ -211,6 +226,19 @@ def seat_in(game_name: str, name: str) -> Seat:
             raise NotFound(f"there is no game called {game_name!r}; LIST shows the games")
         raise NotFound(f"nobody called {name!r} sits in game {game.name}")
     return seat
+
+
+def person_of(seat: Seat) -> Person | None:
+    """The seat's registered person, by a query built once (a SIGNON asks with every
+    order mail); kept on the seat for later questions."""
+    if seat.person_id is None:
+        return None
+    (person,) = select_compiled(
+        Person, "person-by-id", lambda: Person.select().where(Person.id == seat.person_id),
+        [seat.person_id],
+    )  # fmt: skip
+    seat.person = person
+    return person
 
 
 def seat_named(game: Game, name: str) -> Seat:
@@ -236,12 +264,11 @@ def authenticate(seat: Seat, password: str, sender: str = "") -> Seat:
     locked, so a guesser elsewhere cannot keep its player out."""
     now = utcnow()
     sender = sender.lower()
-    guard.check_guesser(seat, sender, now)
+    counters = guard.check_guesser(seat, sender, now)
     if seat.password_hash is None or not verify_password_remembered(password, seat.password_hash):
         tell = guard.wrong_password(seat, sender, now)
         raise BadSecret(f"wrong password for {seat.name}@{seat.game.name}", tell_owner=tell)
-    guard.right_password(seat, sender)
-    guard.mark_proven(sender, now)
+    guard.signed_on(seat, sender, now, counters)
     return seat
 
 

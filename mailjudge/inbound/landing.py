@@ -1,0 +1,123 @@
+"""The landing: where the listener keeps a mail the moment it arrives, in a small SQLite
+file of its own beside the judge's database.
+
+SQLite has one write lock for a whole database, and the worker holds it while it answers
+a batch of mail: a listener storing straight into the spool waits for every batch, and
+so do the SMTP clients waiting for their 250. The landing has its own lock, which only
+the listener takes, so a mail is kept (and answered 250) at once. A mover then carries
+landed mails into the spool in groups, whenever the spool's lock is free.
+
+Nothing is lost or doubled on the way: a landed mail leaves the landing only after the
+spool's commit that kept it; a crash in between leaves it to be moved again, and the
+spool's unique indexes (Message-ID, or the identity hash of a mail without one) find it
+there already, so it is kept once.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from mailjudge.db import side_file
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS landed (
+    id INTEGER PRIMARY KEY,
+    message_id TEXT,
+    body_hash TEXT NOT NULL,
+    raw BLOB NOT NULL,
+    envelope_from TEXT NOT NULL,
+    envelope_to TEXT NOT NULL,
+    source TEXT NOT NULL,
+    received_at TEXT NOT NULL
+)
+"""
+
+
+@dataclass(frozen=True)
+class LandedMail:
+    id: int
+    message_id: str | None
+    body_hash: str
+    raw: bytes
+    envelope_from: str
+    envelope_to: list[str]
+    source: str
+    received_at: datetime
+
+
+def landing_path(database_path: Path) -> Path:
+    """The landing file of a judge's SQLite database: ``judge.db`` -> ``judge.db.landing``."""
+    return database_path.with_name(database_path.name + ".landing")
+
+
+class Landing:
+    """The landing file, opened by one process (the listener's) and used from its
+    threads."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        # It holds mails, passwords and all, until they move on: private, as the database.
+        self._connection = side_file(path, _SCHEMA)
+        self._lock = threading.Lock()  # one statement at a time on the one connection
+
+    def close(self) -> None:
+        with self._lock:
+            self._connection.close()
+
+    def land(
+        self,
+        mails: list[tuple[bytes, str, list[str], str]],
+        identities: list[tuple[str | None, str]],
+        now: datetime,
+    ) -> list[int]:
+        """Keep ``mails`` (raw, envelope sender, recipients, source) with their identities
+        (Message-ID or None, hash: see spool.identity) in one commit; their landing
+        numbers. Either all are kept or, on an error, none."""
+        stamp = now.isoformat()
+        with self._lock:
+            cursor = self._connection.cursor()
+            cursor.execute("BEGIN IMMEDIATE")
+            try:
+                numbers = []
+                for (raw, envelope_from, envelope_to, source), (message_id, body_hash) in zip(
+                    mails, identities, strict=True
+                ):
+                    cursor.execute(
+                        "INSERT INTO landed (message_id, body_hash, raw, envelope_from,"
+                        " envelope_to, source, received_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (message_id, body_hash, raw, envelope_from, " ".join(envelope_to),
+                         source, stamp),
+                    )  # fmt: skip
+                    numbers.append(int(cursor.lastrowid or 0))
+                cursor.execute("COMMIT")
+            except BaseException:
+                cursor.execute("ROLLBACK")
+                raise
+        return numbers
+
+    def waiting(self, limit: int) -> list[LandedMail]:
+        """The oldest landed mails, at most ``limit``."""
+        with self._lock:
+            rows = self._connection.execute(
+                "SELECT id, message_id, body_hash, raw, envelope_from, envelope_to, source,"
+                " received_at FROM landed ORDER BY id LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [
+            LandedMail(row[0], row[1], row[2], bytes(row[3]), row[4], row[5].split(), row[6],
+                       datetime.fromisoformat(row[7]))
+            for row in rows
+        ]  # fmt: skip
+
+    def remove(self, numbers: list[int]) -> None:
+        """Forget mails the spool has kept."""
+        marks = ", ".join("?" * len(numbers))
+        with self._lock:
+            self._connection.execute(f"DELETE FROM landed WHERE id IN ({marks})", numbers)
+
+    def count(self) -> int:
+        with self._lock:
+            return int(self._connection.execute("SELECT count(*) FROM landed").fetchone()[0])

@@ -1,0 +1,129 @@
+"""The landing (inbound.landing): on SQLite the listener keeps a mail in a file of its own
+and a mover carries it into the spool; nothing is lost or kept twice on the way, a crash
+at any point included."""
+
+from __future__ import annotations
+
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+from test_inbound_spool import in_threads, raw_mail
+
+from mailjudge import db
+from mailjudge.inbound import spool
+from mailjudge.inbound.landing import Landing, landing_path
+from mailjudge.models import InboundMessage, utcnow
+
+
+def landing_for(sqlite_db: str) -> Landing:
+    database_file = db.sqlite_file()
+    assert database_file is not None
+    return Landing(landing_path(database_file))
+
+
+def land(landing: Landing, numbers: range) -> list[int]:
+    mails = [(raw_mail(n), "p@example.org", ["j@example.org"], "smtp") for n in numbers]
+    return landing.land(mails, [spool.identity(m[0]) for m in mails], utcnow())
+
+
+def test_the_landing_sits_beside_the_database_readable_by_its_owner_only(sqlite_db: str) -> None:
+    landing = landing_for(sqlite_db)
+    try:
+        assert landing.path.name.endswith(".db.landing")
+        assert stat.S_IMODE(landing.path.stat().st_mode) == 0o600
+        numbers = landing.land(
+            [(raw_mail(1), "p@example.org", ["judge@example.org", "gm@example.org"], "smtp")],
+            [spool.identity(raw_mail(1))],
+            utcnow(),
+        )
+        (mail,) = landing.waiting(10)
+        assert (mail.id, mail.raw, mail.envelope_from) == (numbers[0], raw_mail(1), "p@example.org")
+        assert mail.envelope_to == ["judge@example.org", "gm@example.org"]
+        landing.remove(numbers)
+        assert landing.count() == 0
+    finally:
+        landing.close()
+
+
+def test_mails_landed_by_a_group_store_reach_the_spool_once_when_the_worker_moves_them(
+    sqlite_db: str,
+) -> None:
+    woken = threading.Event()
+    landing = landing_for(sqlite_db)
+    group = spool.GroupStore(on_stored=woken.set, landing=landing)
+    group.start()
+    answers: list[bool] = []
+
+    def send(n: int) -> None:
+        _, new = group.store(raw_mail(n % 30), "p@example.org", ["judge@example.org"], "smtp")
+        answers.append(new)
+
+    try:
+        in_threads(send, 40)
+        assert woken.wait(10)  # the worker is told of them after each commit
+    finally:
+        group.stop()
+    assert len(answers) == 40  # each caller answered after its mail was kept
+    assert landing.count() == 40 and InboundMessage.select().count() == 0
+    handled: list[str] = []
+    try:
+        assert spool.process_pending(lambda row: handled.append(row.message_id), landing=landing)
+    finally:
+        landing.close()
+    assert sorted(handled) == sorted({f"<mail-{n}@example.org>" for n in range(30)})
+    assert InboundMessage.select().count() == 30
+
+
+def test_mails_moved_before_a_crash_are_not_kept_twice(sqlite_db: str) -> None:
+    """A judge killed after the spool's commit and before the landing forgot the mails:
+    the next move finds them in the spool already."""
+    landing = landing_for(sqlite_db)
+    try:
+        land(landing, range(5))
+        for mail in landing.waiting(3):  # what the killed mover had committed
+            spool.store(mail.raw, mail.envelope_from, mail.envelope_to, mail.source)
+        assert spool.move_landed(landing, 100) == 5
+        assert InboundMessage.select().count() == 5
+        assert landing.count() == 0
+    finally:
+        landing.close()
+
+
+def test_landed_mails_are_moved_and_answered_in_order_of_arrival(sqlite_db: str) -> None:
+    """Also what happens to mails a killed judge left landed: the next worker moves them."""
+    landing = landing_for(sqlite_db)
+    land(landing, range(4))
+    handled: list[str] = []
+    try:
+        assert spool.process_pending(lambda row: handled.append(row.message_id), landing=landing)
+        assert landing.count() == 0
+    finally:
+        landing.close()
+    assert handled == [f"<mail-{n}@example.org>" for n in range(4)]
+
+
+def test_a_mail_the_spool_refuses_stays_landed_and_the_rest_move(
+    sqlite_db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    landing = landing_for(sqlite_db)
+    real_store = spool.store
+
+    def refuse_the_second(raw: bytes, *args: object, **kwargs: object) -> object:
+        if raw == raw_mail(1):
+            raise RuntimeError("the disk is full")
+        return real_store(raw, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(spool, "store", refuse_the_second)
+    try:
+        land(landing, range(3))
+        assert spool.move_landed(landing, 100) == 2
+        (left,) = landing.waiting(10)
+        assert left.raw == raw_mail(1)
+    finally:
+        landing.close()
+
+
+def test_landing_path_names_a_file_beside_the_database() -> None:
+    assert landing_path(Path("/srv/judge/judge.db")) == Path("/srv/judge/judge.db.landing")
