@@ -1,7 +1,7 @@
 """One stored mail, start to end: parse it, decide whether to answer at all, run its
 commands, and queue the reply and every mail the commands cause.
 
-It runs inside the spool's transaction for that mail (spool.process_one), so either all of
+It runs inside the spool's transaction for that mail (spool.process_batch), so either all of
 its effects are stored, the reply included, or none are and the mail is shunted.
 """
 

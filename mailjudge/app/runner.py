@@ -23,13 +23,13 @@ from mailjudge import db, migrations
 from mailjudge.app import pipeline
 from mailjudge.inbound import spool
 from mailjudge.inbound.imap import ImapPoller
-from mailjudge.inbound.landing import Landing, landing_path
+from mailjudge.inbound.landing import Landing
 from mailjudge.inbound.smtp import Listener, judge_recipients
 from mailjudge.logs import setup_logging
 from mailjudge.models import InboundMessage, utcnow
 from mailjudge.outbound.outbox import RetryPolicy, flush, prune_sent
 from mailjudge.outbound.send import SmtpSender
-from mailjudge.outbound.sent_record import SentRecord, record_path
+from mailjudge.outbound.sent_record import SentRecord
 from mailjudge.service import deadlines
 from mailjudge.settings import Settings, use_settings
 from mailjudge.variants.democratic.country_lists import list_target
@@ -64,8 +64,7 @@ def _worker_process(settings: Settings, wake: Any, send: Any, stop: Any) -> None
     _child_setup(settings)
     use_settings(settings)
     db.connect(settings.database.url)
-    database_file = db.sqlite_file()
-    landing = Landing(landing_path(database_file)) if database_file is not None else None
+    landing = Landing.beside_database()
 
     def handle(row: InboundMessage, prepared: Any = None) -> None:
         pipeline.handle(row, settings, prepared=prepared)
@@ -100,8 +99,7 @@ def _sender_process(settings: Settings, send: Any, stop: Any) -> None:
     retry = RetryPolicy.from_settings(settings.outbound)
     # On SQLite the sender notes each outcome in a file of its own (outbound.sent_record)
     # instead of waiting for the database's one write lock between two mails.
-    database_file = db.sqlite_file()
-    record = SentRecord(record_path(database_file)) if database_file is not None else None
+    record = SentRecord.beside_database()
     while not stop.is_set():
         try:
             flush(sender, retry=retry, record=record)
@@ -174,11 +172,9 @@ class Judge:
         migrations.upgrade()
         # On SQLite mails land in a file of their own first (inbound.landing), and the
         # workers move them on: the listener's 250 never waits for a worker's batch.
-        database_file = db.sqlite_file()
-        if database_file is not None:
-            self.storer.landing = Landing(landing_path(database_file))
-            if not self.workers:  # the sender process keeps its own otherwise
-                self.record = SentRecord(record_path(database_file))
+        self.storer.landing = Landing.beside_database()
+        if not self.workers:  # the sender process keeps its own otherwise
+            self.record = SentRecord.beside_database()
         self.storer.start()
         self.listener.start()
         if self.workers:

@@ -29,10 +29,11 @@ from typing import cast
 
 from mailjudge import db, migrations
 from mailjudge.engine.randomplay import movement_orders
-from mailjudge.models import Person, Seat, utcnow
+from mailjudge.models import Game, Person, Seat, utcnow
 from mailjudge.passwords import hash_password
 from mailjudge.service import processing
 from mailjudge.service.games import create_game, start_game
+from mailjudge.service.outcomes import Processed
 from mailjudge.service.state import current_position, game_map, get_game
 from mailjudge.variants import democratic as dem
 from mailjudge.variants.democratic.citizens import country_of
@@ -64,13 +65,7 @@ def run(citizens: int, seed: int) -> dict[str, float]:
                 dem.vote_diplomat(game, seat, rng.sample(nominees, rng.randint(1, len(nominees))))
                 ballots += 2
     setup = time.perf_counter() - setup
-    game = get_game("big")
-    game.deadline = utcnow() - timedelta(minutes=1)
-    game.save()
-    began = time.perf_counter()
-    done = processing.process(game, force=True)
-    spent = time.perf_counter() - began
-    assert done is not None
+    spent, done = _process_at_deadline(get_game("big"))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     db.close()
     return {
@@ -204,12 +199,7 @@ def run_by_mail(citizens: int, seed: int, clients: int) -> dict[str, float]:
                 pass
         game = get_game("big")
         counted = Ballot.select().where((Ballot.game == game) & (Ballot.kind == "orders")).count()
-        game.deadline = utcnow() - timedelta(minutes=1)
-        game.save()
-        processed = time.perf_counter()
-        done = processing.process(game, force=True)
-        processed = time.perf_counter() - processed
-        assert done is not None
+        processed, _ = _process_at_deadline(game)
     finally:
         judge.stop()
         relay_stop.set()
@@ -230,6 +220,18 @@ def run_by_mail(citizens: int, seed: int, clients: int) -> dict[str, float]:
         "this_process_peak_in_burst_mb": _memory_mb("VmHWM"),
         "largest_other_process_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
     }
+
+
+def _process_at_deadline(game: Game) -> tuple[float, Processed]:
+    """Let the game's deadline pass and process its phase; the seconds that took, and
+    what it did."""
+    game.deadline = utcnow() - timedelta(minutes=1)
+    game.save()
+    began = time.perf_counter()
+    done = processing.process(game, force=True)
+    spent = time.perf_counter() - began
+    assert done is not None
+    return spent, done
 
 
 def _memory_mb(field: str) -> float:

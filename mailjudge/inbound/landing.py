@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from mailjudge.db import side_file
+from mailjudge.db import side_file, sqlite_file
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS landed (
@@ -56,6 +56,12 @@ def landing_path(database_path: Path) -> Path:
 class Landing:
     """The landing file, opened by one process (the listener's) and used from its
     threads."""
+
+    @classmethod
+    def beside_database(cls) -> Landing | None:
+        """The landing of the open SQLite database; None on PostgreSQL, which has none."""
+        database_file = sqlite_file()
+        return cls(landing_path(database_file)) if database_file is not None else None
 
     def __init__(self, path: Path) -> None:
         self.path = path

@@ -378,25 +378,8 @@ def _mark(row: InboundMessage, state: str, error: str = "") -> None:
 def process_one(row: InboundMessage, handler: Handler) -> bool:
     """Run `handler` on a claimed mail in one transaction and mark it done; on an
     exception roll the handler's work back and shunt the mail with the traceback.
-    True when it is done."""
-    try:
-        with database_proxy.atomic():
-            handler(row)
-            _mark(row, "done")
-    except LostClaim:
-        log.warning("inbound message %s: claim lost, work rolled back", _pk(row))
-        return False
-    except Exception:
-        error = traceback.format_exc()
-    else:
-        return True
-    log.error("inbound message %s shunted:\n%s", _pk(row), error)
-    try:
-        with database_proxy.atomic():
-            _mark(row, "shunted", error)
-    except LostClaim:
-        log.warning("inbound message %s: claim lost before it could be shunted", _pk(row))
-    return False
+    True when it is done. (A batch of one: see process_batch.)"""
+    return process_batch([(row, handler)]) == 1
 
 
 def process_pending(
@@ -409,8 +392,8 @@ def process_pending(
     stopping: Callable[[], bool] | None = None,
     landing: Landing | None = None,
 ) -> int:
-    """Handle queued mails one by one until none is left (or `limit` were taken, or
-    `stopping` says the judge is stopping: the mail in hand is always finished first);
+    """Handle queued mails, a batch at a time, until none is left (or `limit` were taken, or
+    `stopping` says the judge is stopping: the batch in hand is always finished first);
     returns how many were taken, done or shunted. `prepare`, when given, does a mail's pure
     work (parsing) before its transaction; the handler is then called with its result.
     With a `landing`, the mails kept there move into the spool before each claim."""

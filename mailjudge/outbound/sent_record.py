@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from mailjudge.db import side_file
+from mailjudge.db import side_file, sqlite_file
 
 # The outbox columns a send may change, and how each is kept here.
 _COLUMNS = ("state", "attempts", "last_error", "sent_at", "next_attempt_at", "raw")
@@ -41,6 +41,12 @@ def record_path(database_path: Path) -> Path:
 
 class SentRecord:
     """The record file, used by the sender process alone."""
+
+    @classmethod
+    def beside_database(cls) -> SentRecord | None:
+        """The record of the open SQLite database; None on PostgreSQL, which needs none."""
+        database_file = sqlite_file()
+        return cls(record_path(database_file)) if database_file is not None else None
 
     def __init__(self, path: Path) -> None:
         self.path = path
