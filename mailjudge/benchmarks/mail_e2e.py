@@ -30,13 +30,15 @@ from urllib.parse import urlsplit, urlunsplit
 
 from aiosmtpd.controller import Controller
 
-from mailjudge import db
+from mailjudge import db, migrations
+from mailjudge.app import pipeline
 from mailjudge.app.runner import Judge
 from mailjudge.demo.sink import free_port
+from mailjudge.inbound import spool
 from mailjudge.models import InboundMessage, Outbox
 from mailjudge.service import games, seats, state
 from mailjudge.service.state import current_position
-from mailjudge.settings import load_settings
+from mailjudge.settings import Settings, load_settings, use_settings
 
 JUDGE = "judge@bench.test"
 
@@ -149,43 +151,10 @@ def _run(mails: int, clients: int, workers: int, rate: float, url: str) -> dict[
     relay = mp.Process(target=relay_process, args=(sink_port, arrivals, relay_stop), daemon=True)
     relay.start()
     arrived: dict[str, float] = {}
-    settings = load_settings(
-        None,
-        {
-            "MAILJUDGE_JUDGE_ADDRESS": JUDGE,
-            "MAILJUDGE_DATABASE_URL": url,
-            "MAILJUDGE_OUTBOUND_PORT": str(sink_port),
-            "MAILJUDGE_OUTBOUND_REPLY_LIMIT": "0",
-            "MAILJUDGE_SECURITY_UNPROVEN_PER_HOUR": "100000",
-            # A line a mail would bury the figures (and cost time the figures count).
-            "MAILJUDGE_LOGGING_LEVEL": "WARNING",
-            "MAILJUDGE_WEB_PORT": "0",
-        },
-    )
-    judge = Judge(settings, free_ports=True, workers=workers)
+    judge = Judge(_settings(url, sink_port), free_ports=True, workers=workers)
     judge.start()
     try:
-        game = games.create_game("bench", "gm@bench.test", "gm-pw", rules="POWER_CHOICE")
-        powers = list(state.game_map(game).power_names)
-        for power in powers:
-            seats.join(game, f"{power.lower()}@bench.test", f"pw-{power}", power=power)
-        for power in powers:
-            seats.set_wait(seats.seat_for_power(game, power), True)
-        pos = current_position(state.get_game("bench"))
-        bodies = {
-            p: f"SIGNON {p.lower()}@bench pw-{p}\n" + "\n".join(f"{u} H" for u in pos.units_of(p))
-            for p in powers
-        }
-        prepared: list[tuple[str, bytes]] = []
-        for n in range(mails):
-            power = powers[n % len(powers)]
-            msg = EmailMessage()
-            msg["From"] = f"{power.lower()}@bench.test"
-            msg["To"] = JUDGE
-            msg["Subject"] = "orders"
-            msg["Message-ID"] = make_msgid(domain="bench.test")
-            msg.set_content(bodies[power])
-            prepared.append((str(msg["Message-ID"]), msg.as_bytes()))
+        prepared = _game_and_mails(mails)
         sent_at: dict[str, float] = {}
         port = judge.listener.smtp_port
         assert port is not None
@@ -250,6 +219,79 @@ def _run(mails: int, clients: int, workers: int, rate: float, url: str) -> dict[
         asyncio.set_event_loop(asyncio.new_event_loop())
 
 
+def _settings(url: str, sink_port: int) -> Settings:
+    return load_settings(
+        None,
+        {
+            "MAILJUDGE_JUDGE_ADDRESS": JUDGE,
+            "MAILJUDGE_DATABASE_URL": url,
+            "MAILJUDGE_OUTBOUND_PORT": str(sink_port),
+            "MAILJUDGE_OUTBOUND_REPLY_LIMIT": "0",
+            "MAILJUDGE_SECURITY_UNPROVEN_PER_HOUR": "100000",
+            # A line a mail would bury the figures (and cost time the figures count).
+            "MAILJUDGE_LOGGING_LEVEL": "WARNING",
+            "MAILJUDGE_WEB_PORT": "0",
+        },
+    )
+
+
+def _game_and_mails(mails: int) -> list[tuple[str, bytes]]:
+    """The bench game (seven players, all waiting) in the open database, and ``mails``
+    order mails from its players: (Message-ID, the mail)."""
+    game = games.create_game("bench", "gm@bench.test", "gm-pw", rules="POWER_CHOICE")
+    powers = list(state.game_map(game).power_names)
+    for power in powers:
+        seats.join(game, f"{power.lower()}@bench.test", f"pw-{power}", power=power)
+    for power in powers:
+        seats.set_wait(seats.seat_for_power(game, power), True)
+    pos = current_position(state.get_game("bench"))
+    bodies = {
+        p: f"SIGNON {p.lower()}@bench pw-{p}\n" + "\n".join(f"{u} H" for u in pos.units_of(p))
+        for p in powers
+    }
+    prepared: list[tuple[str, bytes]] = []
+    for n in range(mails):
+        power = powers[n % len(powers)]
+        msg = EmailMessage()
+        msg["From"] = f"{power.lower()}@bench.test"
+        msg["To"] = JUDGE
+        msg["Subject"] = "orders"
+        msg["Message-ID"] = make_msgid(domain="bench.test")
+        msg.set_content(bodies[power])
+        prepared.append((str(msg["Message-ID"]), msg.as_bytes()))
+    return prepared
+
+
+def worker_only(mails: int) -> dict[str, float]:
+    """The worker alone, in this process: ``mails`` order mails stored first, then
+    answered by the worker's own loop (spool.process_pending), with no SMTP on either
+    side (the replies stay queued). What a mail costs the worker."""
+    folder = Path(tempfile.mkdtemp(prefix="mailjudge-bench-"))
+    settings = _settings(f"sqlite:///{folder / 'judge.db'}", free_port())
+    use_settings(settings)
+    db.connect(settings.database.url)
+    try:
+        migrations.upgrade()
+        for _, raw in _game_and_mails(mails):
+            spool.store(raw.replace(b"\n", b"\r\n"), "player@bench.test", [JUDGE], "smtp")
+
+        def handle(row: InboundMessage, prepared: Any = None) -> None:
+            pipeline.handle(row, settings, prepared=prepared)
+
+        began = time.perf_counter()
+        done = spool.process_pending(handle, prepare=lambda row: pipeline.prepare(row, settings))
+        spent = time.perf_counter() - began
+        # Answered: done, with its reply queued (a shunted mail is taken but not answered).
+        answered = min(
+            InboundMessage.select().where(InboundMessage.state == "done").count(),
+            Outbox.select().count(),
+        )
+        return {"mails": mails, "answered": answered, "ms_per_mail": spent * 1000 / max(done, 1),
+                "answered_per_s": done / max(spent, 1e-9)}  # fmt: skip
+    finally:
+        db.close()
+
+
 def _rate(moments: list[Any]) -> float:
     """Mails per second between the first and the last of some moments."""
     moments = sorted(m for m in moments if m is not None)
@@ -276,7 +318,17 @@ def main(argv: list[str] | None = None) -> int:
         "--postgres", metavar="URL",
         help="run on PostgreSQL: a server URL (a scratch database is made there and dropped)",
     )  # fmt: skip
+    ap.add_argument(
+        "--worker-only", action="store_true",
+        help="time the worker alone in this process: the mails stored first, no SMTP (SQLite)",
+    )  # fmt: skip
     args = ap.parse_args(argv)
+    if args.worker_only:
+        figures = worker_only(args.mails)
+        print("mailjudge bench mail --worker-only: SQLite, one process, the mails stored first")
+        for key, value in figures.items():
+            print(f"  {key}: {value:.2f}" if isinstance(value, float) else f"  {key}: {value}")
+        return 0 if figures["answered"] == figures["mails"] else 1
     result = run(args.mails, args.clients, args.workers, args.rate, args.postgres)
     where = "PostgreSQL" if args.postgres else "SQLite"
     offered = f", offered {args.rate:g} mails/s" if args.rate else ""

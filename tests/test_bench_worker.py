@@ -1,0 +1,26 @@
+"""`mailjudge bench mail --worker-only` answers every stored order mail: the figure it
+prints is the cost of mails really answered, not of mails dropped or shunted."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from mailjudge import settings
+from mailjudge.benchmarks import mail_e2e
+
+
+@pytest.fixture
+def settings_kept() -> Iterator[None]:
+    before = settings._CURRENT
+    yield
+    settings.use_settings(before)  # type: ignore[arg-type]
+
+
+def test_the_worker_bench_answers_every_mail(
+    settings_kept: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert mail_e2e.main(["--worker-only", "--mails", "21"]) == 0
+    printed = capsys.readouterr().out
+    assert "answered: 21" in printed and "ms_per_mail:" in printed
