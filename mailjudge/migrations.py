@@ -10,10 +10,18 @@ and ``serve``) brings any database to the newest schema:
   transaction, in order.
 
 A new migration goes at the end of MIGRATIONS with the next number; the models change in
-the same commit. Column changes use peewee's ``playhouse.migrate`` operations, e.g.
-``migrate(migrator.add_column("seat", "joined_as", CharField(default="")))``; a new table is
-created from its model. A judge never downgrades: a database newer than its code is
+the same commit. A new table is created from its model; a new column is added with
+``ALTER TABLE ... ADD COLUMN`` (a NOT NULL column with a DEFAULT), never by rebuilding the
+table: peewee's ``migrator.add_column`` with a default rebuilds the table on SQLite, and the
+DROP of the old table fires the foreign-key actions of every table that points at it
+(migration 3 as first written emptied ``ballot`` and blanked every order's, press's and
+proposal's author that way). A judge never downgrades: a database newer than its code is
 refused with a message saying so.
+
+A migration never loses a row: on SQLite the migrations run with foreign keys off (a
+rebuild cannot cascade), ``PRAGMA foreign_key_check`` must find nothing afterwards, and on
+every database each table must hold at least as many rows after as before; otherwise the
+whole upgrade is rolled back and refused with the table named.
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from peewee import Database
+from peewee import Database, SqliteDatabase
 from playhouse.migrate import SchemaMigrator
 
 from mailjudge.db import database_proxy
@@ -63,10 +71,10 @@ def _security_tables(database: Database, migrator: SchemaMigrator) -> None:
 
 
 def _veterans(database: Database, migrator: SchemaMigrator) -> None:
-    from peewee import CharField
-    from playhouse.migrate import migrate
-
-    migrate(migrator.add_column("seat", "preference", CharField(max_length=255, default="")))
+    # ADD COLUMN, not peewee's add_column: that rebuilds `seat` on SQLite (see above).
+    database_proxy.execute_sql(
+        'ALTER TABLE "seat" ADD COLUMN "preference" VARCHAR(255) NOT NULL DEFAULT \'\''
+    )
     database.create_tables([DiaryEntry], safe=True)
 
 
@@ -89,10 +97,54 @@ def current_version(database: Database) -> int | None:
 
 
 def upgrade() -> list[Migration]:
-    """Bring the bound database to LATEST; the migrations applied, in order."""
+    """Bring the bound database to LATEST; the migrations applied, in order. No row of any
+    table is lost on the way, or nothing is changed (SchemaError)."""
     database = database_proxy.obj
     if database is None:
         raise SchemaError("no database is connected")
+    if not isinstance(database, SqliteDatabase):
+        return _upgrade(database)
+    # SQLite ignores this pragma inside a transaction: it is set before the upgrade's own.
+    was_on = _foreign_keys(database)
+    database_proxy.execute_sql("PRAGMA foreign_keys = OFF")
+    try:
+        if _foreign_keys(database):
+            raise SchemaError("the upgrade must not run inside a transaction")
+        return _upgrade(database)
+    finally:
+        if was_on:
+            database_proxy.execute_sql("PRAGMA foreign_keys = ON")
+
+
+def _foreign_keys(database: Database) -> bool:
+    return bool(database_proxy.execute_sql("PRAGMA foreign_keys").fetchone()[0])
+
+
+def row_counts() -> dict[str, int]:
+    """Every table's number of rows, by table name."""
+    return {
+        table: int(database_proxy.execute_sql(f'SELECT count(*) FROM "{table}"').fetchone()[0])
+        for table in database_proxy.get_tables()
+    }
+
+
+def _check_nothing_lost(database: Database, before: dict[str, int]) -> None:
+    after = row_counts()
+    lost = [f"{t} ({n} rows, {after.get(t, 0)} after)" for t, n in before.items()
+            if after.get(t, 0) < n]  # fmt: skip
+    if lost:
+        raise SchemaError(f"the upgrade would lose rows of {', '.join(lost)}; nothing changed")
+    if isinstance(database, SqliteDatabase):
+        broken = database_proxy.execute_sql("PRAGMA foreign_key_check").fetchall()
+        if broken:
+            tables = sorted({str(row[0]) for row in broken})
+            raise SchemaError(
+                f"the upgrade would leave rows of {', '.join(tables)} pointing at rows that "
+                "do not exist; nothing changed"
+            )
+
+
+def _upgrade(database: Database) -> list[Migration]:
     migrator = SchemaMigrator.from_database(database)
     with database_proxy.atomic():
         version = current_version(database)
@@ -110,9 +162,12 @@ def upgrade() -> list[Migration]:
                 f"{LATEST}: install the judge that made it (a judge never downgrades)"
             )
         applied = []
+        before = row_counts() if version < LATEST else {}
         for migration in MIGRATIONS:
             if migration.number > version:
                 migration.apply(database, migrator)
                 SchemaVersion.create(version=migration.number, what=migration.what)
                 applied.append(migration)
+        if applied:
+            _check_nothing_lost(database, before)
     return applied

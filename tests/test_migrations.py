@@ -1,8 +1,11 @@
-"""Schema migrations: a judge upgraded in place keeps its live games.
+"""Schema migrations: a judge upgraded in place keeps every row and its live games.
 
-`tests/data/releases/21f9223.sql` is a database made by release 21f9223 (the last before
-schema versions were kept): a game in F1901M with France's orders on file and S1901M in
-its history, and a forming game. The upgrade must keep them playable by mail."""
+`tests/data/releases/<commit>.sql` is a database made by that earlier release's own code,
+by mail (tests/data/releases/fill_release.py says how): every table has rows. One per
+schema the judge has had: 21f9223 (the baseline, before versions were kept), e057ac4 (the
+security tables, still no versions), 276ab49 and 6554db5 (schema version 2, before
+migration 3), 8c26d25 (version 3). Each is upgraded by this code; every table keeps its
+rows, no foreign key is blanked, and its games play on by mail."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e import MASTER, Harness, running_judge
+from e2e import Harness, player, running_judge, secret
 
 from mailjudge import db
 from mailjudge.migrations import (
@@ -21,51 +24,138 @@ from mailjudge.migrations import (
     MIGRATIONS,
     SchemaError,
     current_version,
+    row_counts,
     upgrade,
 )
 from mailjudge.models import AddressCounter, Bounce, Confirmation, DiaryEntry, SchemaVersion
 from mailjudge.service.games import create_game
-from mailjudge.service.state import get_game, orders_on_file
+from mailjudge.service.state import get_game
 
-RELEASE_21F9223 = Path(__file__).parent / "data" / "releases" / "21f9223.sql"
+RELEASES = Path(__file__).parent / "data" / "releases"
+RELEASE_DUMPS = sorted(RELEASES.glob("*.sql"))
 NEW_TABLES = [AddressCounter, Confirmation, Bounce, DiaryEntry]
+# The columns that point at a seat and are blanked (or their rows deleted) if a rebuild of
+# `seat` lets the foreign-key actions fire: (table, column).
+SEAT_REFERENCES = (
+    ("ballot", "voter_id"),
+    ("order_line", "submitted_by_id"),
+    ("press", "sender_id"),
+    ("proposal", "author_id"),
+    ("list_post", "sender_id"),
+)
 
 
-def old_release_database(path: Path) -> Path:
+def load_release(dump: Path, path: Path) -> Path:
     with sqlite3.connect(path) as conn:
-        conn.executescript(RELEASE_21F9223.read_text())
+        conn.executescript(dump.read_text())
+    conn.close()
     return path
 
 
-@pytest.fixture
-def upgraded(tmp_path: Path, smtp_sink: Any, cheap_scrypt: None) -> Iterator[Harness]:
-    """A judge started on the old release's database (serve applies the migrations)."""
-    path = old_release_database(tmp_path / "judge.db")
+def counts(path: Path) -> dict[str, int]:
+    with sqlite3.connect(path) as conn:
+        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        found = {n: conn.execute(f'SELECT count(*) FROM "{n}"').fetchone()[0] for n in names}
+    conn.close()
+    return found
+
+
+def seat_references(path: Path) -> dict[str, list[tuple[int, int | None]]]:
+    """(row id, seat id) of every row that points at a seat, by table.column."""
+    found = {}
+    with sqlite3.connect(path) as conn:
+        for table, column in SEAT_REFERENCES:
+            columns = {r[1] for r in conn.execute(f'PRAGMA table_info("{table}")')}
+            if column in columns:
+                rows = conn.execute(f'SELECT id, "{column}" FROM "{table}" ORDER BY id')
+                found[f"{table}.{column}"] = [(int(i), s) for i, s in rows]
+    conn.close()
+    return found
+
+
+@pytest.mark.parametrize("dump", RELEASE_DUMPS, ids=[d.stem for d in RELEASE_DUMPS])
+def test_every_row_of_an_earlier_release_survives_the_upgrade(
+    dump: Path, tmp_path: Path, cheap_scrypt: None
+) -> None:
+    path = load_release(dump, tmp_path / "judge.db")
+    before, pointers = counts(path), seat_references(path)
+    assert all(before.values()), f"{dump.name} must have rows in every table: {before}"
+    db.connect(f"sqlite:///{path}")
+    try:
+        upgrade()
+        assert current_version(db.database_proxy.obj) == LATEST
+        assert db.database_proxy.execute_sql("PRAGMA foreign_keys").fetchone()[0] == 1
+    finally:
+        db.close()
+    after = counts(path)
+    print(f"\n{dump.stem}: " + ", ".join(f"{t} {before[t]}->{after[t]}" for t in sorted(before)))
+    assert {t: after[t] for t in before if t != "schema_version"} == {
+        t: n for t, n in before.items() if t != "schema_version"
+    }
+    assert seat_references(path) == pointers
+    assert all(seat for refs in pointers.values() for _, seat in refs if refs)  # none blank
+
+
+@pytest.fixture(params=RELEASE_DUMPS, ids=[d.stem for d in RELEASE_DUMPS])
+def upgraded(
+    request: pytest.FixtureRequest, tmp_path: Path, smtp_sink: Any, cheap_scrypt: None
+) -> Iterator[Harness]:
+    """A judge started on an old release's database (serve applies the migrations)."""
+    path = load_release(request.param, tmp_path / "judge.db")
     with running_judge(path, smtp_sink) as h:
         yield h
 
 
-def test_a_database_of_the_previous_release_is_upgraded_and_plays_on(upgraded: Harness) -> None:
+def signon(power: str) -> str:
+    return f"SIGNON {power.lower()}@classic {secret(power)}\n"
+
+
+def test_the_games_of_an_earlier_release_play_on_by_mail(upgraded: Harness) -> None:
     h = upgraded
-    assert current_version(db.database_proxy.obj) == LATEST
     recorded = [row.version for row in SchemaVersion.select().order_by(SchemaVersion.version)]
-    assert recorded == [m.number for m in MIGRATIONS]
-    game = get_game("oldgame")
-    assert game.state == "active" and game.phase == "F1901M"
-    assert [line.text for line in orders_on_file(game)["FRANCE"]] == ["A BUR - BEL"]
-    # The players of the old game sign on and order by mail, with their old passwords.
-    status = h.command("france@players.test", "SIGNON france@oldgame pw-france-7\nSTATUS")
-    assert "A BUR - BEL" in status
-    ordered = h.command("italy@players.test", "SIGNON italy@oldgame pw-italy-7\nA VEN - PIE")
-    assert "A VEN - PIE" in ordered and "ERROR" not in ordered
-    # The tables the new release added work: an observer's confirmation is one of them.
-    asked = h.command("watcher@example.test", "OBSERVE watcher@oldgame watchpw")
+    assert recorded[-1] == LATEST
+    assert get_game("classic").phase == "F1901M"
+    # France's order is still France's, and the old password still signs on.
+    status = h.command(player("FRANCE"), signon("FRANCE") + "STATUS")
+    assert "A BUR - BEL" in status and "(by france," in status
+    # The draw votes cast under the old release still count: France, England and Russia
+    # voted; Turkey changes its mind and the other three vote; the game ends in a draw.
+    for power in ("TURKEY", "AUSTRIA", "GERMANY", "ITALY"):
+        assert "ERROR" not in h.command(player(power), signon(power) + "VOTE DRAW")
+    h.wait_until(lambda: str(get_game("classic").state) == "finished", what="the draw")
+    # The tables the new releases added work: an observer's confirmation is one of them.
+    asked = h.command("watcher2@example.test", "OBSERVE watcher2@demo watchpw")
     assert "CONFIRM" in asked
-    assert Confirmation.select().count() == 1
-    # And the master runs the game on.
-    done = h.command(MASTER, "SIGNON Moldgame masterpw\nPROCESS!")
-    assert "F1901M processed" in done
-    assert get_game("forming").state == "forming"
+    # The Democratic game's citizens vote on, and the forming game takes players.
+    voted = h.command("citizen00@citizens.test", "SIGNON citizen00@demo pw-citizen00")
+    assert "ERROR" not in voted and "demo" in voted
+    assert "you joined" in h.command(player("ITALY"), f"JOIN forming {secret('ITALY')}")
+
+
+def test_an_upgrade_that_would_lose_rows_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The guard: a migration that rebuilds `seat` with foreign keys on (as migration 3 once
+    did) empties `ballot`; the upgrade is refused and rolled back instead."""
+    import mailjudge.migrations as migrations
+
+    path = load_release(RELEASES / "276ab49.sql", tmp_path / "judge.db")
+    before = counts(path)
+
+    def rebuild_seat(database: Any, migrator: Any) -> None:
+        database.execute_sql("PRAGMA foreign_keys = ON")  # a no-op inside the transaction
+        database.execute_sql('DELETE FROM "ballot"')  # what the cascade did
+
+    broken = (*MIGRATIONS[:2], migrations.Migration(3, "a careless migration", rebuild_seat))
+    monkeypatch.setattr(migrations, "MIGRATIONS", broken)
+    db.connect(f"sqlite:///{path}")
+    try:
+        with pytest.raises(SchemaError, match=r"lose rows of ballot \(19 rows, 0 after\)"):
+            upgrade()
+        assert row_counts()["ballot"] == before["ballot"]
+        assert current_version(db.database_proxy.obj) == 2
+    finally:
+        db.close()
 
 
 def test_upgrade_is_idempotent_and_a_newer_database_is_refused(sqlite_db: str) -> None:
