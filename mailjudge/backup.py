@@ -11,7 +11,8 @@ pg_restore in one transaction. The password in the URL goes to them through PGPA
 never on a command line anyone can read in `ps`.
 
 Restoring over a database that already holds the judge's tables needs `force`: it replaces
-every game in it. Stop the judge first.
+every game in it. A judge that still serves the database would go on with what it holds
+and lose the mail it takes meanwhile: restore refuses while one runs, `force` or not.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from peewee import SqliteDatabase
 
 from mailjudge.db import open_database, private_file
 from mailjudge.outbound.sent_record import record_path
+from mailjudge.running import JudgeRunning, no_judge_running
 
 JUDGE_TABLE = "game"  # present in every judge database
 
@@ -47,9 +49,18 @@ def backup(url: str, dest: Path) -> str:
 
 
 def restore(url: str, source: Path, force: bool = False) -> str:
-    """Put the backup `source` into the database at `url` (stop the judge first)."""
+    """Put the backup `source` into the database at `url`; refused while a judge serves
+    it (mailjudge.running), even with `force`."""
     if not source.is_file():
         raise BackupError(f"no backup file at {source}")
+    try:
+        with no_judge_running(url):
+            return _restore(url, source, force)
+    except JudgeRunning as err:
+        raise BackupError(str(err)) from err
+
+
+def _restore(url: str, source: Path, force: bool) -> str:
     database = open_database(url)
     if isinstance(database, SqliteDatabase):
         return _sqlite_restore(source, Path(database.database), force)

@@ -75,14 +75,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from mailjudge.app.runner import Judge
     from mailjudge.inbound.smtp import PortInUse
     from mailjudge.logs import setup_logging
+    from mailjudge.running import JudgeRunning, serving
 
     settings = _settings(args)
     if args.log_level:
         settings = replace(settings, logging=replace(settings.logging, level=args.log_level))
     setup_logging(settings.logging, "listener" if args.workers else "judge")
     try:
-        Judge(settings, workers=args.workers).serve_forever()
-    except PortInUse as err:
+        with serving(settings.database.url):  # restore refuses while this is held
+            Judge(settings, workers=args.workers).serve_forever()
+    except (PortInUse, JudgeRunning) as err:
         print(f"mailjudge serve: {err}", file=sys.stderr)
         return 1
     return 0

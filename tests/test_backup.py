@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import smtplib
+import socket
 import sqlite3
+import subprocess
+import sys
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,9 +21,13 @@ import pytest
 
 from mailjudge import db, migrations
 from mailjudge.cli import main
+from mailjudge.demo.sink import free_port
 from mailjudge.models import Game
 from mailjudge.outbound.sent_record import record_path
+from mailjudge.running import no_judge_running, serving
 from mailjudge.service import games, seats
+
+MAILJUDGE = str(Path(sys.executable).parent / "mailjudge")
 
 
 def fill(count: int, prefix: str = "g") -> list[str]:
@@ -161,3 +172,69 @@ def test_postgresql_backup_and_restore(
     assert main(["restore", str(tmp_path / "judge.dump")]) == 1
     assert main(["restore", "--force", str(tmp_path / "judge.dump")]) == 0
     assert game_names(live) == names
+    # Not while a judge serves it: its advisory lock is held by another session.
+    fill_later = tmp_path / "judge.dump"
+    with serving(live):
+        assert main(["restore", "--force", str(fill_later)]) == 1
+    assert main(["restore", "--force", str(fill_later)]) == 0
+
+
+def test_restore_refuses_while_a_judge_serves_the_database(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    cheap_scrypt: None,
+) -> None:
+    """`restore --force` over a running judge lost the mails it took meanwhile: it is
+    refused while `mailjudge serve` runs, and works once the judge has stopped."""
+    url = f"sqlite:///{tmp_path}/judge.db"
+    db.connect(url)
+    migrations.upgrade()
+    fill(2)
+    db.close()
+    use(monkeypatch, url)
+    assert main(["backup", str(tmp_path / "b.db")]) == 0
+    capsys.readouterr()
+    smtp_port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAILJUDGE_")}
+    env.update({
+        "MAILJUDGE_DATABASE_URL": url,
+        "MAILJUDGE_JUDGE_ADDRESS": "judge@example.test",
+        "MAILJUDGE_SMTP_PORT": str(smtp_port),
+        "MAILJUDGE_OUTBOUND_HOST": "127.0.0.1",
+        "MAILJUDGE_OUTBOUND_PORT": str(free_port()),
+        "MAILJUDGE_WEB_PORT": "0",
+    })  # fmt: skip
+    judge = subprocess.Popen([MAILJUDGE, "serve"], env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        wait_for_port(smtp_port)
+        with smtplib.SMTP("127.0.0.1", smtp_port) as client:  # it holds a mail
+            client.sendmail("p@players.test", ["judge@example.test"], b"Subject: x\r\n\r\nHELP")
+        assert main(["restore", "--force", str(tmp_path / "b.db")]) == 1
+        assert "a judge is running on" in capsys.readouterr().err
+        # A second judge on the same database is not refused (they share the mark).
+        with serving(url):
+            pass
+    finally:
+        judge.send_signal(signal.SIGTERM)
+        assert judge.wait(timeout=60) == 0
+    assert main(["restore", "--force", str(tmp_path / "b.db")]) == 0
+    assert game_names(url) == {"g0", "g1"}
+    # And a judge is refused while a restore holds the database.
+    with no_judge_running(url):
+        assert subprocess.run([MAILJUDGE, "serve"], env=env, capture_output=True,
+                              text=True, timeout=120).stderr.strip().endswith(
+            "a restore is under way on " + f"{tmp_path}/judge.db; start the judge when it is done"
+        )  # fmt: skip
+
+
+def wait_for_port(port: int, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise TimeoutError(f"nothing listens on {port}")
