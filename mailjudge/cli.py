@@ -71,20 +71,54 @@ def _settings(args: argparse.Namespace) -> Settings:
     return load_settings(path, os.environ)
 
 
+def _open_judge_database(url: str) -> str | None:
+    """Connect to the judge's database for a command that reads it; the reason it cannot,
+    in one line, where it does not exist or holds no judge tables (nothing is created)."""
+    from urllib.parse import unquote
+
+    from peewee import PeeweeException
+
+    from mailjudge import db
+
+    scheme, _, rest = url.partition("://")
+    where = "the PostgreSQL database of database.url"
+    if scheme == "sqlite" and rest != "/:memory:":
+        where = unquote(rest[1:])
+        if not Path(where).is_file():
+            return (f"there is no database at {where}: set database.url to the judge's "
+                    "database, or create it with mailjudge init")  # fmt: skip
+    try:
+        db.connect(url)
+        has_tables = db.database_proxy.table_exists("game")
+    except (ValueError, PeeweeException) as err:
+        db.close()
+        return f"cannot open {where}: {' '.join(str(err).split())}"
+    if not has_tables:
+        db.close()
+        return (f"{where} holds no judge tables: is database.url the judge's database? "
+                "mailjudge init makes them")  # fmt: skip
+    return None
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from mailjudge.app.runner import Judge
     from mailjudge.inbound.smtp import PortInUse
     from mailjudge.logs import setup_logging
+    from mailjudge.preflight import dkim_problems
     from mailjudge.running import JudgeRunning, serving
+    from mailjudge.web.server import WebPortInUse
 
     settings = _settings(args)
+    for problem in dkim_problems(settings):
+        print(f"mailjudge serve: {problem}", file=sys.stderr)
+        return 1
     if args.log_level:
         settings = replace(settings, logging=replace(settings.logging, level=args.log_level))
     setup_logging(settings.logging, "listener" if args.workers else "judge")
     try:
         with serving(settings.database.url):  # restore refuses while this is held
             Judge(settings, workers=args.workers).serve_forever()
-    except (PortInUse, JudgeRunning) as err:
+    except (PortInUse, WebPortInUse, JudgeRunning) as err:
         print(f"mailjudge serve: {err}", file=sys.stderr)
         return 1
     return 0
@@ -105,12 +139,15 @@ def cmd_web(args: argparse.Namespace) -> int:
         print("mailjudge web: web.port is 0, which turns the pages off; set a port",
               file=sys.stderr)  # fmt: skip
         return 2
+    if problem := _open_judge_database(settings.database.url):
+        print(f"mailjudge web: {problem}", file=sys.stderr)
+        return 1
     try:
         sock = bind(settings.web)
     except WebPortInUse as err:
         print(f"mailjudge web: {err}", file=sys.stderr)
+        db.close()
         return 1
-    db.connect(settings.database.url)
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
@@ -162,24 +199,26 @@ def cmd_backup(args: argparse.Namespace) -> int:
 def cmd_prune(args: argparse.Namespace) -> int:
     from datetime import timedelta
 
-    from mailjudge import db
     from mailjudge.models import utcnow
     from mailjudge.outbound.outbox import prune_sent
 
     settings = _settings(args)
     days = args.days if args.days is not None else settings.outbound.keep_sent_days
-    db.connect(settings.database.url)
+    if problem := _open_judge_database(settings.database.url):
+        print(f"mailjudge prune: {problem}", file=sys.stderr)
+        return 1
     count = prune_sent(utcnow() - timedelta(days=days))
     print(f"{count} sent mails older than {days} days kept their headers and outcome only")
     return 0
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from mailjudge import db
     from mailjudge.status import status_report
 
     settings = _settings(args)
-    db.connect(settings.database.url)
+    if problem := _open_judge_database(settings.database.url):
+        print(f"mailjudge status: {problem}", file=sys.stderr)
+        return 1
     print(status_report(settings.database.url), end="")
     return 0
 

@@ -34,7 +34,27 @@ def problems(settings: Settings) -> list[str]:
     if missing:
         found.append(f"templates missing from {TEMPLATES_DIR}: {', '.join(missing)}")
     found += _database_problems(settings.database.url)
+    found += dkim_problems(settings)
     return found
+
+
+def dkim_problems(settings: Settings) -> list[str]:
+    """A DKIM key that cannot sign: missing, unreadable, or not a private key dkimpy reads.
+    It would otherwise show only when the first mail fails to go out."""
+    from mailjudge.outbound.dkim_sign import DkimError, DkimSigner
+
+    domain = settings.judge.address.rpartition("@")[2]
+    try:
+        signer = DkimSigner.from_settings(settings.dkim, domain)
+        if signer is not None:
+            signer.sign(b"From: judge@example.org\r\nSubject: check\r\n\r\ncheck\r\n")
+    except DkimError as err:
+        return [f"{err}: make one with openssl genrsa, or unset dkim.selector"]
+    except Exception as err:  # dkimpy's errors about the key have no common base
+        return [f"dkim.key_file {settings.dkim.key_file} does not parse as a private key "
+                f"({' '.join(str(err).split()) or type(err).__name__}): give a PEM RSA or "
+                "Ed25519 private key"]  # fmt: skip
+    return []
 
 
 def _database_problems(url: str) -> list[str]:
