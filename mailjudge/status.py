@@ -8,6 +8,7 @@ from pathlib import Path
 
 from peewee import fn
 
+from mailjudge import __version__
 from mailjudge.db import database_proxy, is_postgres, sqlite_file
 from mailjudge.inbound.landing import Landing, landing_path
 from mailjudge.migrations import LATEST, current_version
@@ -26,7 +27,7 @@ def status_report(database_url: str, errors: int = 5) -> str:
     version = current_version(database_proxy.obj)
     lines += ["", f"Database: {_human(_database_bytes(database_url))}, schema version "
               f"{version if version is not None else 'not kept (run mailjudge init)'} "
-              f"(this judge: {LATEST})", "Largest tables:"]  # fmt: skip
+              f"(this judge: {LATEST}, mailjudge {__version__})", "Largest tables:"]  # fmt: skip
     lines += [f"    {name:<16} {_human(size)}" for name, size in _largest_tables()]
     return "\n".join(lines) + "\n"
 

@@ -15,9 +15,11 @@ import sys
 import time
 import tomllib
 import urllib.request
+import zipfile
 from email.message import EmailMessage
 from pathlib import Path
 
+import mailjudge
 from mailjudge.demo.sink import MailSink, free_port, text_of
 from mailjudge.paths import ROOT_DIR
 
@@ -120,3 +122,93 @@ def _send_help(port: int) -> None:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.2)
+
+
+def test_the_version_is_one_number_in_two_places() -> None:
+    """pyproject.toml names the wheel, mailjudge.__version__ is what status shows."""
+    project = tomllib.loads((ROOT_DIR / "pyproject.toml").read_text())["project"]
+    assert project["version"] == mailjudge.__version__
+    assert mailjudge.__version__ != "0.1.0"  # every release before 32's fix was 0.1.0
+
+
+def readme_commands(marker: str) -> list[str]:
+    """The shell lines of deploy/README.md's code blocks that contain `marker`."""
+    text = (ROOT_DIR / "deploy" / "README.md").read_text()
+    lines = [line.split("  #")[0].strip() for line in text.splitlines()]
+    return [line for line in lines if marker in line and not line.startswith("#")]
+
+
+def test_deploy_readme_builds_from_a_clean_tree_and_upgrades_with_new_dependencies(
+    tmp_path: Path,
+) -> None:
+    """deploy/README.md's own commands, run: the build takes the committed files only (a
+    module left in a used checkout is not shipped), and the upgrade installs a dependency
+    the old release did not have (issue 32.9: --no-deps left it out), then a rollback puts
+    the old version back."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTHON", "VIRTUAL_ENV", "MAILJUDGE_"))}  # fmt: skip
+    env["MAILJUDGE_DATABASE_URL"] = f"sqlite:///{tmp_path}/judge.db"
+
+    def sh(line: str, timeout: int = 600) -> str:
+        done = subprocess.run(["bash", "-euo", "pipefail", "-c", line], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=timeout)  # fmt: skip
+        assert done.returncode == 0, f"{line}\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
+        return done.stdout
+
+    git = "git -c user.name=t -c user.email=t@example.test"
+    checkout, source, dist = tmp_path / "checkout", tmp_path / "src", tmp_path / "dist"
+    shutil.copytree(ROOT_DIR, checkout, ignore=LEFT_BEHIND)
+    sh(f"cd {checkout} && git init -q && git add -A && {git} commit -q -m release")
+    # The old release: version 0.0.1, from before dkimpy was a dependency.
+    old = tmp_path / "old"
+    shutil.copytree(checkout, old)
+    pyproject = (old / "pyproject.toml").read_text()
+    pyproject = pyproject.replace(f'version = "{mailjudge.__version__}"', 'version = "0.0.1"')
+    (old / "pyproject.toml").write_text(pyproject.replace('    "dkimpy>=1.1",\n', ""))
+    sh(f"{sys.executable} -m pip wheel -q --no-deps -w {dist} {old}")
+    # The checkout was used: a module of an earlier build is still in it, two ways.
+    for stale in (checkout / "mailjudge", checkout / "build" / "lib" / "mailjudge"):
+        stale.mkdir(parents=True, exist_ok=True)
+        (stale / "stale_leftover.py").write_text("raise ImportError('from an old build')\n")
+
+    def as_here(line: str) -> str:
+        return (line.replace("/tmp/mailjudge-src", str(source))
+                .replace("/path/to/mailjudge-checkout", str(checkout))
+                .replace("python3 ", f"{sys.executable} ")
+                .replace("/opt/mailjudge/bin/pip", str(tmp_path / "venv" / "bin" / "pip"))
+                .replace(" dist/", f" {dist}/").replace(" dist ", f" {dist} "))  # fmt: skip
+
+    build = readme_commands("mailjudge-src")
+    assert len(build) == 3 and "git -C" in build[1] and "archive HEAD" in build[1]
+    for line in build:
+        sh(as_here(line))
+    new = dist / f"mailjudge-{mailjudge.__version__}-py3-none-any.whl"
+    assert new.is_file()
+    with zipfile.ZipFile(new) as wheel:
+        names = wheel.namelist()
+    assert "mailjudge/__init__.py" in names
+    assert not [n for n in names if "stale_leftover" in n]
+
+    venv = tmp_path / "venv"
+    sh(
+        f"{sys.executable} -m venv {venv} && {venv}/bin/pip install -q {dist}/mailjudge-0.0.1-py3-none-any.whl"
+    )
+    python = f"{venv}/bin/python"
+    assert (
+        "No module named 'dkim'"
+        in subprocess.run(
+            [python, "-c", "import dkim"], capture_output=True, text=True, env=env
+        ).stderr
+    )
+
+    (upgrade,) = readme_commands("pip install dist/mailjudge-NEW")
+    assert "--no-deps" not in upgrade
+    sh(as_here(upgrade).replace("NEW", mailjudge.__version__))
+    sh(f"{python} -c 'import dkim' && {venv}/bin/pip check")
+    sh(f"cd {tmp_path} && {venv}/bin/mailjudge check-config", 120)
+    version = "import importlib.metadata as m; print(m.version('mailjudge'))"
+    assert sh(f'{python} -c "{version}"').strip() == mailjudge.__version__
+
+    (rollback,) = readme_commands("pip install dist/mailjudge-OLD")
+    sh(as_here(rollback).replace("OLD", "0.0.1"))
+    assert sh(f'{python} -c "{version}"').strip() == "0.0.1"
