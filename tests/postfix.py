@@ -123,11 +123,13 @@ class Postfix:
         transport.write_text(
             (DEPLOY / "transport").read_text().replace(":8024", f":{self.judge_lmtp_port}")
         )
-        verify = self.etc / "mailjudge-verify"
+        verify, virtual = self.etc / "mailjudge-verify", self.etc / "mailjudge-virtual"
         shutil.copy(DEPLOY / "verify", verify)
+        shutil.copy(DEPLOY / "virtual", virtual)
         operator = (DEPLOY / "main.cf").read_text()
         operator = operator.replace("/etc/postfix/mailjudge-transport", str(transport))
         operator = operator.replace("/etc/postfix/mailjudge-verify", str(verify))
+        operator = operator.replace("/etc/postfix/mailjudge-virtual", str(virtual))
         main = _private_lines(self.folder, self.port) + "\n# deploy/postfix/main.cf\n" + operator
         (self.etc / "main.cf").write_text(main)
         (self.etc / "master.cf").write_text(MASTER_CF.format(port=f"{LOOPBACK}:{self.port}"))
@@ -141,6 +143,13 @@ class Postfix:
         return subprocess.run(
             ["postconf", "-c", str(self.etc), "-n"], capture_output=True, text=True, timeout=30
         )
+
+    def setting(self, name: str) -> str:
+        """One setting's value in force (postconf -h)."""
+        return subprocess.run(
+            ["postconf", "-c", str(self.etc), "-h", name],
+            capture_output=True, text=True, timeout=30, check=True,
+        ).stdout.strip()  # fmt: skip
 
     def start(self) -> None:
         run = subprocess.run(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import smtplib
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,6 +31,9 @@ def postfix_in_front(
     folder.chmod(0o755)
     postfix = Postfix(folder, lmtp_port)
     postfix.configure()
+    # The operator's mailbox (deploy/postfix/virtual) is at example.org: here, the sink.
+    with (postfix.etc / "mailjudge-transport").open("a") as transport:
+        transport.write(f"example.org    smtp:[{LOOPBACK}]:{smtp_sink.port}\n")
     try:
         with running_judge(
             tmp_path / "judge.db",
@@ -82,3 +86,67 @@ def test_postfix_hands_the_judges_mail_to_its_lmtp_port(
         .where(InboundMessage.message_id == str(stray["Message-ID"]))
         .exists()
     )
+
+
+def test_postmaster_and_abuse_reach_the_operator(
+    postfix_in_front: tuple[Postfix, Harness],
+) -> None:
+    """RFC 5321 requires postmaster@ of a domain that takes mail, and the README sends
+    security reports there: Postfix accepts postmaster@ and abuse@ of the judge's domain
+    and hands them to the operator's address in deploy/postfix/virtual."""
+    postfix, h = postfix_in_front
+    for name in ("postmaster", "abuse"):
+        report = h.mail("reporter@elsewhere.test", f"a report to {name}", to=f"{name}@{DOMAIN}")
+        with smtplib.SMTP(LOOPBACK, postfix.port, timeout=10) as client:
+            client.sendmail("reporter@elsewhere.test", [f"{name}@{DOMAIN}"], report.as_bytes())
+        try:
+            h.wait_until(
+                lambda r=report: any(
+                    m.rcpt_tos == ["operator@example.org"]
+                    and m.message["Message-ID"] == r["Message-ID"]
+                    for m in h.sink.mails
+                ),
+                what=f"the mail to {name}@ at the operator's mailbox",
+            )
+        except TimeoutError as err:
+            raise AssertionError(f"not delivered; Postfix's log:\n{postfix.log()}") from err
+    # The judge never saw them.
+    assert (
+        not InboundMessage.select()
+        .where(InboundMessage.envelope_from == "reporter@elsewhere.test")
+        .exists()
+    )
+
+
+def test_a_list_address_refused_before_its_game_exists_works_once_it_does(
+    postfix_in_front: tuple[Postfix, Harness],
+) -> None:
+    """Postfix remembers a refusal for address_verify_negative_expire_time (30s in
+    deploy/postfix/main.cf), then asks the judge again: by default it kept refusing a
+    game's list address for hours if it was tried before the game was made."""
+    postfix, h = postfix_in_front
+    address = f"later-france@{DOMAIN}"
+    remembered = postfix.setting("address_verify_negative_expire_time")
+    assert remembered == "30s"
+    assert postfix.setting("address_verify_negative_refresh_time") == remembered
+
+    def rcpt() -> int:
+        with smtplib.SMTP(LOOPBACK, postfix.port, timeout=60) as client:
+            client.ehlo()
+            client.mail("someone@players.test")
+            code, _ = client.rcpt(address)
+            client.rset()
+            return int(code)
+
+    assert rcpt() == 550, postfix.log()
+    refused_at = time.monotonic()
+
+    def through_postfix(sender: str, raw: bytes) -> None:
+        with smtplib.SMTP(LOOPBACK, postfix.port, timeout=10) as client:
+            client.sendmail(sender, [JUDGE], raw)
+
+    h.deliver = through_postfix
+    assert "created" in h.command("master@players.test", "CREATE later masterpw VARIANT democratic")
+    assert rcpt() == 550  # still remembered: the cache works
+    time.sleep(max(0.0, refused_at + 31 - time.monotonic()))
+    assert rcpt() == 250, postfix.log()
