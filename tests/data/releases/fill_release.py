@@ -7,13 +7,20 @@ release's tests as its conftest:
 
     git worktree add /tmp/rel-X X
     cp tests/data/releases/fill_release.py /tmp/rel-X/tests/test_fill_release.py
-    (cd /tmp/rel-X && RELEASE_DUMP=$PWD/../X.sql python -m pytest tests/test_fill_release.py)
+    cd /tmp/rel-X && RELEASE_DUMP=/path/to/tests/data/releases/X.sql \
+        PYTHONPATH=/tmp/rel-X .venv/bin/python -m pytest tests/test_fill_release.py -s
+    git worktree remove --force /tmp/rel-X
+
+(PYTHONPATH puts the release's own package first; this checkout's venv has every
+dependency any release needed.) It prints each table's row count and fails if a table
+is left empty.
 
 Everything goes in by mail through the release's own harness (a real judge on loopback
 and a real SMTP sink): a standard game in F1901M with orders on file from both phases,
 press, draw votes, a wrong password, an observer; a Democratic game with diplomats
-elected and order sets proposed and ranked; a Diplonomic game with a teammate, a rules
-proposal with amendments and its votes. A table the mail cannot reach in one game year
+elected, order sets proposed and ranked, a country list set and posted to; a Diplonomic
+game with a rulebook, a teammate who orders, a rules proposal with amendments; a game
+still forming. A table the mail cannot reach in one game year
 (a Survive outcast, a bounce, an IMAP cursor) gets a row from the release's own models.
 Only commands every release knows are used; a command a release does not know is answered
 with an error and changes nothing, which is what that release would have done.
@@ -137,7 +144,6 @@ def fill_the_rest() -> None:
     from mailjudge.models import Game, Seat
 
     game = Game.get(Game.name == GAME)
-    france = Seat.get(Seat.game == game, Seat.name == "france")
     tables = {m._meta.table_name: m for m in vars(models).values() if _is_model(m)}
     try:  # variants own some tables in later releases
         from mailjudge.migrations import ALL_TABLES
@@ -170,7 +176,6 @@ def fill_the_rest() -> None:
         )
     if "mailbox_cursor" in tables and not tables["mailbox_cursor"].select().exists():
         _create(tables["mailbox_cursor"], {"mailbox": "INBOX", "uidvalidity": 7, "last_uid": 42})
-    del france
 
 
 def _is_model(value: Any) -> bool:
