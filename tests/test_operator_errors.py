@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import mailjudge
 from mailjudge.demo.sink import free_port
 
 MAILJUDGE = str(Path(sys.executable).parent / "mailjudge")
@@ -99,4 +100,7 @@ def test_a_database_that_does_not_exist_or_has_no_tables(command: str, tmp_path:
     # it serves until stopped).
     assert run(["init"], env).returncode == 0
     if command != "web":
-        assert run([command], env).returncode == 0
+        done = run([command], env)
+        assert done.returncode == 0, done.stderr
+        if command == "status":  # it names the judge's version
+            assert f"mailjudge {mailjudge.__version__})" in done.stdout
