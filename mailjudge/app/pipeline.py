@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import time
 from datetime import datetime
-from zoneinfo import ZoneInfo
 
 import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge.addresses import bounced_outbox, judge_detail, press_reply_target
@@ -33,6 +32,7 @@ from mailjudge.outbound.outbox import (
     pause_notice_sent,
 )
 from mailjudge.render import render
+from mailjudge.render.deadline import time_for_address
 from mailjudge.service import guard
 from mailjudge.service.bounces import Failure, take_bounce
 from mailjudge.service.errors import ServiceError
@@ -257,8 +257,10 @@ def _tell_answers_paused(
         "answers_paused.txt.j2",
         limit=settings.outbound.reply_limit,
         minutes=settings.outbound.reply_window_minutes,
-        until=answers_resume_at(mail.reply_to, settings.outbound, now).astimezone(
-            ZoneInfo(settings.judge.timezone)
+        until=time_for_address(
+            answers_resume_at(mail.reply_to, settings.outbound, now),
+            settings.judge.timezone,
+            mail.reply_to,
         ),
         judge=settings.judge.address,
     )
