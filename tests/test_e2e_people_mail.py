@@ -100,3 +100,40 @@ def test_the_reply_limit_notice_shows_the_readers_zone(
         text = flat(text_of(notice.message))
         assert "Answers start again at" in text
         assert "(Europe/Paris) (" in text and "(America/New_York) in your zone)" in text
+
+
+def test_results_show_the_png_and_link_the_svg(
+    tmp_path: Path, smtp_sink: Any, cheap_scrypt: None
+) -> None:
+    """A results mail shows the board as a PNG in its HTML part and carries no SVG: the
+    phase's web page draws that, and MAP mails it on request. It stays under 100 KB."""
+    with running_judge(
+        tmp_path / "judge.db", smtp_sink, JUDGE, web_base_url="https://judge.example.test"
+    ) as h:
+        HARNESSES.append(h)
+        table = seated(h, "pics")
+        table.sign_on()
+        table.play_phase({"FRANCE": ["A PAR - BUR", "A MAR H", "F BRE - MAO"]})
+        h.wait_until(lambda: len(table.results("S1901M")) == 8)
+        mail = next(m for m in table.results("S1901M") if m.rcpt_tos == [player("FRANCE")])
+        message = mail.message
+        assert len(mail.raw) < 100_000, len(mail.raw)
+        assert not [p for p in message.walk() if p.get_content_type() == "image/svg+xml"]
+        png = next(p for p in message.walk() if p.get_content_type() == "image/png")
+        assert png.get_content_disposition() == "inline"
+        html = message.get_body(preferencelist=("html",))
+        assert html is not None
+        page = "https://judge.example.test/games/pics/phases/S1901M"
+        assert f'src="cid:{png["Content-ID"].strip("<>")}"' in html.get_content()
+        assert f'href="{page}"' in html.get_content() and "as SVG" in html.get_content()
+        text = flat(text_of(message))
+        assert page in text and "MAP pics S1901M mails it as SVG" in text
+
+        answer = h.command(player("FRANCE"), "MAP pics S1901M")
+        assert "follows in its own mail" in answer
+        subject = "[pics] map S1901M"
+        h.wait_until(lambda: any(m.message["Subject"] == subject for m in h.sink.mails))
+        asked = next(m.message for m in h.sink.mails if m.message["Subject"] == subject)
+        svg = next(p for p in asked.walk() if p.get_content_type() == "image/svg+xml")
+        assert svg.get_filename() == "board-S1901M.svg"
+        assert svg.get_content().decode("utf-8").startswith("<svg")

@@ -296,6 +296,7 @@ def queue_outgoing(item: Outgoing, settings: Settings, now: datetime) -> None:
             list_post=item.list_post if item.list_id else None,
             reply_to=item.reply_to or None,
             board=item.board,
+            board_svg=item.board_svg,
         )
         enqueue_draft(draft, game=_game_row(item.game), envelope=item.bcc)
         return

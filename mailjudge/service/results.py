@@ -58,6 +58,7 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
     facts = facts_of(done.results, done.outcome, before)
     words = report(facts, has_rule(game, "BUILD_ANY"), has_rule(game, "CIVIL_DISORDER"))
     picture = played_picture(game, record) if record is not None else None
+    shown = picture is not None and picture.png is not None  # the PNG in the HTML part
     mails = []
     link = web_link(game, done.phase)
     header = njudge_header(game, web_link(game))
@@ -68,7 +69,7 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
         context = {
             "game": game, "phase": done.phase, "r": words, "seat": seat,
             "deadline": deadline_lines(game, seat), "reprocessed": reprocessed,
-            "web_link": link, "header": header,
+            "web_link": link, "header": header, "pictured": shown,
         }  # fmt: skip
         body = render("results.txt.j2", **context)
         subject = f"results {done.phase}" + (" (re-processed)" if reprocessed else "")
