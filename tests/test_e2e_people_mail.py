@@ -14,6 +14,7 @@ from mailjudge.demo.mailroom import running_judge
 from mailjudge.demo.table import Table
 from mailjudge.models import GameState
 from mailjudge.service.state import get_game
+from mailjudge.variants.democratic.citizens import citizens_of
 
 
 def flat(text: str) -> str:
@@ -68,6 +69,16 @@ def test_every_deadline_shows_the_games_zone_and_the_readers(
         assert "(Europe/Paris) (" in status and f"{utc})" in status
         status = flat(h.command(player("ITALY"), f"{table.signon('ITALY')}\nSTATUS"))
         assert f"{in_tokyo} in your zone)" in status
+
+        # Answers name the game and phase in their Subject, once.
+        asked = h.send(player("FRANCE"), f"{table.signon('FRANCE')}\nSTATUS", subject="my orders")
+        answer = h.reply(asked)
+        assert answer["Subject"] == "Re: my orders [zones S1901M]"
+        again = h.send(player("FRANCE"), f"{table.signon('FRANCE')}\nSTATUS",
+                       subject=f"Re: {answer['Subject']}")  # fmt: skip
+        assert h.reply(again)["Subject"] == "Re: my orders [zones S1901M]"
+        bare = h.send(player("FRANCE"), "LIST", subject="")
+        assert h.reply(bare)["Subject"] == "Re: your commands"  # no game: no tag
 
         table.play_phase({"FRANCE": ["A PAR - BUR"]})
         h.wait_until(lambda: len(table.results("S1901M")) == 8)
@@ -137,3 +148,33 @@ def test_results_show_the_png_and_link_the_svg(
         svg = next(p for p in asked.walk() if p.get_content_type() == "image/svg+xml")
         assert svg.get_filename() == "board-S1901M.svg"
         assert svg.get_content().decode("utf-8").startswith("<svg")
+
+
+def test_a_citizen_sees_their_countrys_state_in_status(harness: Any) -> None:
+    """STATUS for a Democratic citizen: their country, its nominees and order sets (who
+    proposed each), and their own ballots, never another's."""
+    h = harness
+    names = [f"cit{i:02d}" for i in range(22)]
+    h.command(MASTER, "CREATE dem masterpw VARIANT democratic")
+    for name in names:
+        h.command(f"{name}@citizens.test", f"JOIN dem pw-{name} AS {name}")
+    h.command(MASTER, "SIGNON Mdem masterpw\nSTART")
+    french = sorted(s.name for s in citizens_of(get_game("dem"), "FRANCE"))
+    first, second = french[0], french[1]
+
+    def say(name: str, text: str) -> str:
+        return flat(h.command(f"{name}@citizens.test", f"SIGNON {name}@dem pw-{name}\n{text}"))
+
+    say(first, "PROPOSAL ORDERS\nA PAR - BUR\nA MAR H\nF BRE - MAO\nEND")
+    say(first, f"NOMINATE {first} I know the Channel")
+    say(first, "VOTE ORDERS 1")
+    mine = say(first, "STATUS")
+    assert "observers see results only" not in mine and "ERROR" not in mine, mine
+    assert "dem S1901M, deadline" in mine
+    assert "You are a citizen of FRANCE" in mine and "FRANCE has no diplomat yet" in mine
+    assert f"Nominees for diplomat: {first}" in mine
+    assert f"set 1 (by {first}): A MAR H A PAR - BUR F BRE - MAO" in mine
+    assert "Your orders ballot: 1" in mine
+    theirs = say(second, "STATUS")
+    assert f"set 1 (by {first})" in theirs
+    assert "Your orders ballot: none" in theirs  # the first citizen's ballot is theirs alone

@@ -15,6 +15,8 @@ from mailjudge.service import orders as service_orders
 from mailjudge.service import state
 from mailjudge.service.state import game_map, has_rule
 from mailjudge.variants import variant_of
+from mailjudge.variants.democratic.citizens import CITIZEN_ROLES
+from mailjudge.variants.democratic.status import citizen_status
 from mailjudge.variants.diplonomic import rule15
 
 
@@ -254,6 +256,8 @@ class Status(Command):
         powers = service_orders.powers_to_order(game, pos) if seat.role == "master" else seat.powers
         when = deadline_text(game, seat.person)
         lines = [f"{game.name} {game.phase}" + (f", deadline {when}" if when else "")]
+        if seat.role in CITIZEN_ROLES:  # a Democratic citizen: their country's state
+            return lines + citizen_status(game, seat)
         for power in powers:
             mine = _shown(game, seat, on_file.get(power, []))
             lines.append(f"{power}:")

@@ -30,6 +30,9 @@ class Outgoing:
     board: int | None = None  # a stored BoardPicture: its PNG shown in the HTML part
     board_svg: bool = False  # its SVG attached too (MAP asks for it; results link the web's)
     reply_to: str | None = None  # where a Reply goes: the press's writer, the list
+    # A list post's copies thread under the post (its Message-ID) and what it answered.
+    in_reply_to: str | None = None
+    references: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
