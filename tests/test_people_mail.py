@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -79,3 +80,20 @@ def test_reminders_show_the_games_zone_and_the_readers() -> None:
     assert "until the grace period ends: Thu 2026-12-03 20:00 CET (Europe/Paris)" in plain
     assert "In your zone: Fri 2026-12-04 02:00 JST (Asia/Tokyo)" in zoned
     assert "In UTC" not in zoned
+
+
+def test_the_mailsize_bench_reads_what_each_address_received(tmp_path: Path) -> None:
+    """`mailjudge bench mailsize` counts every saved mail to each of its recipients, and
+    the results mails apart."""
+    from mailjudge.benchmarks.mail_size import sizes
+
+    def save(name: str, to: str, subject: str, body: str) -> int:
+        raw = f"To: {to}\r\nSubject: {subject}\r\n\r\n{body}\r\n".encode()
+        (tmp_path / name).write_bytes(raw)
+        return len(raw)
+
+    a = save("1.eml", "a@players.test", "[g] results S1901M", "x" * 500)
+    b = save("2.eml", "a@players.test, b@players.test", "[g] press", "hello")
+    results, received = sizes(tmp_path)
+    assert results == [a]
+    assert received == {"a@players.test": a + b, "b@players.test": b}
