@@ -237,7 +237,8 @@ class SetDeadline(MasterCommand):
             subject = f"new deadline for {game.phase}"
             ctx.outgoing.append(mail_to_seat(seat, subject, body, "notice"))
             told += 1
-        return [f"deadline: {when:%Y-%m-%d %H:%M} {zone.key}; {told} player(s) told"]
+        shown = deadline_text(game, ctx.seat.person if ctx.seat else None)
+        return [f"deadline: {shown}; {told} player(s) told"]
 
 
 class SeatCommand(MasterCommand):
