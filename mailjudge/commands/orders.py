@@ -251,13 +251,13 @@ class Status(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
         ctx.require(Action.STATUS)
-        pos = state.current_position(game)
-        on_file = state.orders_on_file(game)
-        powers = service_orders.powers_to_order(game, pos) if seat.role == "master" else seat.powers
         when = deadline_text(game, seat.person)
         lines = [f"{game.name} {game.phase}" + (f", deadline {when}" if when else "")]
         if seat.role in CITIZEN_ROLES:  # a Democratic citizen: their country's state
             return lines + citizen_status(game, seat)
+        pos = state.current_position(game)
+        on_file = state.orders_on_file(game)
+        powers = service_orders.powers_to_order(game, pos) if seat.role == "master" else seat.powers
         for power in powers:
             mine = _shown(game, seat, on_file.get(power, []))
             lines.append(f"{power}:")
