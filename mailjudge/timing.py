@@ -277,9 +277,32 @@ def show(moment: datetime, zone_name: str) -> str:
     return f"{local:%a %Y-%m-%d %H:%M} {shown}"
 
 
+def second_zone(zone_name: str, own_zone: str | None) -> tuple[str, str] | None:
+    """The other zone a person reads a time in, and the words after it: their own (SET
+    ZONE) when it differs from the game's; UTC when they set none and the game's is not
+    UTC, so that nobody must know a far zone's offset. None when one zone says it all."""
+    if own_zone:
+        return (own_zone, "in your zone") if own_zone != zone_name else None
+    return ("UTC", "") if zone_name != "UTC" else None  # a UTC time names its zone
+
+
 def show_both(moment: datetime, zone_name: str, own_zone: str | None) -> str:
-    """A time in the game's zone, and in the reader's own (SET ZONE) when that differs."""
+    """A time on one line: in the game's zone, then in the reader's (or UTC) in brackets."""
     text = show(moment, zone_name)
-    if own_zone and own_zone != zone_name:
-        text += f" ({show(moment, own_zone)} in your zone)"
+    other = second_zone(zone_name, own_zone)
+    if other is not None:
+        words = f"{show(moment, other[0])} {other[1]}".rstrip()
+        text += f" ({words})"
     return text
+
+
+def show_lines(
+    moment: datetime, zone_name: str, own_zone: str | None, label: str = "Deadline"
+) -> list[str]:
+    """A time on two lines, for a mail: ``Deadline: ...`` in the game's zone, then
+    ``In your zone: ...`` (or ``In UTC: ...``) when a second zone says more."""
+    lines = [f"{label}: {show(moment, zone_name)}"]
+    other = second_zone(zone_name, own_zone)
+    if other is not None:
+        lines.append(f"{other[1].capitalize() or 'In UTC'}: {show(moment, other[0])}")
+    return lines

@@ -49,7 +49,7 @@ def test_every_kind_of_mail_is_signed(tmp_path: Path, smtp_sink: Any, cheap_scry
         assert mail.raw.startswith(b"DKIM-Signature:"), mail.message["Subject"]
         assert dkim.verify(mail.raw, dnsfunc=dns), mail.message["Subject"]
         subjects.add(str(mail.message["Subject"]))
-    kinds = ("Re: commands", "[signed] the game has started", "[signed] press from ENGLAND",
+    kinds = (f"Re: commands [signed {phase}]", "[signed] the game has started", "[signed] press from ENGLAND",
              f"[signed] results {phase}")  # fmt: skip
     assert set(kinds) <= subjects, subjects
     tampered = h.sink.mails[-1].raw.replace(b"Subject: [signed]", b"Subject: [forged]")

@@ -150,17 +150,23 @@ def test_posting_to_a_country_list(harness: Harness) -> None:
     assert post.message["List-Post"] == f"<mailto:{listed}>" and post.message["List-Id"]
     # Reply goes back to the list, as a list-reply does, and keeps the thread's Subject.
     assert post.message["Reply-To"] == listed
+    # The copies thread under the post, so that a reply to them threads too.
+    assert post.message["In-Reply-To"] == sent and post.message["References"] == sent
     second = sorted(turks)[1]
     answer = h.send(
         address(second),
         f"SIGNON {second}@lists pw-{second}\nAgreed, the Black Sea first.\n\n"
         f"On Mon, Nov 23, 2026 at 11:46:43PM +0000, {listed} wrote:\n> Let us take the Black Sea.\n",
         to=post.message["Reply-To"], subject=f"Re: {subject}",
+        in_reply_to=post.message["Message-ID"],
+        references=f"{sent} {post.message['Message-ID']}",
     )  # fmt: skip
     assert "ok: your post went to the list of TURKEY" in h.reply(answer).get_content()
     h.wait_until(lambda: any(m.message["Subject"] == f"Re: {subject}" for m in h.sink.mails))
     reply_post = next(m for m in h.sink.mails if m.message["Subject"] == f"Re: {subject}")
     assert "Agreed" in reply_post.message.get_content()
+    assert reply_post.message["In-Reply-To"] == answer
+    assert reply_post.message["References"].split() == [sent, post.message["Message-ID"], answer]
     assert "wrote:" not in reply_post.message.get_content()
     text = post.message.get_content()
     assert "Black Sea" in text and f"pw-{sender}" not in text and "SIGNON" not in text

@@ -149,7 +149,8 @@ def test_new_games_take_the_judges_time_zone(
         assert get_game("tokyo").timezone == "Asia/Tokyo"
         table = seated(h, "tokyo")
         status = h.command(player("FRANCE"), f"{table.signon('FRANCE')}\nSTATUS")
-        assert "JST (Asia/Tokyo)" in status and " UTC" not in status
+        # No zone of their own: the judge's zone, and UTC beside it.
+        assert "JST (Asia/Tokyo) (" in status and "UTC)" in status
         zoned = h.command(
             player("FRANCE"), f"{table.signon('FRANCE')}\nSET ZONE Europe/Paris\nSTATUS"
         )

@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import time
 from datetime import datetime
-from zoneinfo import ZoneInfo
 
 import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge.addresses import bounced_outbox, judge_detail, press_reply_target
@@ -33,11 +32,13 @@ from mailjudge.outbound.outbox import (
     pause_notice_sent,
 )
 from mailjudge.render import render
+from mailjudge.render.deadline import time_for_address
+from mailjudge.render.outgoing import answer_subject
 from mailjudge.service import guard
 from mailjudge.service.bounces import Failure, take_bounce
 from mailjudge.service.errors import ServiceError
 from mailjudge.settings import Settings
-from mailjudge.variants.democratic.country_lists import list_target, post
+from mailjudge.variants.democratic.country_lists import ListThread, list_target, post
 
 log = logging.getLogger(__name__)
 
@@ -195,7 +196,8 @@ def _list_post(
 ) -> None:
     """A post to a country's list: out to its citizens, and a short answer to the sender."""
     try:
-        seat, item = post(game, power, mail.text, mail.subject, mail.sender)
+        thread = ListThread(mail.message_id, mail.in_reply_to, mail.references)
+        seat, item = post(game, power, mail.text, mail.subject, mail.sender, thread)
         queue_outgoing(item, settings, now)
         answer = f"ok: your post went to the list of {power} in {game.name}.\n"
         if seat.person is not None and seat.person.email != mail.reply_to.lower():
@@ -224,16 +226,13 @@ def _queue_reply(
     ctx: Context | None,
     to: str | None = None,
 ) -> None:
-    subject = (
-        mail.subject if mail.subject.lower().startswith("re:") else f"Re: {mail.subject}".strip()
-    )
     game = ctx.game if ctx is not None else None
     seat = ctx.seat if ctx is not None else None
     draft = MailDraft(
         sender=settings.judge.address,
         sender_name=settings.judge.name,
         to=(to or mail.reply_to,),
-        subject=subject if subject != "Re:" else "Re: your commands",
+        subject=answer_subject(mail.subject, game),
         text=body,
         in_reply_to=mail.message_id,
         references=tuple(mail.references),
@@ -257,8 +256,10 @@ def _tell_answers_paused(
         "answers_paused.txt.j2",
         limit=settings.outbound.reply_limit,
         minutes=settings.outbound.reply_window_minutes,
-        until=answers_resume_at(mail.reply_to, settings.outbound, now).astimezone(
-            ZoneInfo(settings.judge.timezone)
+        until=time_for_address(
+            answers_resume_at(mail.reply_to, settings.outbound, now),
+            settings.judge.timezone,
+            mail.reply_to,
         ),
         judge=settings.judge.address,
     )
@@ -294,6 +295,9 @@ def queue_outgoing(item: Outgoing, settings: Settings, now: datetime) -> None:
             list_post=item.list_post if item.list_id else None,
             reply_to=item.reply_to or None,
             board=item.board,
+            board_svg=item.board_svg,
+            in_reply_to=item.in_reply_to,
+            references=item.references,
         )
         enqueue_draft(draft, game=_game_row(item.game), envelope=item.bcc)
         return

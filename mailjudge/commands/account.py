@@ -7,11 +7,12 @@ from mailjudge.commands.registry import register
 from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
+from mailjudge.render.deadline import deadline_lines, deadline_text
 from mailjudge.render.outgoing import Outgoing, mail_to_seat, seat_country
 from mailjudge.service import confirmations, games, schedule, seats, state
 from mailjudge.service.bounces import clear_bounces
 from mailjudge.service.errors import BadSecret, NotFound
-from mailjudge.timing import show_both, zone_of
+from mailjudge.timing import zone_of
 
 
 def split_at(word: str) -> tuple[str, str]:
@@ -196,7 +197,8 @@ def announce_start(ctx: Context, game: Game) -> None:
         if seat.person is not None:
             joined_as = (game.variant_state or {}).get("joined_as", {}).get(str(seat.id))
             body = render("game_started.txt.j2", game=game, seat=seat,
-                          country=seat_country(seat), joined_as=joined_as)  # fmt: skip
+                          country=seat_country(seat), joined_as=joined_as,
+                          deadline=deadline_lines(game, seat.person, "First deadline"))  # fmt: skip
             ctx.outgoing.append(mail_to_seat(seat, "the game has started", body, "notice"))
 
 
@@ -366,8 +368,7 @@ class SetAbsence(Command):
             raise CommandError("write SET ABSENCE 2026-12-01 TO 2026-12-05")
         schedule.set_absence(seat, words[0], words[1], ctx.now)
         game = seat.game
-        own = seat.person.timezone if seat.person is not None else None
-        when = show_both(game.deadline, game.timezone, own) if game.deadline else "none"
+        when = deadline_text(game, seat.person) or "none"
         return [f"absence noted from {words[0]} to {words[1]}; the deadline is {when}"]
 
 

@@ -14,12 +14,13 @@ from mailjudge.engine.state import Phase
 from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
+from mailjudge.render.deadline import deadline_text
 from mailjudge.render.outgoing import mail_to_everyone, mail_to_seat
 from mailjudge.render.results import results_lines
 from mailjudge.service import draws, games, processing, schedule, seats, state
 from mailjudge.service.outcomes import Processed
 from mailjudge.service.results import deadline_lines, results_mails
-from mailjudge.timing import TimingError, show
+from mailjudge.timing import TimingError
 from mailjudge.variants import variant_of
 from mailjudge.variants.democratic import country_lists as lists
 
@@ -236,7 +237,8 @@ class SetDeadline(MasterCommand):
             subject = f"new deadline for {game.phase}"
             ctx.outgoing.append(mail_to_seat(seat, subject, body, "notice"))
             told += 1
-        return [f"deadline: {when:%Y-%m-%d %H:%M} {zone.key}; {told} player(s) told"]
+        shown = deadline_text(game, ctx.seat.person if ctx.seat else None)
+        return [f"deadline: {shown}; {told} player(s) told"]
 
 
 class SeatCommand(MasterCommand):
@@ -303,5 +305,5 @@ class SetTiming(MasterCommand):
             raise CommandError(str(err)) from None
         lines = [f"timing: {timing}"]
         if game.deadline:
-            lines.append(f"deadline: {show(game.deadline, game.timezone)}")
+            lines.append(f"deadline: {deadline_text(game, ctx.seat.person if ctx.seat else None)}")
         return lines

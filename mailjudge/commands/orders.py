@@ -10,11 +10,13 @@ from mailjudge.engine.reader import read_order, reads_as_order
 from mailjudge.engine.state import MOVEMENT, Phase
 from mailjudge.models import Game, OrderLine, Seat
 from mailjudge.permissions.vocabulary import Action
+from mailjudge.render.deadline import deadline_text
 from mailjudge.service import orders as service_orders
 from mailjudge.service import state
 from mailjudge.service.state import game_map, has_rule
-from mailjudge.timing import show_both
 from mailjudge.variants import variant_of
+from mailjudge.variants.democratic.citizens import CITIZEN_ROLES
+from mailjudge.variants.democratic.status import citizen_status
 from mailjudge.variants.diplonomic import rule15
 
 
@@ -249,12 +251,13 @@ class Status(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
         ctx.require(Action.STATUS)
+        when = deadline_text(game, seat.person)
+        lines = [f"{game.name} {game.phase}" + (f", deadline {when}" if when else "")]
+        if seat.role in CITIZEN_ROLES:  # a Democratic citizen: their country's state
+            return lines + citizen_status(game, seat)
         pos = state.current_position(game)
         on_file = state.orders_on_file(game)
         powers = service_orders.powers_to_order(game, pos) if seat.role == "master" else seat.powers
-        own = seat.person.timezone if seat.person is not None else None
-        when = show_both(game.deadline, game.timezone, own) if game.deadline else ""
-        lines = [f"{game.name} {game.phase}" + (f", deadline {when}" if when else "")]
         for power in powers:
             mine = _shown(game, seat, on_file.get(power, []))
             lines.append(f"{power}:")

@@ -90,7 +90,13 @@ class Harness:
         return str(msg["Message-ID"])
 
     def replies_to(self, message_id: str) -> list[Received]:
-        return [m for m in self.sink.mails if m.message["In-Reply-To"] == message_id]
+        """The judge's answers to a mail (a list's copies of a post thread under it too,
+        but they are the list's, not answers: they carry a List-Id)."""
+        return [
+            m
+            for m in self.sink.mails
+            if m.message["In-Reply-To"] == message_id and not m.message["List-Id"]
+        ]
 
     def reply(self, message_id: str, timeout: float = 60.0) -> EmailMessage:
         self.wait_until(

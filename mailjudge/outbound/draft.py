@@ -27,8 +27,12 @@ class Outgoing:
     list_id: str | None = None  # List-Id and List-Post for mail to a country's list
     list_post: str | None = None
     digest: list[EmailMessage] = field(default_factory=list)  # a MIME digest's messages
-    board: int | None = None  # a stored BoardPicture: PNG shown in the HTML part, SVG attached
+    board: int | None = None  # a stored BoardPicture: its PNG shown in the HTML part
+    board_svg: bool = False  # its SVG attached too (MAP asks for it; results link the web's)
     reply_to: str | None = None  # where a Reply goes: the press's writer, the list
+    # A list post's copies thread under the post (its Message-ID) and what it answered.
+    in_reply_to: str | None = None
+    references: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,7 @@ class MailDraft:
     date: str | None = None  # ISO 8601
     message_id: str | None = None
     board: int | None = None  # a stored BoardPicture
+    board_svg: bool = False  # the picture's SVG attached as well as the PNG shown
 
     def as_json(self) -> dict[str, Any]:
         """The stored form: only the fields that are set."""

@@ -180,7 +180,9 @@ def render_draft(stored: Mapping[str, Any]) -> bytes:
     }  # fmt: skip
     if not draft.html and not draft.list_id and draft.board is None:
         return plain_text_mail(**common)
-    inline, attachments = _board_parts(draft.board) if draft.board is not None else ([], [])
+    inline, attachments = (
+        _board_parts(draft.board, draft.board_svg) if draft.board is not None else ([], [])
+    )
     message = build_message(
         **common, html=draft.html, list_id=draft.list_id, list_post=draft.list_post,
         inline_images=inline, attachments=attachments,
@@ -188,8 +190,9 @@ def render_draft(stored: Mapping[str, Any]) -> bytes:
     return message.as_bytes(policy=policy.SMTP)
 
 
-def _board_parts(picture_id: int) -> tuple[list[InlineImage], list[Attachment]]:
-    """A stored board picture: the PNG shown in the HTML part, the SVG attached. A
+def _board_parts(picture_id: int, svg_too: bool) -> tuple[list[InlineImage], list[Attachment]]:
+    """A stored board picture: the PNG shown in the HTML part; the SVG attached only when
+    asked for (MAP), since it is twice the PNG's size and results link it on the web. A
     picture dropped since (long-delayed mail) leaves the mail without it."""
     row = BoardPicture.get_or_none(id=picture_id)
     if row is None:
@@ -197,7 +200,7 @@ def _board_parts(picture_id: int) -> tuple[list[InlineImage], list[Attachment]]:
     name = f"board-{row.phase}"
     inline = [InlineImage(board_cid(picture_id), f"{name}.png", row.png, "image/png")]
     svg = Attachment(f"{name}.svg", row.svg.encode("utf-8"), "image/svg+xml")
-    return (inline if row.png else []), [svg]
+    return (inline if row.png else []), ([svg] if svg_too or not row.png else [])
 
 
 def plain_text_mail(

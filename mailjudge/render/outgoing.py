@@ -4,11 +4,16 @@ layer, the variants and the commands make drafts here, and the pipeline queues t
 
 from __future__ import annotations
 
+import re
+
 from mailjudge.addresses import press_reply_address
 from mailjudge.models import Game, Seat
 from mailjudge.outbound.draft import Outgoing
 
-__all__ = ["Outgoing", "mail_to_everyone", "mail_to_seat", "press_reply_address", "role_of"]
+__all__ = [
+    "Outgoing", "answer_subject", "mail_to_everyone", "mail_to_seat", "press_reply_address",
+    "role_of",
+]  # fmt: skip
 
 
 def mail_to_seat(
@@ -52,3 +57,20 @@ def mail_to_everyone(
     """A notice to everyone seated in the game: players, teammates, observers, the master."""
     seats = Seat.select().where((Seat.game == game) & (Seat.status == "active"))
     return [mail_to_seat(s, subject, body, "notice", phase) for s in seats if s.person_id]
+
+
+def answer_subject(subject: str, game: Game | None) -> str:
+    """An answer's Subject: ``Re:`` and the mail's own, then the game and phase the mail
+    was about, so that a mailbox tells answers apart: ``Re: my orders [g1 S1901M]``. The
+    tag of an earlier answer (a reply to a reply) is replaced, not repeated, since the
+    phase may have moved on; ``Re: Re:`` becomes one. An empty Subject reads ``Re: your
+    commands``."""
+    text = " ".join(subject.split())
+    if game is not None:
+        tag = rf"\s*\[{re.escape(game.name)}(?: [A-Z0-9]+)?\]"
+        text = re.sub(tag, "", text, flags=re.IGNORECASE).strip()
+    text = re.sub(r"^(?:re:\s*)+", "", text, flags=re.IGNORECASE)  # one Re:, not Re: Re:
+    text = f"Re: {text or 'your commands'}"
+    if game is None:
+        return text
+    return f"{text} [{game.name}{f' {game.phase}' if game.phase else ''}]"

@@ -188,7 +188,8 @@ def report_lines(facts: PhaseFacts) -> list[str]:
 
 
 def map_mail(to: str, game: Game, picture: BoardPicture) -> Outgoing:
-    """The answer to MAP: the picture shown in an HTML part, the SVG attached."""
+    """The answer to MAP: the picture shown in an HTML part, the SVG attached (the
+    results mails leave it out: MAP is how a player asks for it)."""
     name = Phase.parse(picture.phase).long_name()
     text = render("map.txt.j2", game=game, phase_name=name, png=picture.png is not None)
     html = render(
@@ -197,5 +198,5 @@ def map_mail(to: str, game: Game, picture: BoardPicture) -> Outgoing:
     )  # fmt: skip
     return Outgoing(
         to=[to], subject=f"[{game.name}] map {picture.phase}", body=text, kind="map",
-        game=game.name, phase=picture.phase, html=html, board=picture.id,
+        game=game.name, phase=picture.phase, html=html, board=picture.id, board_svg=True,
     )  # fmt: skip

@@ -15,13 +15,13 @@ from datetime import datetime
 from mailjudge.db import database_proxy
 from mailjudge.models import Game, GameState, Seat
 from mailjudge.render import render
+from mailjudge.render.deadline import deadline_lines, deadline_text
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.service import processing
 from mailjudge.service.results import results_mails
 from mailjudge.service.schedule import events, players_to_order_by_clock, timing_of
 from mailjudge.service.state import has_rule
 from mailjudge.settings import current_settings
-from mailjudge.timing import show
 from mailjudge.variants import variant_of
 from mailjudge.variants.democratic import digests
 
@@ -83,8 +83,6 @@ def _to_late_players(game: Game, late: list[str], kind: str) -> list[Outgoing]:
         mine = [p for p in seat.powers if p in late]
         if not mine or game.deadline is None or seat.person is None:
             continue
-        zone = timing.zone  # the game's zone, as its TIMING gives it
-        own_zone = seat.person.timezone or zone
         what = "reminder: orders due" if kind == "remind" else "your orders are late"
         grace_end = game.deadline + timing.grace
         body = render(
@@ -92,9 +90,8 @@ def _to_late_players(game: Game, late: list[str], kind: str) -> list[Outgoing]:
             game=game,
             powers=mine,
             kind=kind,
-            deadline=show(game.deadline, zone),
-            own=show(game.deadline, own_zone) if own_zone != zone else None,
-            grace_end=show(grace_end, zone) if timing.grace else None,
+            deadline=deadline_lines(game, seat.person),
+            grace_end=deadline_text(game, seat.person, grace_end) if timing.grace else None,
             frozen=has_rule(game, "CIVIL_DISORDER") and not has_rule(game, "LATE_CHANGES"),
         )
         mails.append(mail_to_seat(seat, f"{what} ({game.phase})", body, "notice"))

@@ -10,24 +10,20 @@ from mailjudge.engine.state import Phase
 from mailjudge.models import Game, GameState, PhaseRecord, Seat
 from mailjudge.outbound.message import board_cid
 from mailjudge.render import render
+from mailjudge.render.deadline import deadline_lines as seat_deadline_lines
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.render.results import facts_of, report
 from mailjudge.service.pictures import played_picture
 from mailjudge.service.schedule import timing_of
 from mailjudge.service.state import has_rule, web_link
-from mailjudge.timing import show, zone_of
+from mailjudge.timing import zone_of
 
 
 def deadline_lines(game: Game, seat: Seat) -> list[str]:
-    """The next deadline in the game's zone, and in the reader's own when they set one."""
-    if game.deadline is None or game.state != GameState.ACTIVE:
+    """The next deadline as the person in ``seat`` reads it (render/deadline.py)."""
+    if game.state != GameState.ACTIVE:
         return []
-    zone = timing_of(game).zone
-    lines = [f"Deadline: {show(game.deadline, zone)}"]
-    own = seat.person.timezone if seat.person is not None else None
-    if own and own != zone:
-        lines.append(f"In your zone: {show(game.deadline, own)}")
-    return lines
+    return seat_deadline_lines(game, seat.person)
 
 
 def njudge_header(game: Game, link: str | None) -> list[str]:
@@ -62,6 +58,7 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
     facts = facts_of(done.results, done.outcome, before)
     words = report(facts, has_rule(game, "BUILD_ANY"), has_rule(game, "CIVIL_DISORDER"))
     picture = played_picture(game, record) if record is not None else None
+    shown = picture is not None and picture.png is not None  # the PNG in the HTML part
     mails = []
     link = web_link(game, done.phase)
     header = njudge_header(game, web_link(game))
@@ -72,7 +69,7 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
         context = {
             "game": game, "phase": done.phase, "r": words, "seat": seat,
             "deadline": deadline_lines(game, seat), "reprocessed": reprocessed,
-            "web_link": link, "header": header,
+            "web_link": link, "header": header, "pictured": shown,
         }  # fmt: skip
         body = render("results.txt.j2", **context)
         subject = f"results {done.phase}" + (" (re-processed)" if reprocessed else "")

@@ -341,6 +341,9 @@ class Democratic(Variant):
         Row(Action.PRESS_BROADCAST, role(Role.CITIZEN), DENY,
             "only the diplomat speaks for the country to all"),
         Row(Action.VOTE, role(*CITIZEN_ROLE_SET), ALLOW, "citizens vote for their country"),
+        Row(Action.STATUS, role(*CITIZEN_ROLE_SET), ALLOW,
+            "citizens see their country's diplomat, nominees and order sets, and their own"
+            " ballots"),
     )  # fmt: skip
 
     def public_sections(self, game: Game) -> list[PublicSection]:

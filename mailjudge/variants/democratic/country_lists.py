@@ -10,6 +10,9 @@ Everything the judge sends to a list is kept (ListPost) for the list's digests.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from mailjudge.addresses import judge_detail, split_address
 from mailjudge.models import Game, Press, Seat
 from mailjudge.render.outgoing import Outgoing
@@ -118,11 +121,37 @@ def list_target(address: str, judge_address: str) -> tuple[Game, str] | None:
     return (game, power) if power in game_map(game).powers else None
 
 
+@dataclass(frozen=True)
+class ListThread:
+    """Where a post to a list sits in its conversation: its own Message-ID, and the mail it
+    answered (In-Reply-To, References), as the poster's mail gave them."""
+
+    message_id: str | None = None
+    in_reply_to: str | None = None
+    references: Sequence[str] = ()
+
+    def headers(self) -> tuple[str | None, tuple[str, ...]]:
+        """In-Reply-To and References for the post's copies: they answer the post itself,
+        after what it answered, so that mail clients thread the copies of a conversation
+        (RFC 5322 3.6.4) as they would have threaded the posts."""
+        chain = [r for r in self.references if r]
+        if self.in_reply_to and self.in_reply_to not in chain:
+            chain.append(self.in_reply_to)
+        if self.message_id is None:
+            return (chain[-1] if chain else None), tuple(chain)
+        return self.message_id, tuple(r for r in chain if r != self.message_id)
+
+
 def post(
-    game: Game, power: str, text: str, subject: str = "", sender: str = ""
+    game: Game,
+    power: str,
+    text: str,
+    subject: str = "",
+    sender: str = "",
+    thread: ListThread | None = None,
 ) -> tuple[Seat, Outgoing]:
-    """Check a post's SIGNON and make the list mail (under the poster's Subject); the
-    sender's seat and the mail."""
+    """Check a post's SIGNON and make the list mail (under the poster's Subject, threaded
+    under the post: ``thread``); the sender's seat and the mail."""
     chosen = country_list(game, power)
     if chosen is not None and chosen.external:
         raise ServiceError(
@@ -152,4 +181,6 @@ def post(
     )  # fmt: skip
     if mail is None:
         raise ServiceError(f"{power} has no citizens to write to")
+    if thread is not None:
+        mail.in_reply_to, mail.references = thread.headers()
     return seat, mail
