@@ -11,7 +11,21 @@ from mailjudge.render.outgoing import Outgoing, mail_to_seat, seat_country
 from mailjudge.service import confirmations, games, schedule, seats, state
 from mailjudge.service.bounces import clear_bounces
 from mailjudge.service.errors import BadSecret, NotFound
+from mailjudge.settings import current_settings
 from mailjudge.timing import show_both, zone_of
+
+
+def spend_password_hash(ctx: Context) -> None:
+    """A command that sets a password costs a slow hash: at most
+    `security.max_password_commands` of them in one mail (the per-mail work is bounded by
+    its cost, not only by its count of commands)."""
+    limit = current_settings().security.max_password_commands
+    ctx.password_commands += 1
+    if ctx.password_commands > limit:
+        raise CommandError(
+            f"at most {limit} commands that set a password (CREATE, JOIN, OBSERVE, TAKEOVER, "
+            "SET PASSWORD) in one mail; send the rest in another mail"
+        )
 
 
 def split_at(word: str) -> tuple[str, str]:
@@ -83,9 +97,10 @@ class Signon(Command):
             raise
         game = seat.game
         try:
-            state.authenticate(seat, args[1], ctx.sender)
+            ctx.to_seat_only = state.check_secret(seat, args[1], ctx.sender)
         except BadSecret as err:
             ctx.stopped = True
+            ctx.unanswered = not err.answered
             if err.tell_owner:
                 _notify_owner(ctx, seat)
             raise
@@ -134,6 +149,7 @@ class Create(Command):
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         ctx.require(Action.CREATE)
+        spend_password_hash(ctx)
         if args and args[0].startswith("?"):
             raise CommandError(
                 f"this judge has no CREATE ?game: write CREATE {args[0][1:].lower()} password "
@@ -165,6 +181,7 @@ class Join(Command):
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         ctx.require(Action.JOIN)
+        spend_password_hash(ctx)
         game = state.get_game(args[0])
         rest = args[2:]
         name = None
@@ -212,8 +229,10 @@ class Observe(Command):
         game = state.get_game(game_name)
         ctx.game, ctx.seat = game, None
         ctx.require(Action.OBSERVE)
+        spend_password_hash(ctx)
         seat = seats.observe(game, ctx.sender, args[1], name)
         token = confirmations.new_token("observe", seat, ctx.sender)
+        ctx.token_for_sender = True  # the token goes to the observer's address only
         return [
             f"to observe {game.name} as {seat.name}, answer this mail with the line",
             f"    CONFIRM {token}",
@@ -269,6 +288,7 @@ class Takeover(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         power, game_name = split_at(args[0])
         game = state.get_game(game_name)
+        spend_password_hash(ctx)
         seat = seats.takeover(game, power, ctx.sender, args[1])
         ctx.game, ctx.seat = game, seat
         return [f"you now play {seat.powers} in {game.name}"]
@@ -299,6 +319,7 @@ class SetPassword(Command):
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         _, seat = ctx.signed_on()
+        spend_password_hash(ctx)
         seats.set_password(seat, args[0])
         return ["password changed"]
 
