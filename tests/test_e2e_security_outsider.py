@@ -13,13 +13,27 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e import HARNESSES, JUDGE, MASTER, Harness, player, seated, set_up_game, text_of
+from e2e import (
+    HARNESSES,
+    JUDGE,
+    MASTER,
+    POWERS,
+    Harness,
+    join_by_mail,
+    player,
+    seated,
+    set_up_game,
+    text_of,
+)
 
 from mailjudge.demo.mailroom import running_judge
 from mailjudge.models import Confirmation, Game, InboundMessage
 from mailjudge.service import guard
 from mailjudge.service.state import get_game, orders_on_file
 from mailjudge.settings import InboundSettings, SecuritySettings
+from mailjudge.variants.democratic.citizens import citizen_addresses, citizens, country_of
+from mailjudge.variants.democratic.country_lists import list_address
+from mailjudge.variants.democratic.tables import ListPost
 
 CAPS = SecuritySettings()
 VICTIM = "victim@elsewhere.test"
@@ -58,10 +72,12 @@ def figure(h: Harness, what: str, address: str, since: int = 0) -> tuple[int, in
 def all_done(h: Harness, sent: list[str], timeout: float = 300.0) -> None:
     """Every mail in `sent` stored and handled, and the outbox flushed."""
     h.wait_until(
-        lambda: InboundMessage.select()
-        .where(InboundMessage.message_id.in_(sent) & (InboundMessage.state == "done"))
-        .count()
-        == len(sent),
+        lambda: (
+            InboundMessage.select()
+            .where(InboundMessage.message_id.in_(sent) & (InboundMessage.state == "done"))
+            .count()
+            == len(sent)
+        ),
         timeout,
         f"{len(sent)} mails handled",
     )
@@ -229,3 +245,36 @@ def test_an_auto_responder_without_headers_gets_a_few_answers(guarded: Harness) 
     all_done(h, sent)
     mails, _ = figure(h, "20 identical mails from a responder", robot)
     assert mails == CAPS.same_mail_answers
+
+
+def test_forged_citizens_join_no_list_and_a_long_post_goes_nowhere(guarded: Harness) -> None:
+    """Point 5. Before: 100 forged citizens got 14 mails each in the hour (cap 10), and one
+    224 KB press became 20.2 MB to 100 addresses, which the digest then sent again. Now a
+    citizen is one only once its address answers its CONFIRM token, and a list post is at
+    most security.list_post_bytes."""
+    h = guarded
+    assert "created" in h.command(MASTER, "CREATE dem masterpw VARIANT democratic")
+    names = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"]
+    for name in names:
+        assert "joined" in join_by_mail(h, f"{name}@citizens.test", f"JOIN dem pw-{name} AS {name}")
+    assert "started" in h.command(MASTER, "SIGNON Mdem masterpw\nSTART").lower()
+    game = get_game("dem")
+    forged = [f"f{n}@forged{n % 5}.test" for n in range(30)]
+    sent = [h.send(a, f"JOIN dem pw{n} AS f{n}") for n, a in enumerate(forged)]
+    all_done(h, sent)
+    assert not any(a in citizen_addresses(game, p) for p in POWERS for a in forged)
+    author = next(s for s in citizens(game) if s.name == "alice")
+    power = country_of(author)
+    assert power is not None
+    mark = len(h.sink.mails)
+    long_post = "\n".join(["x" * 999] * 224)  # 224 KB
+    posted = h.send("alice@citizens.test", f"SIGNON alice@dem pw-alice\n{long_post}",
+                    to=list_address(game, power))  # fmt: skip
+    assert f"at most {CAPS.list_post_bytes} bytes" in text_of(h.reply(posted))
+    all_done(h, [posted])
+    out = sum(len(m.raw) for m in h.sink.mails[mark:])
+    print(f"\n[issue 38] a 224 KB list post: {len(h.sink.mails) - mark} mails, {out} bytes out")
+    assert out < 16 * 1024  # the refusal only
+    assert not ListPost.select().where(ListPost.game == game, ListPost.author == "alice").exists()
+    for address in forged:
+        assert len(to(h, address)) <= 1  # the JOIN's answer with its token, nothing else

@@ -195,6 +195,15 @@ class Join(Command):
         )
         ctx.outgoing += started
         game = state.get_game(game.name)
+        if seat.status == "invited":  # a citizen whose address has not answered the judge
+            token = confirmations.new_token("citizen", seat, ctx.sender)
+            ctx.token_for_sender = True  # the token goes to the joining address only
+            return [
+                f"you joined {game.name} as {seat.name} once this address confirms: answer "
+                "this mail with the line",
+                f"    CONFIRM {token}",
+                "from this address. Until then you are no citizen and get no list mail.",
+            ]
         ctx.game, ctx.seat = game, seat
         lines = [f"you joined {game.name} as {seat.name}"]
         if game.state == GameState.ACTIVE:
@@ -254,6 +263,8 @@ class Confirm(Command):
         seat, game = done.seat, done.seat.game
         if done.kind == "observe":
             return [f"you observe {game.name} as {seat.name}: its results come to this address"]
+        if done.kind == "citizen":
+            return [f"you are a citizen of {game.name} as {seat.name}"]
         if not done.old_address:
             return [f"mail for {seat.name} in {game.name} now comes to this address"]
         ctx.outgoing.append(Outgoing(

@@ -29,7 +29,7 @@ def new_token(kind: str, seat: Seat, address: str) -> str:
 
 @dataclass(frozen=True)
 class Confirmed:
-    kind: str  # observe, address
+    kind: str  # observe, citizen, address
     seat: Seat
     address: str  # where the mail goes now
     old_address: str  # where it went before ("" for a new observer)
@@ -53,7 +53,7 @@ def confirm(token: str, sender: str) -> Confirmed:
         )
     seat = found.seat
     old = seat.person.email if seat.person is not None and found.kind == "address" else ""
-    if found.kind == "observe":
+    if found.kind in ("observe", "citizen"):
         seat.status = "active"
     else:
         seat.person = person_for(found.address)

@@ -130,18 +130,14 @@ def may_mail(address: str, size: int, now: datetime, proven: bool, ledger: str =
     one that did (or answers to a seat's right password). ``ledger`` keeps apart what an
     address's own mail causes ("own"), the game's mail to a seat's person ("seat"), and
     what others' mail causes ("others", always at the small caps): mail from strangers
-    never spends an address's own allowance. A refused mail is not counted in bytes."""
+    never spends an address's own allowance."""
     limits, hour, address = _limits(), timedelta(hours=1), address.lower()
     prefix = "" if ledger == "own" else f"{ledger}-"
     proven = proven and ledger != "others"
     if not proven and bump(f"{prefix}unproven:{address}", now, hour) > limits.unproven_per_hour:
         return False
     cap = limits.proven_bytes_per_hour if proven else limits.unproven_bytes_per_hour
-    key = f"{prefix}bytes:{address}"
-    if count(key, now, hour) + size > cap:
-        return False
-    bump_by(key, size, now, hour)
-    return True
+    return bump_by(f"{prefix}bytes:{address}", size, now, hour) <= cap
 
 
 def may_mail_unproven(address: str, now: datetime, cap: int | None = None) -> bool:

@@ -31,6 +31,7 @@ from mailjudge.permissions.vocabulary import Action, Role
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.render.results import results_lines
+from mailjudge.service import guard
 from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.outcomes import Processed, Readiness
 from mailjudge.service.state import (
@@ -70,9 +71,14 @@ def _own_country(seat: Seat) -> str:
     return power
 
 
-def join_citizen(game: Game, email: str, password: str, name: str | None = None) -> Seat:
+def join_citizen(
+    game: Game, email: str, password: str, name: str | None = None, confirmed: bool = True
+) -> Seat:
     """JOIN a Democratic game, forming or running. A late joiner goes to the home centre
-    with the fewest citizens (the first such centre by name)."""
+    with the fewest citizens (the first such centre by name). Unless ``confirmed`` (the
+    address proved by a round trip that it reads the judge's mail), the seat is invited
+    only: it is a citizen, and on its country's list, once the address answers its CONFIRM
+    token, so a forged JOIN never puts a stranger on a list."""
     if game.state not in (GameState.FORMING, GameState.ACTIVE):
         raise NotAllowed(
             f"game {game.name} is {game.state}; citizens join forming or running games"
@@ -81,6 +87,12 @@ def join_citizen(game: Game, email: str, password: str, name: str | None = None)
     with database_proxy.atomic():
         if any(s.person_id == person.id for s in citizens(game)):
             raise NotAllowed(f"you are a citizen of {game.name} already")
+        waiting = Seat.get_or_none(
+            (Seat.game == game) & (Seat.person == person) & (Seat.role == "citizen")
+            & (Seat.status == "invited")
+        )  # fmt: skip
+        if waiting is not None:
+            return waiting  # one waiting seat an address: its token is sent again
         centre = None
         if game.state == GameState.ACTIVE:
             load = {c: 0 for c in home_centres(game)}
@@ -95,6 +107,7 @@ def join_citizen(game: Game, email: str, password: str, name: str | None = None)
             name=unique_name(game, name or person.email.split("@")[0]),
             centre=centre,
             password_hash=hash_password(password),
+            status="active" if confirmed else "invited",
         )
 
 
@@ -347,7 +360,7 @@ class Democratic(Variant):
         return public.sections(game)
 
     def join(self, game: Game, email: str, password: str, name: str | None) -> Seat | None:
-        return join_citizen(game, email, password, name)
+        return join_citizen(game, email, password, name, confirmed=guard.is_proven(email))
 
     def speaks_for(self, seat: Seat) -> list[str]:
         country = country_of(seat) if seat.role in CITIZEN_ROLES else None
