@@ -8,7 +8,7 @@ from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat, seat_country
-from mailjudge.service import confirmations, games, schedule, seats, state
+from mailjudge.service import confirmations, games, guard, schedule, seats, state
 from mailjudge.service.bounces import clear_bounces
 from mailjudge.service.errors import BadSecret, NotFound
 from mailjudge.settings import current_settings
@@ -190,12 +190,16 @@ class Join(Command):
         if len(rest) > 1:
             raise CommandError("write JOIN game password [power] [AS name]")
         started: list[Outgoing] = []
+        proven = guard.is_proven(ctx.sender)
         seat = seats.join(
             game, ctx.sender, args[1], power=rest[0] if rest else None, name=name, started=started
         )
-        ctx.outgoing += started
         game = state.get_game(game.name)
-        if seat.status == "invited":  # a citizen whose address has not answered the judge
+        if seat.role == "citizen" and not proven:
+            # A citizen is on its country's list: only once its address answers a token
+            # (a forged JOIN would put a stranger there). Until then the seat waits.
+            seat.status = "invited"
+            seat.save()
             token = confirmations.new_token("citizen", seat, ctx.sender)
             ctx.token_for_sender = True  # the token goes to the joining address only
             return [
@@ -204,6 +208,10 @@ class Join(Command):
                 f"    CONFIRM {token}",
                 "from this address. Until then you are no citizen and get no list mail.",
             ]
+        if seat.status == "invited":  # it waited for a token, and the address is proven now
+            seat.status = "active"
+            seat.save()
+        ctx.outgoing += started
         ctx.game, ctx.seat = game, seat
         lines = [f"you joined {game.name} as {seat.name}"]
         if game.state == GameState.ACTIVE:

@@ -31,7 +31,6 @@ from mailjudge.permissions.vocabulary import Action, Role
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.render.results import results_lines
-from mailjudge.service import guard
 from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.outcomes import Processed, Readiness
 from mailjudge.service.state import (
@@ -75,10 +74,10 @@ def join_citizen(
     game: Game, email: str, password: str, name: str | None = None, confirmed: bool = True
 ) -> Seat:
     """JOIN a Democratic game, forming or running. A late joiner goes to the home centre
-    with the fewest citizens (the first such centre by name). Unless ``confirmed`` (the
-    address proved by a round trip that it reads the judge's mail), the seat is invited
-    only: it is a citizen, and on its country's list, once the address answers its CONFIRM
-    token, so a forged JOIN never puts a stranger on a list."""
+    with the fewest citizens (the first such centre by name). Unless ``confirmed``, the
+    seat is invited only: it is a citizen, and on its country's list, once the address
+    answers its CONFIRM token (commands.account.Join), so a forged JOIN never puts a
+    stranger on a list. One invited seat an address: a second JOIN finds it again."""
     if game.state not in (GameState.FORMING, GameState.ACTIVE):
         raise NotAllowed(
             f"game {game.name} is {game.state}; citizens join forming or running games"
@@ -360,7 +359,7 @@ class Democratic(Variant):
         return public.sections(game)
 
     def join(self, game: Game, email: str, password: str, name: str | None) -> Seat | None:
-        return join_citizen(game, email, password, name, confirmed=guard.is_proven(email))
+        return join_citizen(game, email, password, name)
 
     def speaks_for(self, seat: Seat) -> list[str]:
         country = country_of(seat) if seat.role in CITIZEN_ROLES else None
