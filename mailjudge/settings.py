@@ -264,8 +264,9 @@ class SecuritySettings:
     )
     same_mail_answers: int = _setting(
         3,
-        "Answers in an hour to the same text from the same address (an auto-responder "
-        "without auto-reply headers); later copies are stored and not answered.",
+        "Answers in an hour to the same text from the same address, when it signs on to "
+        "no seat (an auto-responder without auto-reply headers); later copies are stored "
+        "and not answered.",
         minimum=1,
     )
     confirm_hours: int = _setting(

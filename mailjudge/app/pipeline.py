@@ -125,7 +125,7 @@ def _handle(
     signed_on = ctx.seat is not None and _is_own(answer_to, mail, ctx)
     if ctx.unanswered:
         summary += ", not answered: a wrong password after too many"
-    elif _repeated(mail, now, settings):
+    elif ctx.seat is None and _repeated(mail, now, settings):
         summary += f", not answered: the same text came from {mail.sender} too often this hour"
     elif not may_reply(answer_to, settings.outbound, now):
         log.warning("reply to %s held back: too many replies lately", answer_to)
@@ -189,7 +189,8 @@ def _may_answer(
 
 def _repeated(mail: ParsedMail, now: datetime, settings: Settings) -> bool:
     """The same text from the same address more than `same_mail_answers` times this
-    hour: an auto-responder that sets no auto-reply header. It is not answered."""
+    hour: an auto-responder that sets no auto-reply header. It is not answered. (Asked
+    only of mail that signed on to no seat: a player may send the same orders again.)"""
     words = " ".join(mail.text.split()).lower().encode("utf-8")
     fingerprint = hashlib.sha256(words).hexdigest()[:16]
     return guard.repeats(mail.sender or mail.reply_to, fingerprint, now) > (
