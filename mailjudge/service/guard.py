@@ -10,7 +10,12 @@ from datetime import datetime, timedelta
 
 from peewee import IntegrityError
 
-from mailjudge.db import database_proxy, execute_compiled, select_compiled
+from mailjudge.db import (
+    database_proxy,
+    execute_compiled,
+    select_compiled,
+    update_by_id_compiled,
+)
 from mailjudge.models import AddressCounter, Seat
 from mailjudge.settings import SecuritySettings, current_settings
 
@@ -115,12 +120,17 @@ def signed_on(seat: Seat, sender: str, found: dict[str, AddressCounter]) -> None
 
 
 def bump_by(key: str, amount: int, now: datetime, window: timedelta) -> int:
-    """Add `amount` to the counter; returns the sum in the window."""
-    row = _row(key, now, window)
-    row.count += amount
-    row.last_at = now
-    row.save()
-    return int(row.count)
+    """Add `amount` to the counter; returns the sum in the window. Queries built once:
+    an answer asks this on every mail."""
+    row = _counters(key).get(key)
+    if row is None:
+        row = _row(key, now, window)  # the first of its window: made once
+    elif row.window_start + window <= now:
+        row.count, row.window_start = 0, now
+    total = int(row.count) + amount
+    update_by_id_compiled(AddressCounter, row.id, {"count": total, "window_start": row.window_start,
+                                                   "last_at": now})  # fmt: skip
+    return total
 
 
 def may_mail(address: str, size: int, now: datetime, proven: bool, ledger: str = "own") -> bool:
