@@ -147,7 +147,7 @@ def _handle(
         # A password proves nothing about an address: pictures and the like go to one
         # that never answered the judge under the small caps, signed on or not.
         proven = ledger == "seat" or guard.is_proven(to)
-        if guard.may_mail(to, _size(item), now, proven, ledger):
+        if guard.may_mail(to, _size(item), now, proven, ledger, settings.security):
             queue_outgoing(item, settings, now)
         else:
             summary += f", a mail to {to} not sent (its hour's cap)"
@@ -184,7 +184,7 @@ def _may_answer(
     unasked-for mail, kept apart so that they never spend the address's own."""
     own = signed_on or to.lower() == (mail.sender or mail.reply_to).lower()
     proven = signed_on or (own and guard.is_proven(to))
-    return guard.may_mail(to, size, now, proven, "own" if own else "others")
+    return guard.may_mail(to, size, now, proven, "own" if own else "others", settings.security)
 
 
 def _repeated(mail: ParsedMail, now: datetime, settings: Settings) -> bool:

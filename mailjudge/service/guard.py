@@ -133,29 +133,30 @@ def bump_by(key: str, amount: int, now: datetime, window: timedelta) -> int:
     return total
 
 
-def may_mail(address: str, size: int, now: datetime, proven: bool, ledger: str = "own") -> bool:
+def may_mail(
+    address: str,
+    size: int,
+    now: datetime,
+    proven: bool,
+    ledger: str = "own",
+    limits: SecuritySettings | None = None,
+) -> bool:
     """Count one mail of about `size` bytes to `address`; False (the mail is not sent)
     once the hour's cap is reached: `unproven_per_hour` mails and `unproven_bytes_per_hour`
     bytes to an address that never answered the judge, `proven_bytes_per_hour` bytes to
     one that did (or answers to a seat's right password). ``ledger`` keeps apart what an
     address's own mail causes ("own"), the game's mail to a seat's person ("seat"), and
     what others' mail causes ("others", always at the small caps): mail from strangers
-    never spends an address's own allowance."""
-    limits, hour, address = _limits(), timedelta(hours=1), address.lower()
+    never spends an address's own allowance. ``limits``: the judge's settings when not
+    given."""
+    limits = limits or _limits()
+    hour, address = timedelta(hours=1), address.lower()
     prefix = "" if ledger == "own" else f"{ledger}-"
     proven = proven and ledger != "others"
     if not proven and bump(f"{prefix}unproven:{address}", now, hour) > limits.unproven_per_hour:
         return False
     cap = limits.proven_bytes_per_hour if proven else limits.unproven_bytes_per_hour
     return bump_by(f"{prefix}bytes:{address}", size, now, hour) <= cap
-
-
-def may_mail_unproven(address: str, now: datetime, cap: int | None = None) -> bool:
-    """Count one mail to an address that never answered the judge; False once the hour's
-    cap is reached (the mail is then not sent). ``cap``: the judge's setting when not
-    given."""
-    cap = _limits().unproven_per_hour if cap is None else cap
-    return bump(f"unproven:{address.lower()}", now, timedelta(hours=1)) <= cap
 
 
 def repeats(sender: str, fingerprint: str, now: datetime) -> int:
