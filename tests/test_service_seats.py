@@ -3,6 +3,8 @@ revive, pause and resume, preview, STATUS, orders replacing orders."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from test_service_rules import game_with, hold_all
 
@@ -123,3 +125,16 @@ def test_preview_changes_nothing() -> None:
     game = get_game("preview")
     assert game.phase == "S1901M" and "bur" not in current_position(game).units
     assert OrderLine.select().count() == 1
+
+
+def test_old_rate_counters_are_forgotten_but_not_proven_addresses() -> None:
+    from mailjudge.models import AddressCounter, utcnow
+    from mailjudge.service import guard
+
+    then = utcnow() - timedelta(days=3)
+    guard.bump("same:robot@example.org:abc", then, timedelta(hours=1))
+    guard.mark_proven("player@example.org", then)
+    guard.bump("unproven:new@example.org", utcnow(), timedelta(hours=1))
+    assert guard.prune_counters(utcnow()) == 1
+    assert guard.is_proven("player@example.org")
+    assert AddressCounter.select().count() == 2

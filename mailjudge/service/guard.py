@@ -96,7 +96,7 @@ def wrong_password(seat: Seat, sender: str, now: datetime) -> tuple[bool, bool]:
 
 
 def seat_guarded(found: dict[str, AddressCounter], seat: Seat, now: datetime) -> bool:
-    """Whether the seat has had more than `signon_slow_after` wrong passwords from anyone
+    """Whether the seat has had `signon_slow_after` wrong passwords or more from anyone
     in the window (from `guess_counters`): then the answer to a right password from
     another address than the seat's own goes to the seat's own address, so that a
     guesser cannot learn which of its guesses was right."""
@@ -181,3 +181,13 @@ def mark_proven(address: str, now: datetime) -> None:
                                       window_start=now, last_at=now)  # fmt: skip
         except IntegrityError:
             pass  # another worker marked it meanwhile
+
+
+def prune_counters(now: datetime) -> int:
+    """Forget the counters no window needs any more (every one but the proven
+    addresses): one is made for each address and text the judge hears from, so the
+    table would grow for ever. Returns how many went."""
+    window = timedelta(minutes=_limits().signon_window_minutes)
+    older_than = now - max(window, timedelta(days=1))
+    stale = (AddressCounter.last_at < older_than) & ~AddressCounter.key.startswith("proven:")
+    return int(AddressCounter.delete().where(stale).execute())
