@@ -238,31 +238,66 @@ class SecuritySettings:
     )
     unproven_per_hour: int = _setting(
         10,
-        "Mails in an hour to an address that never signed on with a password (HELP, LIST, "
-        "errors, JOIN replies to a forged From); beyond it, nothing until the hour is over.",
+        "Mails in an hour to an address that never answered a mail of the judge's (HELP, "
+        "LIST, errors, JOIN replies to a forged From); beyond it, nothing until the hour is "
+        "over. A password proves nothing about the address it came from.",
         minimum=1,
+    )
+    unproven_bytes_per_hour: int = _setting(
+        262144,
+        "Bytes in an hour to an address that never answered a mail of the judge's, answers "
+        "and pictures together; beyond it, nothing until the hour is over.",
+        minimum=16384,
+    )
+    proven_bytes_per_hour: int = _setting(
+        1048576,
+        "Bytes in an hour of answers and the mail they cause (pictures, notices; not a "
+        "phase's results) to an address that answered the judge, or to the seat a right "
+        "password signed on to.",
+        minimum=65536,
+    )
+    max_password_commands: int = _setting(
+        3,
+        "Commands in one mail that set a password (CREATE, JOIN, OBSERVE, TAKEOVER, SET "
+        "PASSWORD: each costs a slow hash); the rest are refused with one line.",
+        minimum=1,
+    )
+    same_mail_answers: int = _setting(
+        3,
+        "Answers in an hour to the same text from the same address, when it signs on to "
+        "no seat (an auto-responder without auto-reply headers); later copies are stored "
+        "and not answered.",
+        minimum=1,
+    )
+    confirm_hours: int = _setting(
+        72, "Hours a CONFIRM token is good for; an older one is refused.", minimum=1
     )
     signon_window_minutes: int = _setting(
         60, "The window over which wrong passwords are counted.", minimum=1
     )
     signon_slow_after: int = _setting(
         3,
-        "Wrong passwords for one seat from one address before that address must wait "
-        "signon_slow_seconds between tries.",
+        "Wrong passwords for one seat from one address that are answered; later ones in the "
+        "window get no answer. A right password is always checked and always works.",
         minimum=1,
     )
-    signon_slow_seconds: int = _setting(60, "The wait between tries once slowed.", minimum=1)
     signon_lock_after: int = _setting(
         6,
-        "Wrong passwords for one seat from one address before that address is refused for "
-        "the rest of the window (the seat's own player, from elsewhere, is not).",
+        "Wrong passwords for one seat, from anyone, that are answered in the window; after "
+        "signon_slow_after of them, the answer to a right password from another address "
+        "than the seat's goes to the seat's own address. A right password resets the count.",
         minimum=1,
     )
     address_lock_after: int = _setting(
         20,
-        "Wrong passwords from one address, for any seats, before it is refused for the rest "
-        "of the window.",
+        "Wrong passwords from one address, for any seats, that are answered in the window.",
         minimum=1,
+    )
+    list_post_bytes: int = _setting(
+        16384,
+        "The longest post to a Democratic country's list; a longer one is refused, and no "
+        "digest carries it.",
+        minimum=1024,
     )
 
 

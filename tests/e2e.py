@@ -5,6 +5,7 @@ sends."""
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -62,6 +63,16 @@ def seated(h: Harness, game: str) -> Table:
     """The master and the seven players of `game`, at the harness's judge."""
     players = {power: Person(player(power), secret(power)) for power in POWERS}
     return Table(h, game, Person(MASTER, "masterpw"), players)
+
+
+def join_by_mail(h: mailroom.Harness, address: str, text: str) -> str:
+    """JOIN by mail; a Democratic game asks a new address to CONFIRM a token first (issue
+    38: a forged JOIN puts nobody on a country's list), which it answers. The JOIN's reply."""
+    reply = h.command(address, text)
+    token = re.search(r"CONFIRM (\w+)", reply)
+    if token is not None:
+        assert "you are a citizen" in h.command(address, f"CONFIRM {token.group(1)}")
+    return reply
 
 
 def set_up_game(h: Harness, game: str) -> None:

@@ -19,10 +19,11 @@ from mailjudge.outbound.outbox import render_draft
 from mailjudge.render.digest import PREAMBLE_END, SEPARATOR, DigestHeading, DigestItem, rfc1153
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service import deadlines, processing
+from mailjudge.service.errors import ServiceError
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.seats import join
 from mailjudge.service.state import get_game
-from mailjudge.settings import Settings, load_settings
+from mailjudge.settings import SecuritySettings, Settings, load_settings
 from mailjudge.variants import democratic as dem
 from mailjudge.variants.democratic import country_lists as lists
 from mailjudge.variants.democratic import digests
@@ -247,3 +248,20 @@ def test_two_workers_never_send_the_same_digest(monkeypatch: pytest.MonkeyPatch)
     lists.archive(game, "FRANCE", france, "later", "a later post")
     monkeypatch.setattr(digests, "_list_row", lambda g, p: stale)
     assert digests.digest(game, "FRANCE", NOW) is None
+
+
+def test_no_digest_carries_a_post_over_the_size_limit() -> None:
+    """Issue 38: a list multiplies every byte by its members. A person's post over
+    security.list_post_bytes is refused, and one kept from before the limit is never sent
+    again by a digest."""
+    country = seated_game()
+    france = citizen_of(country, "FRANCE")
+    game = get_game("ivory")
+    limit = SecuritySettings().list_post_bytes
+    with pytest.raises(ServiceError, match=f"at most {limit} bytes"):
+        lists.list_mail(game, "FRANCE", "long", "x" * (limit + 1), france)
+    lists.archive(game, "FRANCE", france, "kept from before", "y" * (limit + 1))
+    lists.archive(game, "FRANCE", france, "short", "a short post")
+    mail = digests.digest(game, "FRANCE", NOW)
+    assert mail is not None and "a short post" in mail.body
+    assert "y" * 100 not in mail.body and "x" * 100 not in mail.body

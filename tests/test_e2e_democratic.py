@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from e2e import MASTER, Harness
+from e2e import MASTER, Harness, join_by_mail
 
 from mailjudge.models import Outbox
 from mailjudge.service.state import get_game
@@ -32,7 +32,7 @@ def test_a_democratic_year_by_mail(harness: Harness) -> None:
     h = harness
     assert "created" in h.command(MASTER, "CREATE demo masterpw VARIANT democratic")
     for name in CITIZENS:
-        assert "you joined demo" in h.command(address(name), f"JOIN demo pw-{name} AS {name}")
+        assert "you joined demo" in join_by_mail(h, address(name), f"JOIN demo pw-{name} AS {name}")
     assert "has started" in h.command(MASTER, "SIGNON Mdemo masterpw\nSTART")
     h.wait_until(
         lambda: (
@@ -130,7 +130,7 @@ def test_posting_to_a_country_list(harness: Harness) -> None:
     h = harness
     h.command(MASTER, "CREATE lists masterpw VARIANT democratic")
     for name in CITIZENS:
-        h.command(address(name), f"JOIN lists pw-{name} AS {name}")
+        join_by_mail(h, address(name), f"JOIN lists pw-{name} AS {name}")
     h.command(MASTER, "SIGNON Mlists masterpw\nSTART")
 
     game = get_game("lists")

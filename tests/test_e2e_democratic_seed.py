@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from e2e import MASTER, Harness, text_of
+from e2e import MASTER, Harness, join_by_mail, text_of
 
 from mailjudge.demo.sink import Received
 from mailjudge.service.state import get_game
@@ -33,7 +33,7 @@ def test_democratic_game_as_seed_000_writes_it(harness: Harness) -> None:
     h = harness
     assert "created" in h.command(MASTER, f"CREATE {GAME} masterpw VARIANT democratic")
     for name in CITIZENS:
-        assert "you joined" in h.command(address(name), f"JOIN {GAME} pw-{name} AS {name}")
+        assert "you joined" in join_by_mail(h, address(name), f"JOIN {GAME} pw-{name} AS {name}")
     assert "has started" in h.command(MASTER, f"SIGNON M{GAME} masterpw\nSTART")
     h.wait_until(lambda: len(subjects(h, "you are a citizen of")) == len(CITIZENS))
 

@@ -235,6 +235,11 @@ def test_reply_rate_limit_counts_answers_per_address(any_db: str) -> None:
     notice(1, to="al@example.com")  # a notice, not an answer
     window = timedelta(minutes=60)
     assert outbox.replies_sent("AL@example.com", window) == 3
+    # The answer to val@ was for al@'s mail (a Reply-To): it never spends val@'s limit.
+    assert outbox.replies_sent("val@example.com", window) == 0
+    own, _ = spool.store(b"Message-ID: <v@x>\r\n\r\nHELP\r\n", "val@example.com", [JUDGE], "smtp")
+    outbox.enqueue(build_message(sender=JUDGE, to=["val@example.com"], subject="Re: HELP",
+                                 text="x", in_reply_to="<v@x>"), inbound=own)  # fmt: skip
     assert outbox.replies_sent("val@example.com", window) == 1
     assert outbox.replies_sent("al@example.com", window, now=utcnow() + timedelta(hours=2)) == 0
     limits = OutboundSettings(reply_limit=3, reply_window_minutes=60)

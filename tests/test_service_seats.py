@@ -3,6 +3,8 @@ revive, pause and resume, preview, STATUS, orders replacing orders."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from test_service_rules import game_with, hold_all
 
@@ -38,21 +40,23 @@ def test_game_names_and_variants_are_checked() -> None:
         get_game("nope")
 
 
-def test_signon_locks_the_guesser_not_the_player() -> None:
+def test_a_right_password_always_works_and_wrong_ones_go_unanswered() -> None:
     game = game_with("", "locks")
     france = seat_for_power(game, "FRANCE")
     password = "pw" + france.person.email[1]  # p<i>@example.org joined with pw<i>
     assert signon(game, "france", password, france.person.email).id == france.id
     limits = current_settings().security
-    told = []
-    for _ in range(limits.signon_slow_after):
+    told, answered = [], []
+    for _ in range(limits.signon_slow_after + 2):
         with pytest.raises(BadSecret, match="wrong password") as wrong:
-            signon(game, "france", "guess", "guesser@evil.test")
+            signon(game, "france", "guess", france.person.email)  # forged from France
         told.append(wrong.value.tell_owner)
-    assert told == [True, False, False]  # the player hears once a window
-    with pytest.raises(BadSecret, match="wait until"):
-        signon(game, "france", password, "guesser@evil.test")  # slowed, even if right
+        answered.append(wrong.value.answered)
+    assert told == [True] + [False] * (limits.signon_slow_after + 1)  # once a window
+    assert answered == [True] * limits.signon_slow_after + [False, False]
+    # The password is checked first: the guesses lock nobody out, from anywhere.
     assert signon(game, "france", password, france.person.email).id == france.id
+    assert signon(game, "france", password, "guesser@evil.test").id == france.id
     with pytest.raises(NotFound):
         signon(game, "narnia", "pw")
     assert signon(game, "master", "gm-pw").role == "master"
@@ -121,3 +125,16 @@ def test_preview_changes_nothing() -> None:
     game = get_game("preview")
     assert game.phase == "S1901M" and "bur" not in current_position(game).units
     assert OrderLine.select().count() == 1
+
+
+def test_old_rate_counters_are_forgotten_but_not_proven_addresses() -> None:
+    from mailjudge.models import AddressCounter, utcnow
+    from mailjudge.service import guard
+
+    then = utcnow() - timedelta(days=3)
+    guard.bump("same:robot@example.org:abc", then, timedelta(hours=1))
+    guard.mark_proven("player@example.org", then)
+    guard.bump("unproven:new@example.org", utcnow(), timedelta(hours=1))
+    assert guard.prune_counters(utcnow()) == 1
+    assert guard.is_proven("player@example.org")
+    assert AddressCounter.select().count() == 2

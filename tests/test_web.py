@@ -13,7 +13,7 @@ from pathlib import Path
 
 import html5lib
 import pytest
-from e2e import MASTER, POWERS, Harness, player, seated, secret, text_of
+from e2e import MASTER, POWERS, Harness, join_by_mail, player, seated, secret, text_of
 from starlette.testclient import TestClient
 
 from mailjudge.service.state import get_game
@@ -224,7 +224,9 @@ def test_the_variants_show_what_their_rules_publish(harness: Harness, web: TestC
     assert "created" in h.command(MASTER, "CREATE demo masterpw VARIANT democratic")
     names = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"]
     for name in names:
-        assert "joined" in h.command(f"{name}@citizens.test", f"JOIN demo pw-{name} AS {name}")
+        assert "joined" in join_by_mail(
+            h, f"{name}@citizens.test", f"JOIN demo pw-{name} AS {name}"
+        )
     assert "started" in h.command(MASTER, "SIGNON Mdemo masterpw\nSTART").lower()
     page = web.get("/games/demo").text
     assert "The diplomats" in page and "Elected diplomats now" in page

@@ -7,6 +7,7 @@ its effects are stored, the reply included, or none are and the mail is shunted.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from datetime import datetime
@@ -19,7 +20,7 @@ from mailjudge.db import update_by_id_compiled
 from mailjudge.inbound.bounces import failures
 from mailjudge.inbound.parse import MailLimitError, ParsedMail, silence_reason
 from mailjudge.inbound.spool import parse_stored
-from mailjudge.masking import mask_mail, mask_text
+from mailjudge.masking import mask_mail
 from mailjudge.models import Game, InboundMessage, utcnow
 from mailjudge.outbound.draft import MailDraft, Outgoing
 from mailjudge.outbound.message import Attachment, build_message
@@ -30,13 +31,15 @@ from mailjudge.outbound.outbox import (
     enqueue_draft,
     may_reply,
     pause_notice_sent,
+    picture_bytes,
+    sent_to,
 )
 from mailjudge.render import render
 from mailjudge.render.deadline import time_for_address
 from mailjudge.render.outgoing import answer_subject
 from mailjudge.service import guard
 from mailjudge.service.bounces import Failure, take_bounce
-from mailjudge.service.errors import ServiceError
+from mailjudge.service.errors import BadSecret, ServiceError
 from mailjudge.settings import Settings
 from mailjudge.variants.democratic.country_lists import ListThread, list_target, post
 
@@ -82,11 +85,12 @@ def _handle(
             raise parsed
         mail = parsed
     except MailLimitError as err:
-        if silence_reason(err.mail, judge) is None and may_reply(
-            err.mail.reply_to, settings.outbound, now
+        answer_to = _answer_address(err.mail)
+        body = render("limit_error.txt.j2", reason=str(err), judge=judge)
+        if silence_reason(err.mail, judge) is None and _may_answer(
+            err.mail, answer_to, len(body), False, settings, now
         ):
-            body = render("limit_error.txt.j2", reason=str(err), judge=judge)
-            _queue_reply(err.mail, body, row, settings, now, None)
+            _queue_reply(err.mail, body, row, settings, now, None, answer_to)
         return f"refused: {err}"
     addresses = [*row.envelope_to.split(), *mail.delivered_to, *mail.to]
     target = next((found for a in addresses if (found := bounced_outbox(a, judge))), None)
@@ -99,6 +103,7 @@ def _handle(
     reason = silence_reason(mail, judge)
     if reason is not None:
         return f"not answered: {reason}"
+    _note_round_trip(mail, now)
     listed = _list_target(row, mail, judge)
     if listed is not None:
         _list_post(row, mail, settings, now, *listed)
@@ -110,44 +115,114 @@ def _handle(
         press[0] if press else detail, press[1] if press else None,
         settings.security.max_commands,
     )  # fmt: skip
-    answer_to = _answer_address(mail)
+    answer_to = _answer_address(mail, ctx)
     if answer_to != (mail.sender or mail.reply_to) and ctx.seat is None:
         for answer in ctx.answers:  # a third address never reads an outsider's words
             answer.echo = answer.echo.split()[0] if answer.echo else answer.echo
     outgoing = _bounded(ctx.outgoing, settings.security.max_mails_out)
     errors = sum(1 for answer in ctx.answers if not answer.ok)
     summary = f"{len(ctx.answers)} commands, {errors} with errors, {len(outgoing)} mails out"
-    if not (ctx.seat is not None or _may_mail(answer_to, now, settings)):
+    body = _within_bytes(reply_text(ctx), settings.security.max_reply_bytes)
+    signed_on = ctx.seat is not None and _is_own(answer_to, mail, ctx)
+    if ctx.unanswered:
+        summary += ", not answered: a wrong password after too many"
+    elif ctx.seat is None and _repeated(mail, now, settings):
+        summary += f", not answered: the same text came from {mail.sender} too often this hour"
+    elif not may_reply(answer_to, settings.outbound, now):
+        log.warning("reply to %s held back: too many replies lately", answer_to)
+        _tell_answers_paused(mail, row, settings, now, answer_to)
+        summary += ", answer held back (reply limit)"
+    elif not _may_answer(mail, answer_to, len(body), signed_on, settings, now):
         summary += f", answer not sent: {answer_to} has had its hour's mail"
-    elif may_reply(answer_to, settings.outbound, now):
-        body = _within_bytes(reply_text(ctx), settings.security.max_reply_bytes)
+    else:
         _queue_reply(mail, body, row, settings, now, ctx, answer_to)
         summary += ", answered"
-    else:
-        log.warning("reply to %s held back: too many replies lately", answer_to)
-        _tell_answers_paused(mail, row, settings, now)
-        summary += ", answer held back (reply limit)"
+    sender = (mail.sender or mail.reply_to).lower()
     for item in outgoing:
-        if item.bcc or len(item.to) != 1 or _may_mail(item.to[0], now, settings):
+        if item.bcc or len(item.to) != 1 or item.kind in _ALWAYS_SENT:
             queue_outgoing(item, settings, now)
+            continue
+        to = item.to[0].lower()
+        mine = to == sender or (ctx.seat is not None and _is_own(to, mail, ctx))
+        ledger = "own" if mine else "seat" if item.role else "others"
+        # A password proves nothing about an address: pictures and the like go to one
+        # that never answered the judge under the small caps, signed on or not.
+        proven = ledger == "seat" or guard.is_proven(to)
+        if guard.may_mail(to, _size(item), now, proven, ledger, settings.security):
+            queue_outgoing(item, settings, now)
+        else:
+            summary += f", a mail to {to} not sent (its hour's cap)"
     return summary
 
 
-def _answer_address(mail: ParsedMail) -> str:
-    """Where the answer goes: the Reply-To only when its address signed on before, or it
-    shares the sender's domain and the mail carries no password; else the From. A forged
-    Reply-To cannot aim the judge at a stranger."""
+def _note_round_trip(mail: ParsedMail, now: datetime) -> None:
+    """A mail that names (In-Reply-To, References) a mail the judge sent to its sender
+    proves the sender reads the judge's mail there: a forger cannot know those
+    Message-IDs. Only then is the address proven (service.guard.is_proven)."""
+    sender = mail.sender.lower()
+    named = [i for i in (mail.in_reply_to, *mail.references) if i][:10]
+    if not sender or not named or guard.is_proven(sender):
+        return
+    if sent_to(named, sender):
+        guard.mark_proven(sender, now)
+
+
+def _is_own(address: str, mail: ParsedMail, ctx: Context) -> bool:
+    """Whether `address` is the mail's sender or the signed-on seat's own address."""
+    address = address.lower()
+    if address == (mail.sender or mail.reply_to).lower():
+        return True
+    person = ctx.seat.person if ctx.seat is not None else None
+    return person is not None and person.email == address
+
+
+def _may_answer(
+    mail: ParsedMail, to: str, size: int, signed_on: bool, settings: Settings, now: datetime
+) -> bool:
+    """Whether an answer of `size` bytes may go to `to` within its hour's caps: the
+    sender's own (generous when it signed on to a seat or proved its address), or, for an
+    answer caused by someone else's mail (to a proven Reply-To), the small caps of
+    unasked-for mail, kept apart so that they never spend the address's own."""
+    own = signed_on or to.lower() == (mail.sender or mail.reply_to).lower()
+    proven = signed_on or (own and guard.is_proven(to))
+    return guard.may_mail(to, size, now, proven, "own" if own else "others", settings.security)
+
+
+def _repeated(mail: ParsedMail, now: datetime, settings: Settings) -> bool:
+    """The same text from the same address more than `same_mail_answers` times this
+    hour: an auto-responder that sets no auto-reply header. It is not answered. (Asked
+    only of mail that signed on to no seat: a player may send the same orders again.)"""
+    words = " ".join(mail.text.split()).lower().encode("utf-8")
+    fingerprint = hashlib.sha256(words).hexdigest()[:16]
+    return guard.repeats(mail.sender or mail.reply_to, fingerprint, now) > (
+        settings.security.same_mail_answers
+    )
+
+
+def _size(item: Outgoing) -> int:
+    """About how many bytes a mail comes to (its picture included)."""
+    size = len(item.body) + len(item.html or "") + sum(len(a[2]) for a in item.attachments)
+    if item.board is not None:
+        size += picture_bytes(item.board)
+    return size + 1024  # headers
+
+
+def _answer_address(mail: ParsedMail, ctx: Context | None = None) -> str:
+    """Where the answer goes: the Reply-To only when that address proved by a round trip
+    that it reads the judge's mail (service.guard.is_proven) and the mail's SIGNON, if
+    any, did not fail; else the From. A forged Reply-To cannot aim the judge at a
+    stranger, nor collect a guesser's answers. When the seat was under guessing, the
+    answer to its right password goes to the seat's own address."""
     sender = mail.sender or mail.reply_to
-    if mail.reply_to == sender or guard.is_proven(mail.reply_to):
-        return mail.reply_to
-    same_domain = mail.reply_to.rpartition("@")[2] == sender.rpartition("@")[2]
-    return mail.reply_to if same_domain and mask_text(mail.text) == mail.text else sender
-
-
-def _may_mail(address: str, now: datetime, settings: Settings) -> bool:
-    """Mail to an address that never signed on is capped per hour (security)."""
-    cap = settings.security.unproven_per_hour
-    return guard.is_proven(address) or guard.may_mail_unproven(address, now, cap)
+    if ctx is not None and ctx.to_seat_only and ctx.seat is not None:
+        person = ctx.seat.person
+        if person is not None:
+            return str(person.email)
+    failed = ctx is not None and ctx.stopped and ctx.seat is None and not ctx.quiet
+    token = ctx is not None and ctx.token_for_sender  # only its own address reads a token
+    if mail.reply_to == sender or failed or token or not guard.is_proven(mail.reply_to):
+        return sender
+    return mail.reply_to
 
 
 # Mail a phase's processing sends is the game's, not the asker's: never cut.
@@ -194,7 +269,8 @@ def _list_target(row: InboundMessage, mail: ParsedMail, judge: str) -> tuple[Gam
 def _list_post(
     row: InboundMessage, mail: ParsedMail, settings: Settings, now: datetime, game: Game, power: str
 ) -> None:
-    """A post to a country's list: out to its citizens, and a short answer to the sender."""
+    """A post to a country's list: out to its citizens, and a short answer to the sender
+    (to its Reply-To only as any answer: service.guard.is_proven), within its caps."""
     try:
         thread = ListThread(mail.message_id, mail.in_reply_to, mail.references)
         seat, item = post(game, power, mail.text, mail.subject, mail.sender, thread)
@@ -202,10 +278,17 @@ def _list_post(
         answer = f"ok: your post went to the list of {power} in {game.name}.\n"
         if seat.person is not None and seat.person.email != mail.reply_to.lower():
             answer += f"(Posted as {seat.name}.)\n"
+    except BadSecret as err:
+        if not err.answered:
+            return
+        answer = f"ERROR: nothing was posted to the list of {power}: {err}\n"
     except ServiceError as err:
         answer = f"ERROR: nothing was posted to the list of {power}: {err}\n"
-    if may_reply(mail.reply_to, settings.outbound, now):
-        _queue_reply(mail, answer, row, settings, now, None)
+    target = _answer_address(mail)
+    if may_reply(target, settings.outbound, now) and _may_answer(
+        mail, target, len(answer), False, settings, now
+    ):
+        _queue_reply(mail, answer, row, settings, now, None, target)
 
 
 def _game_from_address(row: InboundMessage, mail: ParsedMail, judge: str) -> str | None:
@@ -246,27 +329,27 @@ def _queue_reply(
 
 
 def _tell_answers_paused(
-    mail: ParsedMail, row: InboundMessage, settings: Settings, now: datetime
+    mail: ParsedMail, row: InboundMessage, settings: Settings, now: datetime, to: str
 ) -> None:
     """One notice a window when answers are held back: the commands were carried out,
     and the answers start again at a time the person can read."""
-    if pause_notice_sent(mail.reply_to, settings.outbound, now):
+    if pause_notice_sent(to, settings.outbound, now):
         return
     body = render(
         "answers_paused.txt.j2",
         limit=settings.outbound.reply_limit,
         minutes=settings.outbound.reply_window_minutes,
         until=time_for_address(
-            answers_resume_at(mail.reply_to, settings.outbound, now),
+            answers_resume_at(to, settings.outbound, now),
             settings.judge.timezone,
-            mail.reply_to,
+            to,
         ),
         judge=settings.judge.address,
     )
     draft = MailDraft(
         sender=settings.judge.address,
         sender_name=settings.judge.name,
-        to=(mail.reply_to,),
+        to=(to,),
         subject=PAUSED_SUBJECT,
         text=body,
         in_reply_to=mail.message_id,

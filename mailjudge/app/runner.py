@@ -30,7 +30,7 @@ from mailjudge.models import InboundMessage, utcnow
 from mailjudge.outbound.outbox import RetryPolicy, flush, prune_sent
 from mailjudge.outbound.send import SmtpSender
 from mailjudge.outbound.sent_record import SentRecord
-from mailjudge.service import deadlines
+from mailjudge.service import deadlines, guard
 from mailjudge.settings import Settings, use_settings
 from mailjudge.variants.democratic.country_lists import list_target
 from mailjudge.web import server as web_server
@@ -285,6 +285,9 @@ class Judge:
         days = self.settings.outbound.keep_sent_days
         pruned = prune_sent(self.clock() - timedelta(days=days))
         log.info("pruned %s sent mails older than %s days", pruned, days)
+        with db.database_proxy.atomic():
+            forgot = guard.prune_counters(self.clock())
+        log.info("forgot %s rate counters past their windows", forgot)
 
     def _work(self) -> None:
         while not self.stop_event.is_set():

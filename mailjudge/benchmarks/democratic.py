@@ -145,6 +145,10 @@ def run_by_mail(citizens: int, seed: int, clients: int) -> dict[str, float]:
         "MAILJUDGE_OUTBOUND_PORT": str(sink_port),
         "MAILJUDGE_OUTBOUND_REPLY_LIMIT": "0",
         "MAILJUDGE_SECURITY_UNPROVEN_PER_HOUR": "1000000",
+        # Scripted players: no byte caps or repeated-text limit (issue 38) in the way.
+        "MAILJUDGE_SECURITY_UNPROVEN_BYTES_PER_HOUR": "1000000000",
+        "MAILJUDGE_SECURITY_PROVEN_BYTES_PER_HOUR": "1000000000",
+        "MAILJUDGE_SECURITY_SAME_MAIL_ANSWERS": "1000000",
         "MAILJUDGE_LOGGING_LEVEL": "WARNING",
         "MAILJUDGE_WEB_PORT": "0",
     })  # fmt: skip

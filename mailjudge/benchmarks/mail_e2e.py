@@ -228,6 +228,10 @@ def _settings(url: str, sink_port: int) -> Settings:
             "MAILJUDGE_OUTBOUND_PORT": str(sink_port),
             "MAILJUDGE_OUTBOUND_REPLY_LIMIT": "0",
             "MAILJUDGE_SECURITY_UNPROVEN_PER_HOUR": "100000",
+            # Scripted players: no byte caps or repeated-text limit (issue 38) in the way.
+            "MAILJUDGE_SECURITY_UNPROVEN_BYTES_PER_HOUR": "1000000000",
+            "MAILJUDGE_SECURITY_PROVEN_BYTES_PER_HOUR": "1000000000",
+            "MAILJUDGE_SECURITY_SAME_MAIL_ANSWERS": "1000000",
             # A line a mail would bury the figures (and cost time the figures count).
             "MAILJUDGE_LOGGING_LEVEL": "WARNING",
             "MAILJUDGE_WEB_PORT": "0",

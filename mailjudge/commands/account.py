@@ -9,10 +9,24 @@ from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.deadline import deadline_lines, deadline_text
 from mailjudge.render.outgoing import Outgoing, mail_to_seat, seat_country
-from mailjudge.service import confirmations, games, schedule, seats, state
+from mailjudge.service import confirmations, games, guard, schedule, seats, state
 from mailjudge.service.bounces import clear_bounces
 from mailjudge.service.errors import BadSecret, NotFound
+from mailjudge.settings import current_settings
 from mailjudge.timing import zone_of
+
+
+def spend_password_hash(ctx: Context) -> None:
+    """A command that sets a password costs a slow hash: at most
+    `security.max_password_commands` of them in one mail (the per-mail work is bounded by
+    its cost, not only by its count of commands)."""
+    limit = current_settings().security.max_password_commands
+    ctx.password_commands += 1
+    if ctx.password_commands > limit:
+        raise CommandError(
+            f"at most {limit} commands that set a password (CREATE, JOIN, OBSERVE, TAKEOVER, "
+            "SET PASSWORD) in one mail; send the rest in another mail"
+        )
 
 
 def split_at(word: str) -> tuple[str, str]:
@@ -84,9 +98,10 @@ class Signon(Command):
             raise
         game = seat.game
         try:
-            state.authenticate(seat, args[1], ctx.sender)
+            ctx.to_seat_only = state.check_secret(seat, args[1], ctx.sender)
         except BadSecret as err:
             ctx.stopped = True
+            ctx.unanswered = not err.answered
             if err.tell_owner:
                 _notify_owner(ctx, seat)
             raise
@@ -135,6 +150,7 @@ class Create(Command):
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         ctx.require(Action.CREATE)
+        spend_password_hash(ctx)
         if args and args[0].startswith("?"):
             raise CommandError(
                 f"this judge has no CREATE ?game: write CREATE {args[0][1:].lower()} password "
@@ -166,6 +182,7 @@ class Join(Command):
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         ctx.require(Action.JOIN)
+        spend_password_hash(ctx)
         game = state.get_game(args[0])
         rest = args[2:]
         name = None
@@ -174,11 +191,28 @@ class Join(Command):
         if len(rest) > 1:
             raise CommandError("write JOIN game password [power] [AS name]")
         started: list[Outgoing] = []
+        proven = guard.is_proven(ctx.sender)
         seat = seats.join(
             game, ctx.sender, args[1], power=rest[0] if rest else None, name=name, started=started
         )
-        ctx.outgoing += started
         game = state.get_game(game.name)
+        if seat.role == "citizen" and not proven:
+            # A citizen is on its country's list: only once its address answers a token
+            # (a forged JOIN would put a stranger there). Until then the seat waits.
+            seat.status = "invited"
+            seat.save()
+            token = confirmations.new_token("citizen", seat, ctx.sender)
+            ctx.token_for_sender = True  # the token goes to the joining address only
+            return [
+                f"you joined {game.name} as {seat.name} once this address confirms: answer "
+                "this mail with the line",
+                f"    CONFIRM {token}",
+                "from this address. Until then you are no citizen and get no list mail.",
+            ]
+        if seat.status == "invited":  # it waited for a token, and the address is proven now
+            seat.status = "active"
+            seat.save()
+        ctx.outgoing += started
         ctx.game, ctx.seat = game, seat
         lines = [f"you joined {game.name} as {seat.name}"]
         if game.state == GameState.ACTIVE:
@@ -214,8 +248,10 @@ class Observe(Command):
         game = state.get_game(game_name)
         ctx.game, ctx.seat = game, None
         ctx.require(Action.OBSERVE)
+        spend_password_hash(ctx)
         seat = seats.observe(game, ctx.sender, args[1], name)
         token = confirmations.new_token("observe", seat, ctx.sender)
+        ctx.token_for_sender = True  # the token goes to the observer's address only
         return [
             f"to observe {game.name} as {seat.name}, answer this mail with the line",
             f"    CONFIRM {token}",
@@ -237,6 +273,8 @@ class Confirm(Command):
         seat, game = done.seat, done.seat.game
         if done.kind == "observe":
             return [f"you observe {game.name} as {seat.name}: its results come to this address"]
+        if done.kind == "citizen":
+            return [f"you are a citizen of {game.name} as {seat.name}"]
         if not done.old_address:
             return [f"mail for {seat.name} in {game.name} now comes to this address"]
         ctx.outgoing.append(Outgoing(
@@ -271,6 +309,7 @@ class Takeover(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         power, game_name = split_at(args[0])
         game = state.get_game(game_name)
+        spend_password_hash(ctx)
         seat = seats.takeover(game, power, ctx.sender, args[1])
         ctx.game, ctx.seat = game, seat
         return [f"you now play {seat.powers} in {game.name}"]
@@ -301,6 +340,7 @@ class SetPassword(Command):
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         _, seat = ctx.signed_on()
+        spend_password_hash(ctx)
         seats.set_password(seat, args[0])
         return ["password changed"]
 

@@ -52,6 +52,10 @@ class Context:
     outgoing: list[Outgoing] = field(default_factory=list)
     stopped: bool = False  # a failed SIGNON stops the rest of the mail
     quiet: bool = False  # after SIGNOFF the rest is ignored without a word
+    unanswered: bool = False  # a wrong password beyond a few: the mail gets no answer
+    to_seat_only: bool = False  # a seat under guessing: the answer goes to its own address
+    token_for_sender: bool = False  # the answer carries a CONFIRM token: to the From only
+    password_commands: int = 0  # commands that hashed a password (security.max_password_commands)
     pending: list[tuple[int, str]] = field(default_factory=list)  # bare order lines
     command_name: str = ""  # the command running now, and its variant (see signed_on)
     command_variant: str | None = None

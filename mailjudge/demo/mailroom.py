@@ -36,6 +36,9 @@ def judge_settings(database: Path, relay_port: int, address: str, **extra: str) 
         "MAILJUDGE_OUTBOUND_REPLY_LIMIT": "0",
         # ... and mail many times an hour before they first sign on.
         "MAILJUDGE_SECURITY_UNPROVEN_PER_HOUR": "100000",
+        "MAILJUDGE_SECURITY_UNPROVEN_BYTES_PER_HOUR": "1000000000",
+        "MAILJUDGE_SECURITY_PROVEN_BYTES_PER_HOUR": "1000000000",
+        "MAILJUDGE_SECURITY_SAME_MAIL_ANSWERS": "100000",
         # No web pages unless a test asks for them (web_port="8080"; free_ports picks one).
         "MAILJUDGE_WEB_PORT": "0",
     }

@@ -485,17 +485,49 @@ def prune_sent(older_than: datetime) -> int:
                     pruned += 1
 
 
-def replies_sent(address: str, within: timedelta, now: datetime | None = None) -> int:
-    """How many answers (mails queued for an inbound mail) went to `address` lately."""
-    address = address.lower()
-    since = (now or utcnow()) - within
-    query = Outbox.select(Outbox.to_addrs).where(
-        Outbox.inbound.is_null(False)
-        & (Outbox.created_at >= since)
-        & Outbox.to_addrs.contains(address)
+def _own_answers(address: str, since: datetime) -> Any:
+    """Answers queued since `since` to `address` for mail it sent itself (its envelope
+    sender): mail from others with a Reply-To of `address` never spends its limit."""
+    return (
+        Outbox.select(Outbox.to_addrs, Outbox.created_at)
+        .join(InboundMessage, on=(Outbox.inbound == InboundMessage.id))
+        .where(
+            (Outbox.created_at >= since)
+            & Outbox.to_addrs.contains(address)
+            & (fn.LOWER(InboundMessage.envelope_from) == address)
+        )
     )
+
+
+def replies_sent(address: str, within: timedelta, now: datetime | None = None) -> int:
+    """How many answers went to `address` lately for mail it sent itself."""
+    address = address.lower()
+    query = _own_answers(address, (now or utcnow()) - within)
     # contains() is a substring match: keep only whole addresses.
     return sum(1 for row in query if address in row.to_addrs.split())
+
+
+def sent_to(message_ids: Sequence[str], address: str) -> bool:
+    """Whether the judge sent `address` one of the mails `message_ids` name: an answer
+    naming one proves that the address reads the judge's mail (a round trip)."""
+    query = Outbox.select(Outbox.to_addrs).where(Outbox.message_id.in_(list(message_ids)))
+    return any(address.lower() in row.to_addrs.split() for row in query)
+
+
+def picture_bytes(picture_id: int) -> int:
+    """The size of a stored board picture as a mail carries it (PNG and SVG)."""
+    row = (
+        BoardPicture.select(
+            fn.LENGTH(BoardPicture.png).coerce(False), fn.LENGTH(BoardPicture.svg).coerce(False)
+        )
+        .where(BoardPicture.id == picture_id)
+        .tuples()
+        .first()
+    )
+    if row is None:
+        return 0
+    png, svg = row
+    return (int(png or 0) + int(svg or 0)) * 137 // 100  # base64 and its line ends
 
 
 PAUSED_SUBJECT = "answers paused"
@@ -506,13 +538,7 @@ def answers_resume_at(address: str, settings: OutboundSettings, now: datetime) -
     the window leaves it then."""
     window = timedelta(minutes=settings.reply_window_minutes)
     address = address.lower()
-    recent = (
-        Outbox.inbound.is_null(False)
-        & (Outbox.created_at >= now - window)
-        & Outbox.to_addrs.contains(address)
-    )
-    query = Outbox.select(Outbox.to_addrs, Outbox.created_at).where(recent)
-    query = query.order_by(Outbox.created_at)
+    query = _own_answers(address, now - window).order_by(Outbox.created_at)
     oldest = next((row.created_at for row in query if address in row.to_addrs.split()), now)
     return oldest + window
 

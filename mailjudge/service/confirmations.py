@@ -1,5 +1,7 @@
 """Mail goes only where it was asked for: an observer's results start, and a seat's mail
-moves to a new address, only once that address answers the token it was sent (CONFIRM).
+moves to a new address, only once that address answers the token it was sent (CONFIRM),
+within `security.confirm_hours`. A token is mailed to that address only, never to a
+Reply-To; its answer proves the address (service.guard.mark_proven).
 An address can stop a game's mail to its observer seats with STOP, no password needed,
 as a mailing list's unsubscribe."""
 
@@ -7,11 +9,13 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from datetime import timedelta
 
 from mailjudge.models import Confirmation, Game, Seat, utcnow
 from mailjudge.service import guard
 from mailjudge.service.errors import NotAllowed, NotFound, ServiceError
 from mailjudge.service.state import person_for
+from mailjudge.settings import current_settings
 
 
 def new_token(kind: str, seat: Seat, address: str) -> str:
@@ -25,7 +29,7 @@ def new_token(kind: str, seat: Seat, address: str) -> str:
 
 @dataclass(frozen=True)
 class Confirmed:
-    kind: str  # observe, address
+    kind: str  # observe, citizen, address
     seat: Seat
     address: str  # where the mail goes now
     old_address: str  # where it went before ("" for a new observer)
@@ -40,9 +44,16 @@ def confirm(token: str, sender: str) -> Confirmed:
             "no such confirmation for this address: answer from the address the token was "
             "sent to, with CONFIRM and the token as it was written"
         )
+    hours = current_settings().security.confirm_hours
+    if found.created_at + timedelta(hours=hours) <= utcnow():
+        found.delete_instance()
+        raise NotFound(
+            f"that token is more than {hours} hours old and no longer good: ask again (OBSERVE "
+            "or SET ADDRESS) and answer the new token"
+        )
     seat = found.seat
     old = seat.person.email if seat.person is not None and found.kind == "address" else ""
-    if found.kind == "observe":
+    if found.kind in ("observe", "citizen"):
         seat.status = "active"
     else:
         seat.person = person_for(found.address)

@@ -17,8 +17,10 @@ class NotFound(ServiceError):
 
 class BadSecret(ServiceError):
     """A wrong password, counted against the address that sent it. ``tell_owner``: the
-    seat's player should hear of it (the first time in a window only)."""
+    seat's player should hear of it (the first time in a window only); ``answered``:
+    whether the mail gets an answer (not beyond a few wrong guesses)."""
 
-    def __init__(self, message: str, tell_owner: bool = False) -> None:
+    def __init__(self, message: str, tell_owner: bool = False, answered: bool = True) -> None:
         super().__init__(message)
         self.tell_owner = tell_owner
+        self.answered = answered

@@ -1,7 +1,8 @@
-"""Rate limits against outsiders: wrong passwords counted per guessing address (so the
-guesser is slowed and then refused, never the seat's own player), and mail to addresses
-that never proved they want it counted per hour (so a forged From cannot aim the judge at
-anyone). The counts live in AddressCounter rows, one per key, each with its window."""
+"""Rate limits against outsiders: wrong passwords counted per guessing address and per
+seat (beyond a few, a wrong guess gets no answer; a right password always works), mail
+and bytes to each address counted per hour (so a forged From cannot aim the judge at
+anyone), and the addresses that proved by a round trip that they want the judge's mail.
+The counts live in AddressCounter rows, one per key, each with its window."""
 
 from __future__ import annotations
 
@@ -9,9 +10,13 @@ from datetime import datetime, timedelta
 
 from peewee import IntegrityError
 
-from mailjudge.db import database_proxy, execute_compiled, select_compiled
+from mailjudge.db import (
+    database_proxy,
+    execute_compiled,
+    select_compiled,
+    update_by_id_compiled,
+)
 from mailjudge.models import AddressCounter, Seat
-from mailjudge.service.errors import BadSecret
 from mailjudge.settings import SecuritySettings, current_settings
 
 
@@ -49,11 +54,7 @@ def count(key: str, now: datetime, window: timedelta) -> int:
 
 def bump(key: str, now: datetime, window: timedelta) -> int:
     """Count one more; returns the count in the window."""
-    row = _row(key, now, window)
-    row.count += 1
-    row.last_at = now
-    row.save()
-    return int(row.count)
+    return bump_by(key, 1, now, window)
 
 
 def reset(key: str) -> None:
@@ -66,65 +67,108 @@ def _limits() -> SecuritySettings:
     return current_settings().security
 
 
-def check_guesser(seat: Seat, sender: str, now: datetime) -> dict[str, AddressCounter]:
-    """Refuse a SIGNON from `sender` that has guessed too often (for this seat, or for any);
-    raises BadSecret with when to try again. The password is not even looked at.
-    Returns the sender's counters as found, for `signed_on` (one query for both)."""
+def guess_counters(seat: Seat, sender: str) -> dict[str, AddressCounter]:
+    """The wrong-password counters a SIGNON from `sender` to `seat` may touch, in one
+    query (a SIGNON comes with every order mail). Nothing is refused here: the password is
+    always checked, so a right one always works, whoever guessed before."""
+    return _counters(f"signon:{seat.id}:{sender}", f"signon:*:{sender}", f"signon-seat:{seat.id}")
+
+
+def wrong_password(seat: Seat, sender: str, now: datetime) -> tuple[bool, bool]:
+    """Count a wrong password from `sender`. Returns (answered, tell): whether the wrong
+    mail gets an answer at all, and whether the seat's player should be told (the first
+    time in a window: a guesser cannot flood them). A wrong mail is answered only while
+    its sender has made at most `signon_slow_after` wrong guesses at the seat and
+    `address_lock_after` in all, and the seat has had at most `signon_lock_after` from
+    everyone: beyond that a guesser learns nothing from the judge, and its guesses cost
+    nobody but itself (nothing is refused before the password is checked)."""
     limits = _limits()
     window = timedelta(minutes=limits.signon_window_minutes)
-    pair, anywhere = f"signon:{seat.id}:{sender}", f"signon:*:{sender}"
-    found = _counters(pair, anywhere, f"proven:{sender.lower()}")
-    for key, limit in ((pair, limits.signon_lock_after), (anywhere, limits.address_lock_after)):
-        row = found.get(key)
-        if row is not None and row.window_start + window > now and row.count >= limit:
-            until = row.window_start + window
-            raise BadSecret(f"too many wrong passwords from {sender}: sign-ons from this "
-                            f"address are refused until {until:%Y-%m-%d %H:%M} UTC")  # fmt: skip
-    row = found.get(pair)
-    if (
+    pair = bump(f"signon:{seat.id}:{sender}", now, window)
+    anywhere = bump(f"signon:*:{sender}", now, window)
+    seat_wide = bump(f"signon-seat:{seat.id}", now, window)
+    answered = (
+        pair <= limits.signon_slow_after
+        and anywhere <= limits.address_lock_after
+        and seat_wide <= limits.signon_lock_after
+    )
+    return answered, bump(f"signon-notice:{seat.id}", now, window) == 1
+
+
+def seat_guarded(found: dict[str, AddressCounter], seat: Seat, now: datetime) -> bool:
+    """Whether the seat has had `signon_slow_after` wrong passwords or more from anyone
+    in the window (from `guess_counters`): then the answer to a right password from
+    another address than the seat's own goes to the seat's own address, so that a
+    guesser cannot learn which of its guesses was right."""
+    limits = _limits()
+    row = found.get(f"signon-seat:{seat.id}")
+    window = timedelta(minutes=limits.signon_window_minutes)
+    return (
         row is not None
         and row.window_start + window > now
         and row.count >= limits.signon_slow_after
-    ):
-        ready = row.last_at + timedelta(seconds=limits.signon_slow_seconds)
-        if ready > now:
-            raise BadSecret(f"after {row.count} wrong passwords, wait until "
-                            f"{ready:%H:%M:%S} UTC before the next try")  # fmt: skip
-    return found
+    )
 
 
-def wrong_password(seat: Seat, sender: str, now: datetime) -> bool:
-    """Count a wrong password from `sender`; True when the seat's player should be told
-    (the first time in a window: a guesser cannot flood them with notices)."""
-    window = timedelta(minutes=_limits().signon_window_minutes)
-    bump(f"signon:{seat.id}:{sender}", now, window)
-    bump(f"signon:*:{sender}", now, window)
-    return bump(f"signon-notice:{seat.id}", now, window) == 1
+def signed_on(seat: Seat, sender: str, found: dict[str, AddressCounter]) -> None:
+    """A right password: forget this sender's wrong guesses at the seat and the seat's
+    backoff, writing only what changes. A password proves nothing about the address it
+    came from (it may be forged): that takes a round trip (`mark_proven`)."""
+    for key in (f"signon:{seat.id}:{sender}", f"signon-seat:{seat.id}"):
+        if key in found:
+            reset(key)
 
 
-def right_password(seat: Seat, sender: str) -> None:
-    reset(f"signon:{seat.id}:{sender}")
+def bump_by(key: str, amount: int, now: datetime, window: timedelta) -> int:
+    """Add `amount` to the counter; returns the sum in the window. Queries built once:
+    an answer asks this on every mail."""
+    row = _counters(key).get(key)
+    if row is None:
+        row = _row(key, now, window)  # the first of its window: made once
+    elif row.window_start + window <= now:
+        row.count, row.window_start = 0, now
+    total = int(row.count) + amount
+    update_by_id_compiled(AddressCounter, row.id, {"count": total, "window_start": row.window_start,
+                                                   "last_at": now})  # fmt: skip
+    return total
 
 
-def signed_on(seat: Seat, sender: str, now: datetime, found: dict[str, AddressCounter]) -> None:
-    """A right password after `check_guesser` found `found`: forget this sender's wrong
-    guesses at the seat and mark it proven, writing only what changes (a SIGNON comes
-    with every order mail)."""
-    if f"signon:{seat.id}:{sender}" in found:
-        right_password(seat, sender)
-    if f"proven:{sender.lower()}" not in found:
-        mark_proven(sender, now)
+def may_mail(
+    address: str,
+    size: int,
+    now: datetime,
+    proven: bool,
+    ledger: str = "own",
+    limits: SecuritySettings | None = None,
+) -> bool:
+    """Count one mail of about `size` bytes to `address`; False (the mail is not sent)
+    once the hour's cap is reached: `unproven_per_hour` mails and `unproven_bytes_per_hour`
+    bytes to an address that never answered the judge, `proven_bytes_per_hour` bytes to
+    one that did (or answers to a seat's right password). ``ledger`` keeps apart what an
+    address's own mail causes ("own"), the game's mail to a seat's person ("seat"), and
+    what others' mail causes ("others", always at the small caps): mail from strangers
+    never spends an address's own allowance. ``limits``: the judge's settings when not
+    given."""
+    limits = limits or _limits()
+    hour, address = timedelta(hours=1), address.lower()
+    prefix = "" if ledger == "own" else f"{ledger}-"
+    proven = proven and ledger != "others"
+    if not proven and bump(f"{prefix}unproven:{address}", now, hour) > limits.unproven_per_hour:
+        return False
+    cap = limits.proven_bytes_per_hour if proven else limits.unproven_bytes_per_hour
+    return bump_by(f"{prefix}bytes:{address}", size, now, hour) <= cap
 
 
-def may_mail_unproven(address: str, now: datetime, cap: int | None = None) -> bool:
-    """Count one mail to an address that never signed on; False once the hour's cap is
-    reached (the mail is then not sent). ``cap``: the judge's setting when not given."""
-    cap = _limits().unproven_per_hour if cap is None else cap
-    return bump(f"unproven:{address.lower()}", now, timedelta(hours=1)) <= cap
+def repeats(sender: str, fingerprint: str, now: datetime) -> int:
+    """How often `sender` sent this same text within the hour, this mail included: an
+    auto-responder without auto-reply headers sends the same words again and again."""
+    return bump(f"same:{sender.lower()}:{fingerprint}", now, timedelta(hours=1))
 
 
 def is_proven(address: str) -> bool:
-    """Whether `address` ever signed on with a right password: mail to it is wanted."""
+    """Whether `address` ever answered a mail the judge sent it (a CONFIRM of its token,
+    or a reply naming the Message-ID of a mail the judge sent there): mail to it is
+    wanted. A password proves nothing: a forged From can carry one."""
     key = f"proven:{address.lower()}"
     return key in _counters(key)
 
@@ -137,3 +181,13 @@ def mark_proven(address: str, now: datetime) -> None:
                                       window_start=now, last_at=now)  # fmt: skip
         except IntegrityError:
             pass  # another worker marked it meanwhile
+
+
+def prune_counters(now: datetime) -> int:
+    """Forget the counters no window needs any more (every one but the proven
+    addresses): one is made for each address and text the judge hears from, so the
+    table would grow for ever. Returns how many went."""
+    window = timedelta(minutes=_limits().signon_window_minutes)
+    older_than = now - max(window, timedelta(days=1))
+    stale = (AddressCounter.last_at < older_than) & ~AddressCounter.key.startswith("proven:")
+    return int(AddressCounter.delete().where(stale).execute())

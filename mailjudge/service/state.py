@@ -259,17 +259,26 @@ def unique_name(game: Game, wanted: str) -> str:
 
 
 def authenticate(seat: Seat, password: str, sender: str = "") -> Seat:
-    """Check a SIGNON secret. Wrong ones are counted against the sending address, which
-    is slowed and then refused for a while (service.guard); the seat itself is never
-    locked, so a guesser elsewhere cannot keep its player out."""
+    """Check a SIGNON secret (see `check_secret`)."""
+    check_secret(seat, password, sender)
+    return seat
+
+
+def check_secret(seat: Seat, password: str, sender: str = "") -> bool:
+    """Check a SIGNON secret first, whoever sent it: a right one always works, so no
+    guesser can lock a player out. A wrong one is counted per sending address and per
+    seat (service.guard), and beyond a few gets no answer (BadSecret.answered). Returns
+    whether the seat was under guessing (then the answer goes to the seat's own address)."""
     now = utcnow()
     sender = sender.lower()
-    counters = guard.check_guesser(seat, sender, now)
+    counters = guard.guess_counters(seat, sender)
     if seat.password_hash is None or not verify_password_remembered(password, seat.password_hash):
-        tell = guard.wrong_password(seat, sender, now)
-        raise BadSecret(f"wrong password for {seat.name}@{seat.game.name}", tell_owner=tell)
-    guard.signed_on(seat, sender, now, counters)
-    return seat
+        answered, tell = guard.wrong_password(seat, sender, now)
+        raise BadSecret(f"wrong password for {seat.name}@{seat.game.name}", tell_owner=tell,
+                        answered=answered)  # fmt: skip
+    guarded = guard.seat_guarded(counters, seat, now)
+    guard.signed_on(seat, sender, counters)
+    return guarded
 
 
 def powers_owing(game: Game, pos: Position, passive: frozenset[str]) -> list[str]:

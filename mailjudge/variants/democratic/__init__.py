@@ -70,9 +70,14 @@ def _own_country(seat: Seat) -> str:
     return power
 
 
-def join_citizen(game: Game, email: str, password: str, name: str | None = None) -> Seat:
+def join_citizen(
+    game: Game, email: str, password: str, name: str | None = None, confirmed: bool = True
+) -> Seat:
     """JOIN a Democratic game, forming or running. A late joiner goes to the home centre
-    with the fewest citizens (the first such centre by name)."""
+    with the fewest citizens (the first such centre by name). Unless ``confirmed``, the
+    seat is invited only: it is a citizen, and on its country's list, once the address
+    answers its CONFIRM token (commands.account.Join), so a forged JOIN never puts a
+    stranger on a list. One invited seat an address: a second JOIN finds it again."""
     if game.state not in (GameState.FORMING, GameState.ACTIVE):
         raise NotAllowed(
             f"game {game.name} is {game.state}; citizens join forming or running games"
@@ -81,6 +86,12 @@ def join_citizen(game: Game, email: str, password: str, name: str | None = None)
     with database_proxy.atomic():
         if any(s.person_id == person.id for s in citizens(game)):
             raise NotAllowed(f"you are a citizen of {game.name} already")
+        waiting = Seat.get_or_none(
+            (Seat.game == game) & (Seat.person == person) & (Seat.role == "citizen")
+            & (Seat.status == "invited")
+        )  # fmt: skip
+        if waiting is not None:
+            return waiting  # one waiting seat an address: its token is sent again
         centre = None
         if game.state == GameState.ACTIVE:
             load = {c: 0 for c in home_centres(game)}
@@ -95,6 +106,7 @@ def join_citizen(game: Game, email: str, password: str, name: str | None = None)
             name=unique_name(game, name or person.email.split("@")[0]),
             centre=centre,
             password_hash=hash_password(password),
+            status="active" if confirmed else "invited",
         )
 
 

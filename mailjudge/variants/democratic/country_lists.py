@@ -58,7 +58,16 @@ def list_mail(
     game: Game, power: str, subject: str, body: str, author: str = JUDGE
 ) -> Outgoing | None:
     """One mail to a country's list, kept for its digests. To an outside list it goes as
-    one mail; the judge's own goes to every citizen (None when there is none)."""
+    one mail; the judge's own goes to every citizen (None when there is none). A
+    person's post longer than `security.list_post_bytes` is refused: a list multiplies
+    every byte by its members."""
+    limit = current_settings().security.list_post_bytes
+    size = len(body.encode("utf-8"))
+    if author != JUDGE and size > limit:
+        raise ServiceError(
+            f"a post to a country's list is at most {limit} bytes, and this one is {size}: "
+            "send a shorter one"
+        )
     archive(game, power, author, subject, body)
     chosen = country_list(game, power)
     label = f"[{game.name}-{power.lower()}]"

@@ -16,8 +16,9 @@ from mailjudge.models import Game, GameState
 from mailjudge.render.digest import DigestHeading, DigestItem, mime_parts, rfc1153, topics
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service.state import game_map
+from mailjudge.settings import current_settings
 from mailjudge.variants.democratic.citizens import citizen_addresses
-from mailjudge.variants.democratic.country_lists import country_list, list_address, list_id
+from mailjudge.variants.democratic.country_lists import JUDGE, country_list, list_address, list_id
 from mailjudge.variants.democratic.tables import CountryList, ListPost
 
 # At most this many posts in one digest; the rest wait for the next one.
@@ -56,7 +57,10 @@ def digest(game: Game, power: str, now: datetime) -> Outgoing | None:
         return None  # another worker sent this digest
     address = list_address(game, power)
     heading = DigestHeading(f"{game.name}-{power.lower()}", row.digest_number + 1, address, now)
-    items = [DigestItem(p.author, p.posted_at, p.subject, p.body) for p in posts]
+    # A post over the size limit (kept from before the limit) is never sent again.
+    limit = current_settings().security.list_post_bytes
+    items = [DigestItem(p.author, p.posted_at, p.subject, p.body) for p in posts
+             if p.author == JUDGE or len(p.body.encode("utf-8")) <= limit]  # fmt: skip
     mail = Outgoing(
         to=[address], subject=f"[{game.name}-{power.lower()}] digest #{heading.number}", body="",
         kind="digest", game=game.name, phase=game.phase,
