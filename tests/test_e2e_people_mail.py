@@ -8,7 +8,17 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from e2e import HARNESSES, JUDGE, MASTER, POWERS, player, seated, set_up_game, text_of
+from e2e import (
+    HARNESSES,
+    JUDGE,
+    MASTER,
+    POWERS,
+    join_by_mail,
+    player,
+    seated,
+    set_up_game,
+    text_of,
+)
 
 from mailjudge.demo.mailroom import running_judge
 from mailjudge.demo.table import Table
@@ -157,7 +167,7 @@ def test_a_citizen_sees_their_countrys_state_in_status(harness: Any) -> None:
     names = [f"cit{i:02d}" for i in range(22)]
     h.command(MASTER, "CREATE dem masterpw VARIANT democratic")
     for name in names:
-        h.command(f"{name}@citizens.test", f"JOIN dem pw-{name} AS {name}")
+        join_by_mail(h, f"{name}@citizens.test", f"JOIN dem pw-{name} AS {name}")
     h.command(MASTER, "SIGNON Mdem masterpw\nSTART")
     french = sorted(s.name for s in citizens_of(get_game("dem"), "FRANCE"))
     first, second = french[0], french[1]
