@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import logging
 import quopri
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from email import policy
@@ -410,19 +410,23 @@ def flush(
     limit: int | None = None,
     retry: RetryPolicy | None = None,
     record: SentRecord | None = None,
+    stopping: Callable[[], bool] | None = None,
 ) -> FlushResult:
     """Send every mail that is due (at most `limit`), recording each outcome as soon as
     the relay has answered: a sender killed after the relay took a mail and before its
     outcome was recorded sends that mail again when its lease runs out, so the record
     must follow the send as closely as it can (the mail keeps its Message-ID, so a
     receiver still sees one mail). With a ``record`` (SQLite) each outcome is kept there
-    at once and carried into the outbox after each batch (see outbound.sent_record)."""
+    at once and carried into the outbox after each batch (see outbound.sent_record).
+    When ``stopping`` says so, no further batch is claimed: the one in hand is finished."""
     now = now or utcnow()
     retry = retry or RetryPolicy()
     result = FlushResult()
     if record is not None:
         fold(record)  # outcomes a killed sender kept but did not carry over
     while limit is None or result.sent + result.retried + result.failed < limit:
+        if stopping is not None and stopping():
+            break
         taken = result.sent + result.retried + result.failed
         batch = CLAIM_BATCH if limit is None else min(CLAIM_BATCH, limit - taken)
         rows = claim_due(now, batch, retry.lease)
