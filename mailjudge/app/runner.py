@@ -228,6 +228,7 @@ class Judge:
             settings.outbound, settings.judge.address, settings.dkim
         )
         self.retry = RetryPolicy.from_settings(settings.outbound)
+        self._flushing = threading.Lock()
         self.scheduler = schedule.Scheduler()
         if not workers:
             self.scheduler.every(5).seconds.do(self._flush_outbox)
@@ -367,7 +368,10 @@ class Judge:
         return done
 
     def _flush_outbox(self) -> None:
-        flush(self.sender, self.clock(), retry=self.retry, record=self.record)
+        # One flush at a time: work_once() may run in a thread of its own beside the
+        # worker's, and the two would otherwise share the relay connection and the record.
+        with self._flushing:
+            flush(self.sender, self.clock(), retry=self.retry, record=self.record)
 
     def clock_tick(self) -> None:
         """What the clock decides: deadlines, reminders, grace (see service.deadlines)."""
