@@ -10,6 +10,7 @@ import sys
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -217,3 +218,38 @@ def test_a_game_whose_clock_handling_raises_is_held_and_the_others_go_on(
     unknown = subprocess.run([mailjudge, "requeue", "nosuch"], env=env, capture_output=True,
                              text=True, timeout=60, check=False)  # fmt: skip
     assert unknown.returncode == 1 and "no game is called nosuch" in unknown.stderr
+
+
+def test_a_deadline_moved_into_the_warn_window_reminds_the_late_at_once(harness: Any) -> None:
+    """The master's SET DEADLINE, by mail, to a time so near that the reminder (WARN 2H)
+    is past already: at the clock's next tick each player without orders gets the
+    reminder for the new deadline, once; players with orders on file get none."""
+    from e2e import MASTER, POWERS, player, seated
+
+    from mailjudge.models import utcnow
+
+    table = seated(harness, "soon")
+    table.sign_on()
+    master = "SIGNON Msoon masterpw\n"
+    table.say(table.master, master + "SET TIMING MOVE 2D RETREAT 1D ADJUST 1D WARN 2H", "2H")
+    table.send_orders("FRANCE", ["A PAR H", "A MAR H", "F BRE H"])
+    when = utcnow().replace(second=0, microsecond=0) + timedelta(minutes=61)
+    table.say(table.master, master + f"SET DEADLINE {when:%Y-%m-%d %H:%M} UTC", "player(s) told")
+
+    def reminders() -> list[str]:
+        return sorted(
+            m.rcpt_tos[0]
+            for m in harness.sink.mails
+            if str(m.message["Subject"]).startswith("[soon] reminder: orders due")
+        )
+
+    harness.judge.clock_tick()
+    late = sorted(player(p) for p in POWERS if p != "FRANCE")
+    harness.wait_until(lambda: reminders() == late, what="the reminders")
+    assert MASTER not in reminders()
+    body = [m for m in harness.sink.mails if m.rcpt_tos == [player("ITALY")]][-1]
+    assert f"{when:%H:%M}" in str(body.message.get_content())
+    for _ in range(3):  # no second reminder at the next ticks
+        harness.judge.clock_tick()
+    time.sleep(1.0)
+    assert reminders() == late
