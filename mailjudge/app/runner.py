@@ -102,12 +102,16 @@ class Doorbell:
                 end.close()
 
 
-def _child_setup(settings: Settings, bell: Doorbell | None = None) -> threading.Event:
+def _child_setup(
+    settings: Settings, ready: Doorbell, bell: Doorbell | None = None
+) -> threading.Event:
     """In a worker, the sender or the web process: the judge's log format, marked with
     the process's role; SIGINT and SIGTERM (from the judge, or sent to the whole process
     group by Ctrl-C or systemd) set the event returned, and the process finishes what it
     holds and exits 0. The judge starts its children with those signals blocked, so that
-    one arriving before this point waits for the handler instead of killing the child."""
+    one arriving before this point waits for the handler instead of killing the child;
+    ``ready`` tells the judge that the child has got this far (before it, a child holds
+    nothing, and a stopping judge kills it instead of waiting for its imports)."""
     stop = threading.Event()
 
     def on_signal(signum: int, frame: object) -> None:
@@ -118,14 +122,15 @@ def _child_setup(settings: Settings, bell: Doorbell | None = None) -> threading.
     for signum in STOP_SIGNALS:
         signal.signal(signum, on_signal)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+    ready.set()
     role = multiprocessing.current_process().name.removeprefix("mailjudge-")
     setup_logging(settings.logging, role)
     return stop
 
 
-def _worker_process(settings: Settings, wake: Doorbell, send: Doorbell) -> None:
+def _worker_process(settings: Settings, wake: Doorbell, send: Doorbell, ready: Doorbell) -> None:
     """A worker in its own process: answer stored mail as it comes."""
-    stop = _child_setup(settings, wake)
+    stop = _child_setup(settings, ready, wake)
     use_settings(settings)
     db.connect(settings.database.url)
     landing = Landing.beside_database()
@@ -158,9 +163,9 @@ def _worker_process(settings: Settings, wake: Doorbell, send: Doorbell) -> None:
     db.close()
 
 
-def _sender_process(settings: Settings, send: Doorbell) -> None:
+def _sender_process(settings: Settings, send: Doorbell, ready: Doorbell) -> None:
     """The outbound sender in its own process: one SMTP connection, kept open."""
-    stop = _child_setup(settings, send)
+    stop = _child_setup(settings, ready, send)
     db.connect(settings.database.url)
     sender = SmtpSender.from_settings(settings.outbound, settings.judge.address, settings.dkim)
     retry = RetryPolicy.from_settings(settings.outbound)
@@ -179,9 +184,25 @@ def _sender_process(settings: Settings, send: Doorbell) -> None:
     db.close()
 
 
-def _web_process(settings: Settings, sock: socket.socket) -> None:
+def _web_process(settings: Settings, sock: socket.socket, ready: Doorbell) -> None:
     """The pages in a process of their own, stopped like the others."""
-    web_server.web_process(settings, sock, _child_setup(settings))
+    web_server.web_process(settings, sock, _child_setup(settings, ready))
+
+
+class _Child:
+    """A child process and the bell it rings once its signal handler is in place."""
+
+    def __init__(self, process: Any, ready: Doorbell) -> None:
+        self.process = process
+        self._ready = ready
+        self._seen_ready = False
+
+    def is_ready(self) -> bool:
+        self._seen_ready = self._seen_ready or self._ready.wait(0)
+        return self._seen_ready
+
+    def close(self) -> None:
+        self._ready.close()
 
 
 class Judge:
@@ -209,7 +230,7 @@ class Judge:
         self.stop_event = threading.Event()
         self.wake = Doorbell(max(workers, 1))  # one bell for each worker
         self.send = Doorbell()
-        self._processes: list[Any] = []
+        self._children: list[_Child] = []
         # Mails arriving together are kept in one commit; the worker is woken after each.
         self.storer = spool.GroupStore(on_stored=self.wake.set)
         # The sender's record of outcomes (outbound.sent_record), on SQLite, when this
@@ -290,8 +311,12 @@ class Judge:
         self._threads.append(thread)
 
     def _start_process(self, name: str, target: Callable[..., None], *args: Any) -> None:
+        ready = Doorbell()
         process = self._mp.Process(
-            target=target, args=(self.settings, *args), name=f"mailjudge-{name}", daemon=True
+            target=target,
+            args=(self.settings, *args, ready),
+            name=f"mailjudge-{name}",
+            daemon=True,
         )
         # The child inherits the blocked signals and unblocks them once its handler is in
         # place (_child_setup): a Ctrl-C during its start does not kill it half-way. The
@@ -302,7 +327,7 @@ class Judge:
             process.start()
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-        self._processes.append(process)
+        self._children.append(_Child(process, ready))
 
     def _clock_loop(self) -> None:
         while not self.stop_event.is_set():
@@ -318,7 +343,8 @@ class Judge:
         children are told by SIGTERM (they may have had it already from the process
         group, and may have died of it: nothing here waits on anything they hold), and
         one still running at the end of the time is killed; what it held is taken up
-        again at the next start (its claim or lease runs out)."""
+        again at the next start (its claim or lease runs out). A child still starting
+        (importing: it holds nothing yet) is killed at once."""
         deadline = time.monotonic() + STOP_SECONDS
 
         def left() -> float:
@@ -328,8 +354,11 @@ class Judge:
         self.stop_event.set()
         self.wake.set()
         self.send.set()
-        for process in self._processes:
-            process.terminate()  # SIGTERM; nothing happens to one that has ended
+        for child in self._children:
+            if child.is_ready():
+                child.process.terminate()  # SIGTERM; nothing happens to one that has ended
+            else:
+                child.process.kill()
         self.listener.stop()
         for thread in self._threads:
             thread.join(timeout=left())
@@ -340,14 +369,15 @@ class Judge:
         if self.record is not None:
             self.record.close()
             self.record = None
-        for process in self._processes:
-            process.join(timeout=left())
-        for process in self._processes:
-            if process.is_alive():
-                log.warning("%s did not stop in %s s; killed", process.name, STOP_SECONDS)
-                process.kill()
-                process.join(timeout=1.0)
-        self._processes.clear()
+        for child in self._children:
+            child.process.join(timeout=left())
+        for child in self._children:
+            if child.process.is_alive():
+                log.warning("%s did not stop in %s s; killed", child.process.name, STOP_SECONDS)
+                child.process.kill()
+                child.process.join(timeout=1.0)
+            child.close()
+        self._children.clear()
         if self.web_socket is not None:
             self.web_socket.close()
         db.close()
