@@ -203,6 +203,9 @@ def test_a_game_whose_clock_handling_raises_is_held_and_the_others_go_on(
     monkeypatch.setattr(processing, "process", real_process)
     env = {**os.environ, "MAILJUDGE_DATABASE_URL": any_db}
     mailjudge = str(Path(sys.executable).parent / "mailjudge")
+    status = subprocess.run([mailjudge, "status"], env=env, capture_output=True, text=True,
+                            timeout=60, check=True).stdout  # fmt: skip
+    assert "held by the clock: bad (" in status and "mailjudge requeue bad" in status
     done = subprocess.run([mailjudge, "requeue", "bad"], env=env, capture_output=True,
                           text=True, timeout=60, check=False)  # fmt: skip
     assert done.returncode == 0, done.stderr

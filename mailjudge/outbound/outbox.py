@@ -90,6 +90,15 @@ class FlushResult:
     sent: int = 0
     retried: int = 0  # failed this time; will be tried again
     failed: int = 0  # given up
+    held: int = 0  # every recipient bounces: kept until one signs on again
+
+
+# Mail whose every recipient bounced outbound.bounce_limit times is held: queued, its
+# last_error starting with HELD, looked at again every HOLD_RECHECK (and at once when
+# the player signs on: service/bounces.py clear_bounces), given up after HOLD_FOR.
+HELD = "held: "
+HOLD_RECHECK = timedelta(hours=1)
+HOLD_FOR = timedelta(days=30)
 
 
 def envelope_recipients(message: EmailMessage) -> list[str]:
@@ -363,10 +372,7 @@ def _send_one(
     recipients = row.to_addrs.split()
     stopped = [r for r in recipients if r.lower() in bounced]
     if stopped and len(stopped) == len(recipients):
-        note = f"not sent: mail to {', '.join(stopped)} bounced {retry.bounce_limit} times; it is "
-        log.info("outbox %s %s", _pk(row), note + "held until the player signs on again")
-        return "failed", {"state": "failed", "attempts": attempts,
-                          "last_error": note + "held until the player signs on again"}  # fmt: skip
+        return _hold(row, now, stopped, retry.bounce_limit)
     try:
         raw = row.raw
         if not raw and row.draft is not None:
@@ -402,6 +408,24 @@ def _send_one(
         with_picture = row.draft is not None and row.draft.get("board") is not None
         changes["raw"] = header_section(rendered) if with_picture else rendered
     return "sent", changes
+
+
+def _hold(
+    row: Outbox, now: datetime, stopped: list[str], limit: int
+) -> tuple[str, dict[str, object]]:
+    """A mail whose every recipient bounces: kept (queued, looked at again later) until
+    a player signs on again, given up once it has waited HOLD_FOR."""
+    why = f"mail to {', '.join(stopped)} bounced {limit} times"
+    if now - row.created_at >= HOLD_FOR:
+        log.info("outbox %s given up: %s and nobody signed on for %s days", _pk(row), why,
+                 HOLD_FOR.days)  # fmt: skip
+        return "failed", {"state": "failed", "attempts": row.attempts,
+                          "last_error": f"not sent: {why}; held {HOLD_FOR.days} days"}  # fmt: skip
+    note = f"{HELD}{why}; sent when the player signs on again"
+    if not row.last_error.startswith(HELD):
+        log.info("outbox %s %s", _pk(row), note)
+    return "held", {"state": "queued", "attempts": row.attempts, "last_error": note,
+                    "next_attempt_at": now + HOLD_RECHECK}  # fmt: skip
 
 
 def flush(
