@@ -86,7 +86,10 @@ class Doorbell:
 
     def wait(self, timeout: float) -> bool:
         """True when rung before ``timeout`` seconds passed."""
-        ears = [ear for ear, _ in self._pairs]
+        ears = [ear for ear, _ in self._pairs if ear.fileno() >= 0]
+        if not ears:  # closed: the judge has stopped
+            time.sleep(timeout)
+            return False
         ready, _, _ = select.select(ears, [], [], timeout)
         for ear in ready:
             try:
@@ -378,6 +381,8 @@ class Judge:
                 child.process.join(timeout=1.0)
             child.close()
         self._children.clear()
+        self.wake.close()
+        self.send.close()
         if self.web_socket is not None:
             self.web_socket.close()
         db.close()
