@@ -160,7 +160,6 @@ def _worker_process(settings: Settings, wake: Doorbell, send: Doorbell, ready: D
         except Exception:
             log.exception("worker round failed; trying again")
         wake.wait(timeout=1.0)
-    send.set()  # what this worker answered last goes out before the sender stops
     if landing is not None:
         landing.close()
     db.close()
