@@ -92,6 +92,10 @@ class FlushResult:
     failed: int = 0  # given up
     held: int = 0  # every recipient bounces: kept until one signs on again
 
+    @property
+    def taken(self) -> int:
+        return self.sent + self.retried + self.failed + self.held
+
 
 # Mail whose every recipient bounced outbound.bounce_limit times is held: queued, its
 # last_error starting with HELD, looked at again every HOLD_RECHECK (and at once when
@@ -448,10 +452,10 @@ def flush(
     result = FlushResult()
     if record is not None:
         fold(record)  # outcomes a killed sender kept but did not carry over
-    while limit is None or result.sent + result.retried + result.failed < limit:
+    while limit is None or result.taken < limit:
         if stopping is not None and stopping():
             break
-        taken = result.sent + result.retried + result.failed
+        taken = result.taken
         batch = CLAIM_BATCH if limit is None else min(CLAIM_BATCH, limit - taken)
         rows = claim_due(now, batch, retry.lease)
         if not rows:
