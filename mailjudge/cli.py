@@ -224,6 +224,23 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_requeue(args: argparse.Namespace) -> int:
+    """Hand a game the clock held after a failure back to the clock (service/deadlines.py)."""
+    from mailjudge import db
+    from mailjudge.service.deadlines import requeue
+    from mailjudge.service.errors import ServiceError
+
+    db.connect(_settings(args).database.url)
+    try:
+        print(requeue(args.game))
+    except ServiceError as err:
+        print(f"mailjudge requeue: {err}", file=sys.stderr)
+        return 1
+    finally:
+        db.close()
+    return 0
+
+
 def cmd_docs(args: argparse.Namespace) -> int:
     from mailjudge.docs import reference
 
@@ -346,6 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("restore", "put a backup back into the database (stop the judge first)", None),
         ("status", "games, mail waiting, last errors, database size and largest tables", None),
         ("prune", "keep only headers and outcome of mail sent long ago (also done daily)", None),
+        ("requeue", "hand a game the clock held after a failure back to the clock", None),
     ):
         cmd = sub.add_parser(
             name,
@@ -366,6 +384,8 @@ def build_parser() -> argparse.ArgumentParser:
                 action="store_true",
                 help="replace the games of a database that has some",
             )
+        if name == "requeue":
+            cmd.add_argument("game", metavar="GAME", help="the game's name")
         if name == "prune":
             cmd.add_argument("--days", type=int, help="instead of outbound.keep_sent_days")
         if name == "serve":
@@ -398,6 +418,7 @@ def main(argv: list[str] | None = None) -> int:
         "web": cmd_web,
         "status": cmd_status,
         "prune": cmd_prune,
+        "requeue": cmd_requeue,
         "init": cmd_init,
         "check-config": cmd_check_config,
         "docs": cmd_docs,

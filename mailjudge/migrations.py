@@ -78,12 +78,23 @@ def _veterans(database: Database, migrator: SchemaMigrator) -> None:
     database.create_tables([DiaryEntry], safe=True)
 
 
+def _clock_error(database: Database, migrator: SchemaMigrator) -> None:
+    # One ALTER TABLE with its default, in both SQLite and PostgreSQL: peewee's add_column
+    # rebuilds SQLite's game table to make it NOT NULL, and the orders on file went with
+    # the old table (tests/test_migrations.py).
+    database.execute_sql(  # type: ignore[no-untyped-call]
+        "ALTER TABLE game ADD COLUMN clock_error TEXT NOT NULL DEFAULT ''"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "the tables of release 21f9223 (the baseline)", _baseline),
     Migration(2, "address_counter, confirmation and bounce: guessing, consent, bounces",
               _security_tables),
     Migration(3, "seat.preference and diary_entry: njudge's SET PREFERENCE and DIARY",
               _veterans),
+    Migration(4, "game.clock_error: a game the clock failed on waits for mailjudge requeue",
+              _clock_error),
 )  # fmt: skip
 LATEST = MIGRATIONS[-1].number
 

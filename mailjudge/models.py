@@ -219,6 +219,9 @@ class Game(BaseModel):
     timing = TextField(default="")  # the game's TIMING line, canonical form
     deadline = UTCDateTimeField(null=True)
     next_reminder_at = UTCDateTimeField(null=True)
+    # Why the clock holds the game after its handling raised ("" when it does not);
+    # `mailjudge requeue GAME` clears it (service/deadlines.py).
+    clock_error = TextField(default="")
     victory_count = IntegerField(default=18)
     outcome = TextField(default="")  # how a finished game ended, e.g. "DRAW FRANCE TURKEY"
     # What a variant keeps between phases (Double: an open joint-win vote, a tie-break).

@@ -20,9 +20,13 @@ def status_report(database_url: str, errors: int = 5) -> str:
     states = Counter(str(state) for state in Game.select(Game.state).scalars())
     lines += [f"    {state:<10} {count}" for state, count in sorted(states.items())] or ["    none"]
     waiting_in = InboundMessage.select().where(InboundMessage.state.in_(("queued", "processing")))
+    held = [f"    held by the clock: {g.name} ({g.clock_error}); mailjudge requeue {g.name}"
+            for g in Game.select().where(Game.clock_error != "")]  # fmt: skip
     waiting_out = Outbox.select().where(Outbox.state.in_(("queued", "sending")))
-    lines += ["", "Mail waiting:", f"    to answer  {waiting_in.count() + _landed()}",
-              f"    to send    {waiting_out.count()}"]  # fmt: skip
+    bouncing = waiting_out.where(Outbox.last_error.startswith("held: ")).count()
+    lines += [*held, "", "Mail waiting:", f"    to answer  {waiting_in.count() + _landed()}",
+              f"    to send    {waiting_out.count() - bouncing}",
+              f"    held       {bouncing} (their addresses bounce; sent at SIGNON)"]  # fmt: skip
     lines += ["", "Last errors:"] + (_last_errors(errors) or ["    none"])
     version = current_version(database_proxy.obj)
     lines += ["", f"Database: {_human(_database_bytes(database_url))}, schema version "

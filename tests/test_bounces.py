@@ -1,13 +1,17 @@
 """Bounces (issue 17, point 6): the judge's mail goes out with a VERP envelope sender; a
 delivery status notification sent back to it reaches the game's master as a notice with
 the player's power and the error; after outbound.bounce_limit bounces the address gets no
-more mail until its player signs on again."""
+more mail until its player signs on again, and the mail held for it meanwhile goes out
+then (issue 32, point 6)."""
 
 from __future__ import annotations
+
+import time
 
 from e2e import MASTER, Harness, player, seated, set_up_game, text_of
 
 from mailjudge.models import Outbox
+from mailjudge.status import status_report
 
 
 def dsn(to_verp: str, recipient: str, status: str = "5.1.1") -> bytes:
@@ -55,7 +59,7 @@ def to(h: Harness, address: str) -> list[object]:
 
 
 def held_for(address: str) -> list[Outbox]:
-    return list(Outbox.select().where(Outbox.to_addrs == address, Outbox.state == "failed"))
+    return list(Outbox.select().where(Outbox.to_addrs == address, Outbox.state == "queued"))
 
 
 def test_a_bounce_reaches_the_master_and_repeated_bounces_stop_the_mail(harness: Harness) -> None:
@@ -86,6 +90,18 @@ def test_a_bounce_reaches_the_master_and_repeated_bounces_stop_the_mail(harness:
     assert len(to(h, france)) == before
     # The sender carries its outcomes into the outbox after each batch: wait for that one.
     h.wait_until(lambda: any("bounced 3 times" in row.last_error for row in held_for(france)))
-    # France signs on again: mail flows to the address again.
+    [held] = held_for(france)
+    report = status_report(str(h.judge.settings.database.url))
+    assert "held       1 (their addresses bounce; sent at SIGNON)" in report
+    assert held.last_error.startswith("held: ") and "signs on again" in held.last_error
+    assert "all of it goes out as soon as the player signs on again" in " ".join(body.split())
+    # France signs on again: mail flows to the address again, and the results held for
+    # it go out (once) without waiting for the hourly look at held mail.
     table.say(table.players["FRANCE"], f"{table.signon('FRANCE')}\nSTATUS")
-    assert len(to(h, france)) == before + 1
+    results = f"[bouncy] results {phase}"
+    h.wait_until(lambda: [m for m in to(h, france) if m.message["Subject"] == results],
+                 what="the held results")  # fmt: skip
+    time.sleep(1.0)  # time for a second copy, if there were one
+    assert len(to(h, france)) == before + 2  # the STATUS answer and the held results
+    assert Outbox.get_by_id(held.id).state == "sent"
+    assert not held_for(france)

@@ -10,6 +10,7 @@ import sys
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -155,3 +156,103 @@ def test_two_processes_run_the_clock_once(postgres_url: str, cheap_scrypt: None)
     assert get_game("twice").phase == "F1901M"
     assert sorted(outs)[0] == 0 and sorted(outs)[1] > 0  # one sent the results, one nothing
     db.close()
+
+
+def test_a_game_whose_clock_handling_raises_is_held_and_the_others_go_on(
+    any_db: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Three games past their grace; processing one of them raises (a bug, simulated for
+    that game alone, after it has written): the two others are processed, the failing
+    one is rolled back to where it was, logged once and its master mailed once over many
+    ticks, and `mailjudge requeue` hands it back to the clock, which then processes it."""
+    import os
+
+    from mailjudge.db import database_proxy
+
+    games = [new_game(name, "CIVIL_DISORDER", players=3) for name in ("left", "bad", "right")]
+    deadline = games[0].deadline
+    assert deadline is not None and all(g.deadline == deadline for g in games)
+    real_process = processing.process
+
+    def broken(game: Game, *args: object, **kwargs: object) -> object:
+        done = real_process(game, *args, **kwargs)  # type: ignore[arg-type]
+        if game.name == "bad":
+            raise RuntimeError("a bug in processing bad")
+        return done
+
+    monkeypatch.setattr(processing, "process", broken)
+    after_grace = deadline + timedelta(hours=2, minutes=1)
+    sent: list[Outgoing] = []
+    for n in range(5):
+        with database_proxy.atomic():  # as the judge's clock runs it
+            sent += deadlines.tick(after_grace + n * STEP)
+    assert get_game("left").phase == "F1901M" and get_game("right").phase == "F1901M"
+    assert get_game("bad").phase == "S1901M"  # what processing wrote was rolled back
+    assert PhaseRecord.select().where(PhaseRecord.game == get_game("bad")).count() == 0
+    held = get_game("bad").clock_error
+    assert "RuntimeError: a bug in processing bad" in held
+    failures = [r for r in caplog.records if "clock's handling failed" in r.getMessage()]
+    assert len(failures) == 1 and failures[0].exc_info is not None
+    assert "mailjudge requeue bad" in failures[0].getMessage()
+    told = [m for m in sent if m.to == ["gm@example.org"] and "could not process" in m.subject]
+    assert [m.subject for m in told] == ["[bad] the judge could not process S1901M"]
+    assert "mailjudge requeue bad" in told[0].body
+    assert not any(m.game == "bad" and m.kind == "results" for m in sent)
+
+    # The operator fixes the bug and hands the game back: the next tick processes it.
+    monkeypatch.setattr(processing, "process", real_process)
+    env = {**os.environ, "MAILJUDGE_DATABASE_URL": any_db}
+    mailjudge = str(Path(sys.executable).parent / "mailjudge")
+    status = subprocess.run([mailjudge, "status"], env=env, capture_output=True, text=True,
+                            timeout=60, check=True).stdout  # fmt: skip
+    assert "held by the clock: bad (" in status and "mailjudge requeue bad" in status
+    done = subprocess.run([mailjudge, "requeue", "bad"], env=env, capture_output=True,
+                          text=True, timeout=60, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "handed back to the clock" in done.stdout and "a bug in processing bad" in done.stdout
+    assert get_game("bad").clock_error == ""
+    with database_proxy.atomic():
+        again = deadlines.tick(after_grace + 6 * STEP)
+    assert get_game("bad").phase == "F1901M"
+    assert any(m.game == "bad" and m.kind == "results" for m in again)
+    twice = subprocess.run([mailjudge, "requeue", "bad"], env=env, capture_output=True,
+                           text=True, timeout=60, check=False)  # fmt: skip
+    assert twice.returncode == 0 and "not held" in twice.stdout
+    unknown = subprocess.run([mailjudge, "requeue", "nosuch"], env=env, capture_output=True,
+                             text=True, timeout=60, check=False)  # fmt: skip
+    assert unknown.returncode == 1 and "no game is called nosuch" in unknown.stderr
+
+
+def test_a_deadline_moved_into_the_warn_window_reminds_the_late_at_once(harness: Any) -> None:
+    """The master's SET DEADLINE, by mail, to a time so near that the reminder (WARN 2H)
+    is past already: at the clock's next tick each player without orders gets the
+    reminder for the new deadline, once; players with orders on file get none."""
+    from e2e import MASTER, POWERS, player, seated
+
+    from mailjudge.models import utcnow
+
+    table = seated(harness, "soon")
+    table.sign_on()
+    master = "SIGNON Msoon masterpw\n"
+    table.say(table.master, master + "SET TIMING MOVE 2D RETREAT 1D ADJUST 1D WARN 2H", "2H")
+    table.send_orders("FRANCE", ["A PAR H", "A MAR H", "F BRE H"])
+    when = utcnow().replace(second=0, microsecond=0) + timedelta(minutes=61)
+    table.say(table.master, master + f"SET DEADLINE {when:%Y-%m-%d %H:%M} UTC", "player(s) told")
+
+    def reminders() -> list[str]:
+        return sorted(
+            m.rcpt_tos[0]
+            for m in harness.sink.mails
+            if str(m.message["Subject"]).startswith("[soon] reminder: orders due")
+        )
+
+    harness.judge.clock_tick()
+    late = sorted(player(p) for p in POWERS if p != "FRANCE")
+    harness.wait_until(lambda: reminders() == late, what="the reminders")
+    assert MASTER not in reminders()
+    body = [m for m in harness.sink.mails if m.rcpt_tos == [player("ITALY")]][-1]
+    assert f"{when:%H:%M}" in str(body.message.get_content())
+    for _ in range(3):  # no second reminder at the next ticks
+        harness.judge.clock_tick()
+    time.sleep(1.0)
+    assert reminders() == late

@@ -47,6 +47,10 @@ def test_the_systemd_unit_has_what_an_operator_needs() -> None:
     settings = load_settings(DEPLOY / "mailjudge.toml.example", {})
     assert settings.database.url.startswith("sqlite:////var/lib/mailjudge/")
     assert unit["Install"]["WantedBy"] == ["multi-user.target"]
+    # How it is stopped: SIGTERM to the judge, which stops its children within 8 s
+    # (runner.STOP_SECONDS), well inside the time systemd gives it.
+    assert service["KillMode"] == ["mixed"] and service["KillSignal"] == ["SIGTERM"]
+    assert service["TimeoutStopSec"] == ["30s"]
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze here")

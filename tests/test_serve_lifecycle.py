@@ -18,6 +18,8 @@ import time
 from email.message import EmailMessage
 from pathlib import Path
 
+import pytest
+
 from mailjudge.demo.sink import MailSink, free_port
 
 MAILJUDGE = str(Path(sys.executable).parent / "mailjudge")
@@ -220,3 +222,110 @@ def test_serve_answers_mail_and_serves_the_pages_then_mailjudge_web_alone(tmp_pa
     finally:
         if alone.poll() is None:
             alone.kill()
+
+
+def _stop_rounds(tmp_path: Path, rounds: int) -> tuple[list[float], int]:
+    """`mailjudge serve` with the web pages on, in a process group of its own as a
+    terminal or systemd runs it, stopped ``rounds`` times by SIGTERM or SIGINT sent to
+    the whole group, idle or in the middle of a burst of mail: each stop exits 0 within
+    10 s, and after one more start every mail it accepted is answered once. Returns the
+    seconds each stop took, and how many mails were accepted."""
+    import urllib.request
+
+    sink = MailSink()
+    sink.start()
+    smtp, web = free_port(), free_port()
+    env = _env(tmp_path, smtp, sink.port, MAILJUDGE_WEB_PORT=str(web))
+    log = tmp_path / "serve.log"
+    accepted: list[str] = []
+    took: list[float] = []
+
+    def start() -> subprocess.Popen[bytes]:
+        return subprocess.Popen([MAILJUDGE, "serve"], env=env, stdout=log.open("ab"),
+                                stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+
+    try:
+        for n in range(rounds):
+            signum = (signal.SIGTERM, signal.SIGINT)[n % 2]
+            burst = n % 4 >= 2
+            judge = start()
+            stream: threading.Thread | None = None
+            halt = threading.Event()
+            try:
+                _wait_for_port(smtp)
+                if burst:
+
+                    def send_mails(first: int = n * 1000, halt: threading.Event = halt) -> None:
+                        for k in range(first, first + 200):
+                            if halt.is_set():
+                                return
+                            try:
+                                with smtplib.SMTP("127.0.0.1", smtp, timeout=10) as client:
+                                    client.send_message(_mail(k))
+                                accepted.append(f"<m{k}@players.test>")
+                            except (smtplib.SMTPException, OSError):
+                                return  # 421 while stopping, refused once stopped
+
+                    before = len(accepted)
+                    stream = threading.Thread(target=send_mails)
+                    stream.start()
+                    deadline = time.monotonic() + 30
+                    while len(accepted) < before + 10 and time.monotonic() < deadline:
+                        time.sleep(0.01)
+                else:
+                    page = urllib.request.urlopen(f"http://127.0.0.1:{web}/", timeout=30)
+                    assert page.status == 200
+                began = time.monotonic()
+                os.killpg(judge.pid, signum)
+                try:
+                    code = judge.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    raise AssertionError(f"round {n}: {signum.name} to the group: still "
+                                         f"running after 10 s\n{log.read_text()[-3000:]}") from None  # fmt: skip
+                took.append(time.monotonic() - began)
+                assert code == 0, f"round {n}: {signum.name}: exit {code}"
+            finally:
+                halt.set()
+                if stream is not None:
+                    stream.join(timeout=30)
+                if judge.poll() is None:
+                    os.killpg(judge.pid, signal.SIGKILL)
+                    judge.wait()
+        text = log.read_text()
+        assert "Traceback" not in text, text[text.index("Traceback") - 2000 :][:5000]
+        assert text.count("mailjudge stopped (") == rounds
+        if rounds >= 4:
+            assert accepted, "no mail was accepted during the bursts"
+        again = start()
+        try:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline and not all(_replies(sink).get(m) for m in accepted):
+                time.sleep(0.2)
+            time.sleep(1.0)  # time for a second answer, if there were one
+            counts = _replies(sink)
+            assert all(counts.get(m) == 1 for m in accepted), {
+                m: counts.get(m) for m in accepted if counts.get(m) != 1
+            }
+            os.killpg(again.pid, signal.SIGTERM)
+            assert again.wait(timeout=10) == 0
+        finally:
+            if again.poll() is None:
+                os.killpg(again.pid, signal.SIGKILL)
+                again.wait()
+    finally:
+        sink.stop()
+    return took, len(accepted)
+
+
+def test_signals_to_the_process_group_stop_serve_within_seconds(tmp_path: Path) -> None:
+    """Four rounds (SIGTERM and SIGINT, idle and in a burst): see _stop_rounds."""
+    _stop_rounds(tmp_path, 4)
+
+
+@pytest.mark.soak
+def test_fifty_rounds_of_signals_to_the_process_group(tmp_path: Path) -> None:
+    """Fifty rounds (pytest -m soak -s prints the figures)."""
+    took, mails = _stop_rounds(tmp_path, int(os.environ.get("MAILJUDGE_SOAK_ROUNDS", "50")))
+    print(f"\n{len(took)} stops exited 0 within 10 s; slowest {max(took):.2f} s, "
+          f"median {sorted(took)[len(took) // 2]:.2f} s; {mails} mails accepted in the "
+          "bursts, each answered once")  # fmt: skip

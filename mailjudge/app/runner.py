@@ -8,13 +8,17 @@ reminders, and retries of mail the relay refused.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
+import select
 import signal
+import socket
 import threading
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from multiprocessing import resource_tracker
 from typing import Any
 
 import schedule
@@ -48,20 +52,88 @@ def claim_limits(settings: Settings) -> dict[str, Any]:
     }
 
 
-def _child_setup(settings: Settings) -> None:
-    """In a worker or the sender: the judge's log format, marked with the process's role;
-    SIGINT and SIGTERM ignored, since they reach the whole process group (Ctrl-C,
-    systemd) and the mail in hand must be finished: the judge's stop_event ends the
-    process once it is."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+# How long a stop may take before the processes still running are killed: the judge
+# exits within seconds of SIGTERM or SIGINT whatever holds it up (a relay that does not
+# answer, a child that died), under systemd's TimeoutStopSec.
+STOP_SECONDS = 8.0
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Doorbell:
+    """Wakes whoever sleeps in ``wait()`` in another thread or process: one datagram
+    socket pair per listener; ``set()`` sends each a byte (dropped when one is waiting
+    already), ``wait()`` sleeps until a byte or the timeout and takes every byte waiting.
+
+    Unlike a multiprocessing Event it holds no lock shared between processes, so the one
+    ringing never waits, even for a process that died while sleeping on it."""
+
+    def __init__(self, listeners: int = 1) -> None:
+        self._pairs = [
+            socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM) for _ in range(listeners)
+        ]
+
+    def listener(self, n: int) -> Doorbell:
+        """The bell of listener ``n`` alone (what one of several workers waits on)."""
+        bell = Doorbell(0)
+        bell._pairs = [self._pairs[n]]
+        return bell
+
+    def set(self) -> None:
+        for _, ringer in self._pairs:
+            # Full: a ring waits already. Closed: nobody listens any more.
+            with contextlib.suppress(OSError):
+                ringer.send(b"!", socket.MSG_DONTWAIT)
+
+    def wait(self, timeout: float) -> bool:
+        """True when rung before ``timeout`` seconds passed."""
+        ears = [ear for ear, _ in self._pairs if ear.fileno() >= 0]
+        if not ears:  # closed: the judge has stopped
+            time.sleep(timeout)
+            return False
+        ready, _, _ = select.select(ears, [], [], timeout)
+        for ear in ready:
+            try:
+                while ear.recv(64, socket.MSG_DONTWAIT):
+                    pass
+            except OSError:  # drained
+                pass
+        return bool(ready)
+
+    def close(self) -> None:
+        for pair in self._pairs:
+            for end in pair:
+                end.close()
+
+
+def _child_setup(
+    settings: Settings, ready: Doorbell, bell: Doorbell | None = None
+) -> threading.Event:
+    """In a worker, the sender or the web process: the judge's log format, marked with
+    the process's role; SIGINT and SIGTERM (from the judge, or sent to the whole process
+    group by Ctrl-C or systemd) set the event returned, and the process finishes what it
+    holds and exits 0. The judge starts its children with those signals blocked, so that
+    one arriving before this point waits for the handler instead of killing the child;
+    ``ready`` tells the judge that the child has got this far (before it, a child holds
+    nothing, and a stopping judge kills it instead of waiting for its imports)."""
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: object) -> None:
+        stop.set()
+        if bell is not None:
+            bell.set()
+
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, on_signal)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+    ready.set()
     role = multiprocessing.current_process().name.removeprefix("mailjudge-")
     setup_logging(settings.logging, role)
+    return stop
 
 
-def _worker_process(settings: Settings, wake: Any, send: Any, stop: Any) -> None:
+def _worker_process(settings: Settings, wake: Doorbell, send: Doorbell, ready: Doorbell) -> None:
     """A worker in its own process: answer stored mail as it comes."""
-    _child_setup(settings)
+    stop = _child_setup(settings, ready, wake)
     use_settings(settings)
     db.connect(settings.database.url)
     landing = Landing.beside_database()
@@ -88,12 +160,14 @@ def _worker_process(settings: Settings, wake: Any, send: Any, stop: Any) -> None
         except Exception:
             log.exception("worker round failed; trying again")
         wake.wait(timeout=1.0)
-        wake.clear()
+    if landing is not None:
+        landing.close()
+    db.close()
 
 
-def _sender_process(settings: Settings, send: Any, stop: Any) -> None:
+def _sender_process(settings: Settings, send: Doorbell, ready: Doorbell) -> None:
     """The outbound sender in its own process: one SMTP connection, kept open."""
-    _child_setup(settings)
+    stop = _child_setup(settings, ready, send)
     db.connect(settings.database.url)
     sender = SmtpSender.from_settings(settings.outbound, settings.judge.address, settings.dkim)
     retry = RetryPolicy.from_settings(settings.outbound)
@@ -102,13 +176,35 @@ def _sender_process(settings: Settings, send: Any, stop: Any) -> None:
     record = SentRecord.beside_database()
     while not stop.is_set():
         try:
-            flush(sender, retry=retry, record=record)
+            flush(sender, retry=retry, record=record, stopping=stop.is_set)
         except Exception:
             log.exception("sending round failed; trying again")
         send.wait(timeout=1.0)
-        send.clear()
+    sender.close()
     if record is not None:
         record.close()
+    db.close()
+
+
+def _web_process(settings: Settings, sock: socket.socket, ready: Doorbell) -> None:
+    """The pages in a process of their own, stopped like the others."""
+    web_server.web_process(settings, sock, _child_setup(settings, ready))
+
+
+class _Child:
+    """A child process and the bell it rings once its signal handler is in place."""
+
+    def __init__(self, process: Any, ready: Doorbell) -> None:
+        self.process = process
+        self._ready = ready
+        self._seen_ready = False
+
+    def is_ready(self) -> bool:
+        self._seen_ready = self._seen_ready or self._ready.wait(0)
+        return self._seen_ready
+
+    def close(self) -> None:
+        self._ready.close()
 
 
 class Judge:
@@ -131,10 +227,12 @@ class Judge:
         self.clock = clock
         self.workers = workers
         self._mp = multiprocessing.get_context("spawn")
-        self.stop_event: Any = self._mp.Event() if workers else threading.Event()
-        self.wake: Any = self._mp.Event() if workers else threading.Event()
-        self.send: Any = self._mp.Event() if workers else threading.Event()
-        self._processes: list[Any] = []
+        # Only this process's threads wait on stop_event: the children are stopped by a
+        # signal (see stop), and woken by doorbells, which hold no lock a dead child keeps.
+        self.stop_event = threading.Event()
+        self.wake = Doorbell(max(workers, 1))  # one bell for each worker
+        self.send = Doorbell()
+        self._children: list[_Child] = []
         # Mails arriving together are kept in one commit; the worker is woken after each.
         self.storer = spool.GroupStore(on_stored=self.wake.set)
         # The sender's record of outcomes (outbound.sent_record), on SQLite, when this
@@ -153,6 +251,7 @@ class Judge:
             settings.outbound, settings.judge.address, settings.dkim
         )
         self.retry = RetryPolicy.from_settings(settings.outbound)
+        self._flushing = threading.Lock()
         self.scheduler = schedule.Scheduler()
         if not workers:
             self.scheduler.every(5).seconds.do(self._flush_outbox)
@@ -179,14 +278,15 @@ class Judge:
         self.listener.start()
         if self.workers:
             for n in range(self.workers):
-                self._start_process(f"worker-{n}", _worker_process, self.wake, self.send)
+                wake = self.wake.listener(n)
+                self._start_process(f"worker-{n}", _worker_process, wake, self.send)
             self._start_process("sender", _sender_process, self.send)
             self._spawn("clock", self._clock_loop)
         else:
             self._spawn("worker", self._work)
         if self.web_socket is not None:
             if self.workers:
-                self._start_process("web", web_server.web_process, self.web_socket)
+                self._start_process("web", _web_process, self.web_socket)
             else:
                 sock = self.web_socket
                 self._spawn("web", lambda: web_server.serve(sock, self.stop_event))
@@ -212,15 +312,24 @@ class Judge:
         thread.start()
         self._threads.append(thread)
 
-    def _start_process(self, name: str, target: Callable[..., None], *events: Any) -> None:
+    def _start_process(self, name: str, target: Callable[..., None], *args: Any) -> None:
+        ready = Doorbell()
         process = self._mp.Process(
             target=target,
-            args=(self.settings, *events, self.stop_event),
+            args=(self.settings, *args, ready),
             name=f"mailjudge-{name}",
             daemon=True,
         )
-        process.start()
-        self._processes.append(process)
+        # The child inherits the blocked signals and unblocks them once its handler is in
+        # place (_child_setup): a Ctrl-C during its start does not kill it half-way. The
+        # resource tracker is started first, since starting it unblocks them.
+        resource_tracker.ensure_running()
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        try:
+            process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        self._children.append(_Child(process, ready))
 
     def _clock_loop(self) -> None:
         while not self.stop_event.is_set():
@@ -231,15 +340,30 @@ class Judge:
             self.stop_event.wait(timeout=1.0)
 
     def stop(self) -> None:
-        """Stop cleanly: new mail is turned away (421), the mail being answered and the
-        mail being sent are finished, then everything ends."""
-        self.listener.close_doors()
+        """Stop cleanly and within STOP_SECONDS: new mail is turned away (421), the mail
+        being answered and the mail being sent are finished, then everything ends. The
+        children are told by SIGTERM (they may have had it already from the process
+        group, and may have died of it: nothing here waits on anything they hold), and
+        one still running at the end of the time is killed; what it held is taken up
+        again at the next start (its claim or lease runs out). A child still starting
+        (importing: it holds nothing yet) is killed at once."""
+        deadline = time.monotonic() + STOP_SECONDS
+
+        def left() -> float:
+            return max(0.0, deadline - time.monotonic())
+
+        self.listener.close_doors(wait=left() / 2)
         self.stop_event.set()
         self.wake.set()
         self.send.set()
+        for child in self._children:
+            if child.is_ready():
+                child.process.terminate()  # SIGTERM; nothing happens to one that has ended
+            else:
+                child.process.kill()
         self.listener.stop()
         for thread in self._threads:
-            thread.join(timeout=10)
+            thread.join(timeout=left())
         self.storer.stop()  # after the listener and the IMAP poller: nothing more comes
         if self.storer.landing is not None:
             self.storer.landing.close()
@@ -247,10 +371,17 @@ class Judge:
         if self.record is not None:
             self.record.close()
             self.record = None
-        for process in self._processes:
-            process.join(timeout=10)
-            if process.is_alive():
-                process.terminate()
+        for child in self._children:
+            child.process.join(timeout=left())
+        for child in self._children:
+            if child.process.is_alive():
+                log.warning("%s did not stop in %s s; killed", child.process.name, STOP_SECONDS)
+                child.process.kill()
+                child.process.join(timeout=1.0)
+            child.close()
+        self._children.clear()
+        self.wake.close()
+        self.send.close()
         if self.web_socket is not None:
             self.web_socket.close()
         db.close()
@@ -271,7 +402,10 @@ class Judge:
         return done
 
     def _flush_outbox(self) -> None:
-        flush(self.sender, self.clock(), retry=self.retry, record=self.record)
+        # One flush at a time: work_once() may run in a thread of its own beside the
+        # worker's, and the two would otherwise share the relay connection and the record.
+        with self._flushing:
+            flush(self.sender, self.clock(), retry=self.retry, record=self.record)
 
     def clock_tick(self) -> None:
         """What the clock decides: deadlines, reminders, grace (see service.deadlines)."""
@@ -297,7 +431,6 @@ class Judge:
             except Exception:  # a broken round must not stop the judge
                 log.exception("worker round failed; trying again")
             self.wake.wait(timeout=1.0)
-            self.wake.clear()
 
     def serve_forever(self) -> None:
         """Serve until SIGTERM (systemd's stop) or SIGINT (Ctrl-C), then stop cleanly."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import logging
 import quopri
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from email import policy
@@ -90,6 +90,19 @@ class FlushResult:
     sent: int = 0
     retried: int = 0  # failed this time; will be tried again
     failed: int = 0  # given up
+    held: int = 0  # every recipient bounces: kept until one signs on again
+
+    @property
+    def taken(self) -> int:
+        return self.sent + self.retried + self.failed + self.held
+
+
+# Mail whose every recipient bounced outbound.bounce_limit times is held: queued, its
+# last_error starting with HELD, looked at again every HOLD_RECHECK (and at once when
+# the player signs on: service/bounces.py clear_bounces), given up after HOLD_FOR.
+HELD = "held: "
+HOLD_RECHECK = timedelta(hours=1)
+HOLD_FOR = timedelta(days=30)
 
 
 def envelope_recipients(message: EmailMessage) -> list[str]:
@@ -366,10 +379,7 @@ def _send_one(
     recipients = row.to_addrs.split()
     stopped = [r for r in recipients if r.lower() in bounced]
     if stopped and len(stopped) == len(recipients):
-        note = f"not sent: mail to {', '.join(stopped)} bounced {retry.bounce_limit} times; it is "
-        log.info("outbox %s %s", _pk(row), note + "held until the player signs on again")
-        return "failed", {"state": "failed", "attempts": attempts,
-                          "last_error": note + "held until the player signs on again"}  # fmt: skip
+        return _hold(row, now, stopped, retry.bounce_limit)
     try:
         raw = row.raw
         if not raw and row.draft is not None:
@@ -407,26 +417,48 @@ def _send_one(
     return "sent", changes
 
 
+def _hold(
+    row: Outbox, now: datetime, stopped: list[str], limit: int
+) -> tuple[str, dict[str, object]]:
+    """A mail whose every recipient bounces: kept (queued, looked at again later) until
+    a player signs on again, given up once it has waited HOLD_FOR."""
+    why = f"mail to {', '.join(stopped)} bounced {limit} times"
+    if now - row.created_at >= HOLD_FOR:
+        log.info("outbox %s given up: %s and nobody signed on for %s days", _pk(row), why,
+                 HOLD_FOR.days)  # fmt: skip
+        return "failed", {"state": "failed", "attempts": row.attempts,
+                          "last_error": f"not sent: {why}; held {HOLD_FOR.days} days"}  # fmt: skip
+    note = f"{HELD}{why}; sent when the player signs on again"
+    if not row.last_error.startswith(HELD):
+        log.info("outbox %s %s", _pk(row), note)
+    return "held", {"state": "queued", "attempts": row.attempts, "last_error": note,
+                    "next_attempt_at": now + HOLD_RECHECK}  # fmt: skip
+
+
 def flush(
     sender: Sender,
     now: datetime | None = None,
     limit: int | None = None,
     retry: RetryPolicy | None = None,
     record: SentRecord | None = None,
+    stopping: Callable[[], bool] | None = None,
 ) -> FlushResult:
     """Send every mail that is due (at most `limit`), recording each outcome as soon as
     the relay has answered: a sender killed after the relay took a mail and before its
     outcome was recorded sends that mail again when its lease runs out, so the record
     must follow the send as closely as it can (the mail keeps its Message-ID, so a
     receiver still sees one mail). With a ``record`` (SQLite) each outcome is kept there
-    at once and carried into the outbox after each batch (see outbound.sent_record)."""
+    at once and carried into the outbox after each batch (see outbound.sent_record).
+    When ``stopping`` says so, no further batch is claimed: the one in hand is finished."""
     now = now or utcnow()
     retry = retry or RetryPolicy()
     result = FlushResult()
     if record is not None:
         fold(record)  # outcomes a killed sender kept but did not carry over
-    while limit is None or result.sent + result.retried + result.failed < limit:
-        taken = result.sent + result.retried + result.failed
+    while limit is None or result.taken < limit:
+        if stopping is not None and stopping():
+            break
+        taken = result.taken
         batch = CLAIM_BATCH if limit is None else min(CLAIM_BATCH, limit - taken)
         rows = claim_due(now, batch, retry.lease)
         if not rows:

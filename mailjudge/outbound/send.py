@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import smtplib
 import ssl
+import threading
 import time
 from typing import Protocol
 
@@ -47,7 +48,9 @@ class SmtpSender:
     """smtplib with one connection kept open between mails (reopened after a failure).
 
     The envelope sender is the judge's address: bounces come back to the judge, whose
-    loop checks keep it from answering them.
+    loop checks keep it from answering them. One mail at a time: threads sharing a sender
+    take turns (an SMTP session interleaved between two threads answers each with the
+    other's replies).
     """
 
     def __init__(
@@ -74,6 +77,7 @@ class SmtpSender:
         self.signer = signer
         self._smtp: smtplib.SMTP | None = None
         self._last_used = 0.0  # time.monotonic() of the connection's last command
+        self._turn = threading.RLock()  # held while the connection is in use
 
     @classmethod
     def from_settings(
@@ -110,6 +114,12 @@ class SmtpSender:
 
     def send(
         self, raw: bytes, to_addrs: list[str], envelope_from: str | None = None
+    ) -> dict[str, tuple[int, bytes]]:
+        with self._turn:
+            return self._send(raw, to_addrs, envelope_from)
+
+    def _send(
+        self, raw: bytes, to_addrs: list[str], envelope_from: str | None
     ) -> dict[str, tuple[int, bytes]]:
         idle = time.monotonic() - self._last_used
         if self._smtp is not None and idle > IDLE_CHECK and not self._still_open(self._smtp):
@@ -149,13 +159,14 @@ class SmtpSender:
             self.close()
 
     def close(self) -> None:
-        smtp, self._smtp = self._smtp, None
-        if smtp is None:
-            return
-        try:
-            smtp.quit()
-        except (smtplib.SMTPException, OSError):
-            smtp.close()
+        with self._turn:
+            smtp, self._smtp = self._smtp, None
+            if smtp is None:
+                return
+            try:
+                smtp.quit()
+            except (smtplib.SMTPException, OSError):
+                smtp.close()
 
     def __enter__(self) -> SmtpSender:
         return self

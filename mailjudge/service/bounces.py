@@ -1,6 +1,6 @@
-"""Mail that came back: record it against the address, tell the game's master, and stop
-mailing an address that keeps bouncing until its player signs on again (the outbox reads
-the Bounce rows; a SIGNON clears them)."""
+"""Mail that came back: record it against the address, tell the game's master, and hold
+the mail to an address that keeps bouncing until its player signs on again (the outbox
+reads the Bounce rows and holds the mail; a SIGNON clears them and sends what was held)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from typing import NamedTuple
 
 from mailjudge.addresses import check_matches
 from mailjudge.db import execute_compiled
-from mailjudge.models import Bounce, GameState, Outbox, Person, Seat
+from mailjudge.models import Bounce, GameState, Outbox, Person, Seat, utcnow
+from mailjudge.outbound.outbox import HELD
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 
@@ -64,11 +65,18 @@ def _tell_masters(failure: Failure) -> list[Outgoing]:
 
 
 def clear_bounces(*addresses: str) -> None:
-    """A player signed on: mail to their address goes out again."""
+    """A player signed on: mail to their address goes out again, and the mail held for
+    it while it bounced is due at once."""
     # With every order mail: a query built once (per count of addresses).
     known = sorted({a.lower() for a in addresses})
-    execute_compiled(
+    cleared = execute_compiled(
         f"bounces-clear-{len(known)}",
         lambda: Bounce.delete().where(Bounce.address.in_(known)),
         known,
-    )
+    ).rowcount
+    if cleared:  # rarely: only an address that bounced can have mail held
+        Outbox.update(next_attempt_at=utcnow()).where(
+            (Outbox.state == "queued")
+            & Outbox.last_error.startswith(HELD)
+            & Outbox.to_addrs.in_(known)
+        ).execute()

@@ -6,11 +6,19 @@ reminders (WARN), the deadline itself (late notices), and the end of the grace p
 (GRACE; at the deadline when there is none). ``Game.next_reminder_at`` holds the time of
 the next event not yet handled, so a restart or a second judge process never handles one
 twice: each event is claimed by moving that column on with a compare-and-set.
+
+Each game is handled by the clock in a savepoint of its own: a game whose handling raises
+(a bug) is rolled back alone, logged once, its master told once, and left alone by the
+clock (``Game.clock_error`` says why) until an operator runs ``mailjudge requeue GAME``;
+the other games go on.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 
 from mailjudge.db import database_proxy
 from mailjudge.models import Game, GameState, Seat
@@ -18,6 +26,7 @@ from mailjudge.render import render
 from mailjudge.render.deadline import deadline_lines, deadline_text
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.service import processing
+from mailjudge.service.errors import ServiceError
 from mailjudge.service.results import results_mails
 from mailjudge.service.schedule import events, players_to_order_by_clock, timing_of
 from mailjudge.service.state import has_rule
@@ -25,26 +34,80 @@ from mailjudge.settings import current_settings
 from mailjudge.variants import variant_of
 from mailjudge.variants.democratic import digests
 
+log = logging.getLogger(__name__)
+
 
 def tick(now: datetime) -> list[Outgoing]:
-    """Handle every clock event that is due, then process what is ready; the mail to send."""
+    """Handle every clock event that is due, then process what is ready; the mail to send.
+    Each game in a savepoint of its own: one that raises is held (see _hold), the others
+    go on."""
     mails: list[Outgoing] = []
+    on_clock = (Game.state == GameState.ACTIVE) & (Game.clock_error == "")
     due = Game.select().where(
-        (Game.state == GameState.ACTIVE)
-        & Game.next_reminder_at.is_null(False)
-        & (Game.next_reminder_at <= now)
+        on_clock & Game.next_reminder_at.is_null(False) & (Game.next_reminder_at <= now)
     )
     for game in list(due):
-        mails += _handle_due(game, now)
-    for game in list(Game.select().where(Game.state == GameState.ACTIVE)):
-        state = processing.readiness(game, now)
-        if state.ready:
-            done = processing.process(game, force=True, expected_sequence=game.sequence, now=now)
-            if done is not None:
-                mails += after_clock_processing(game, done)
-        if game.state == GameState.ACTIVE:
-            mails += variant_of(game).on_clock(game, now)
+        mails += _guarded(game, now, partial(_handle_due, game, now))
+    for game in list(Game.select().where(on_clock)):
+        mails += _guarded(game, now, partial(_process_by_clock, game, now))
     return mails + digests.due(now, current_settings().judge.digest_hours)
+
+
+def _process_by_clock(game: Game, now: datetime) -> list[Outgoing]:
+    mails: list[Outgoing] = []
+    state = processing.readiness(game, now)
+    if state.ready:
+        done = processing.process(game, force=True, expected_sequence=game.sequence, now=now)
+        if done is not None:
+            mails += after_clock_processing(game, done)
+    if game.state == GameState.ACTIVE:
+        mails += variant_of(game).on_clock(game, now)
+    return mails
+
+
+def _guarded(game: Game, now: datetime, step: Callable[[], list[Outgoing]]) -> list[Outgoing]:
+    """``step`` for ``game`` in a savepoint: what it sends, or, when it raises, nothing of
+    what it did and the game held."""
+    try:
+        with database_proxy.atomic():
+            return step()
+    except Exception as exc:
+        return _hold(game, now, exc)
+
+
+def _hold(game: Game, now: datetime, error: Exception) -> list[Outgoing]:
+    """A game the clock could not handle: logged with its traceback, marked so that the
+    clock leaves it alone from now on (so this happens once, not at every tick), and its
+    master told what happened and what to do."""
+    why = f"{type(error).__name__}: {error}"[:500]
+    log.exception("game %s: the clock's handling failed (%s); the game is held until an "
+                  "operator runs `mailjudge requeue %s`", game.name, why, game.name)  # fmt: skip
+    with database_proxy.atomic():
+        game = Game.get_by_id(game.id)  # as it is stored: what the failed step did is undone
+        Game.update(clock_error=f"{now.isoformat(timespec='seconds')} {why}").where(
+            Game.id == game.id
+        ).execute()
+        master = Seat.get_or_none((Seat.game == game.id) & (Seat.role == "master"))
+    if master is None or master.person is None:
+        return []
+    body = render("clock_held.txt.j2", game=game, when=show(now, game.timezone))
+    return [mail_to_seat(master, f"the judge could not process {game.phase}", body, "notice")]
+
+
+def requeue(name: str) -> str:
+    """`mailjudge requeue GAME`: a game the clock held after a failure is handed back to
+    the clock, which tries it again at its next tick (within seconds in a running judge).
+    What was done, as one line; ServiceError for a game that does not exist."""
+    game = Game.get_or_none(Game.name == name.lower())
+    if game is None:
+        raise ServiceError(f"no game is called {name}; `mailjudge status` lists the games")
+    if not game.clock_error:
+        return f"game {game.name} is not held: the clock handles it already"
+    Game.update(clock_error="").where(Game.id == game.id).execute()
+    return (
+        f"game {game.name} handed back to the clock (it was held after: {game.clock_error}); "
+        "the judge tries it again at its next tick"
+    )
 
 
 def after_clock_processing(game: Game, done: object) -> list[Outgoing]:

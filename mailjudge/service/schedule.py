@@ -109,7 +109,9 @@ def schedule_phase(game: Game, now: datetime) -> None:
 
 def set_deadline(game: Game, when: datetime, now: datetime) -> None:
     """The master's SET DEADLINE: a time still to come, after the phase began; the
-    reminders and the grace period follow the new deadline."""
+    reminders and the grace period follow the new deadline. A deadline so near that its
+    reminder time (WARN) has passed already makes that reminder due at once: the next
+    tick of the clock sends it to those who have not ordered."""
     require_active(game)
     began = phase_began(game)
     if when <= now:
@@ -122,7 +124,7 @@ def set_deadline(game: Game, when: datetime, now: datetime) -> None:
             f"{game.phase} began at {show(began, game.timezone)}; its deadline must come after"
         )
     game.deadline = when
-    _reset_events(game, now)
+    _reset_events(game, now, remind_late=True)
     game.save()
 
 
@@ -173,6 +175,14 @@ def events(game: Game) -> list[Event]:
     return sorted(out, key=lambda e: e.at)
 
 
-def _reset_events(game: Game, now: datetime) -> None:
+def _reset_events(game: Game, now: datetime, remind_late: bool = False) -> None:
+    """Point next_reminder_at at the next event to come; with ``remind_late``, at the
+    last reminder already passed if there is one (the clock then handles it, and only it
+    of those passed, at its next tick: service/deadlines.py takes the events from
+    next_reminder_at to now)."""
     upcoming = [e.at for e in events(game) if e.at > now]
-    game.next_reminder_at = min(upcoming) if upcoming else None
+    passed = [e.at for e in events(game) if e.at <= now and e.kind == "remind"]
+    if remind_late and passed:
+        game.next_reminder_at = max(passed)
+    else:
+        game.next_reminder_at = min(upcoming) if upcoming else None
