@@ -90,7 +90,7 @@ def _hold(game: Game, now: datetime, error: Exception) -> list[Outgoing]:
         master = Seat.get_or_none((Seat.game == game.id) & (Seat.role == "master"))
     if master is None or master.person is None:
         return []
-    body = render("clock_held.txt.j2", game=game, when=show(now, game.timezone))
+    body = render("clock_held.txt.j2", game=game, when=deadline_text(game, master.person, now))
     return [mail_to_seat(master, f"the judge could not process {game.phase}", body, "notice")]
 
 
