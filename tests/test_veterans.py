@@ -91,9 +91,12 @@ def check_effect(h: Harness, line: Line, start: int, who: str) -> None:
         return
     if effect.startswith("future:"):
         phase = effect.split(":", 1)[1]
-        assert OrderLine.select().where(
-            (OrderLine.game == game) & (OrderLine.phase == phase) & (OrderLine.power == who)
-        ).count() >= 1, f"{line.mail!r}: nothing sent ahead for {phase}"
+        assert (
+            OrderLine.select()
+            .where((OrderLine.game == game) & (OrderLine.phase == phase) & (OrderLine.power == who))
+            .count()
+            >= 1
+        ), f"{line.mail!r}: nothing sent ahead for {phase}"
         return
     if effect.startswith("reset:"):
         _, power, _ = effect.split(":")
@@ -177,9 +180,11 @@ def test_every_veteran_line_by_mail(harness: Harness) -> None:
                 problems.append("the orders were not withdrawn")
         elif (changed := orders_effect(line, on_file)) is not None:
             problems.append(changed)
-        if line.effect == "password":
+        # A new password counts only once the judge said it was set (the rest of the lines
+        # are still read if it was not).
+        if line.effect == "password" and not problems:
             passwords[line.who] = line.mail.split()[-1]
-        if line.effect.startswith("reset:"):
+        if line.effect.startswith("reset:") and not problems:
             _, power, new = line.effect.split(":")
             passwords[power] = new
         try:
