@@ -85,7 +85,7 @@ def _map_of(ctx: Context) -> GameMap:
 
 
 def _phase_type(ctx: Context) -> str:
-    if ctx.game is None:
+    if ctx.game is None or not ctx.game.phase:  # a forming game has no board yet
         return MOVEMENT
     return state.current_position(ctx.game).phase.type
 
@@ -281,6 +281,8 @@ class Status(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
         ctx.require(Action.STATUS)
+        if not game.phase:  # a forming game has no board and no orders yet
+            return [f"{game.name} is {game.state}: no orders until it starts"]
         pos = state.current_position(game)
         on_file = state.orders_on_file(game)
         powers = service_orders.powers_to_order(game, pos) if seat.role == "master" else seat.powers
