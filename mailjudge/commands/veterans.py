@@ -68,8 +68,6 @@ _elsewhere("PROMOTE", "an observer takes a vacant power with TAKEOVER power@game
 _elsewhere("WHOGAME", "LIST game shows who holds each power (played, vacant or a dummy)")
 _elsewhere("INFO", "LIST game shows a game's rules and players; HELP lists the commands")
 _elsewhere("WATCH", "OBSERVE name@game password follows a game's results")
-_elsewhere("ACCEPT", "a draw is voted with VOTE DRAW (or SET DRAW)")
-_elsewhere("ENDORSE", "there is no endorsement here: LIST game shows the game")
 _elsewhere("FORCE", "START begins a forming game now, PROCESS! processes the phase now "
            "(both the master's)")  # fmt: skip
 
