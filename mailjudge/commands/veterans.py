@@ -59,12 +59,11 @@ _elsewhere("TERMINATE", "the master ends a game with DECLARE DRAW, or stops its 
            "PAUSE")  # fmt: skip
 _elsewhere("PREDICT", "PREVIEW shows the master what processing now would give")
 _elsewhere("FORCE BEGIN", "START begins a forming game now (the master's)")
-_elsewhere("WITHDRAW", "to leave a game, SIGNON and write RESIGN; CLEAR withdraws your "
-           "orders for this phase")  # fmt: skip
+_elsewhere("WITHDRAW", "CLEAR withdraws your orders for this phase; a player leaves a game "
+           "that has not started with RESIGN (after SIGNON)")  # fmt: skip
 _elsewhere("UNSTART", "a started game does not go back to forming; the master takes it "
            "back a phase with ROLLBACK, or stops its clock with PAUSE")  # fmt: skip
-_elsewhere("PROMOTE", "an observer takes a vacant power with TAKEOVER power@game password; "
-           "the master makes a power a dummy with DUMMY power")  # fmt: skip
+_elsewhere("PROMOTE", "an observer takes a vacant power with TAKEOVER power@game password")
 _elsewhere("WHOGAME", "LIST game shows who holds each power (played, vacant or a dummy)")
 _elsewhere("INFO", "LIST game shows a game's rules and players; HELP lists the commands")
 _elsewhere("WATCH", "OBSERVE name@game password follows a game's results")
