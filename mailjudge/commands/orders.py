@@ -5,6 +5,7 @@ from __future__ import annotations
 from mailjudge.commands.base import JUDGE_ERRORS, Answer, Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.commands.veteran_lines import (
+    lines_by_named_power,
     njudge_conditional,
     order_block_lines,
     prepare_bare_lines,
@@ -121,11 +122,14 @@ def _file_bare_orders(ctx: Context, pending: list[tuple[int, str]]) -> None:
     echo = pending[0][1] + (f" ... ({len(pending)} lines)" if len(pending) > 1 else "")
     try:
         game, seat = ctx.signed_on()
-        if seat.role == "master":
-            raise CommandError("order lines from the master need a power: ORDERS FRANCE ... END")
+        texts = [t for _, t in pending]
+        if seat.role == "master":  # only DPjudge's [ENGLAND] F LON - NTH says whose
+            by_power = lines_by_named_power(texts, game_map(game))
+        else:
+            by_power = split_by_power(game, seat, texts)
         lines: list[str] = []
         errors_before = ctx.order_errors
-        for power, texts in split_by_power(game, seat, [t for _, t in pending]).items():
+        for power, texts in by_power.items():
             if texts:
                 lines += submit(ctx, power, texts, merge=True)
         ctx.answers.append(Answer(echo, ctx.order_errors == errors_before, lines))

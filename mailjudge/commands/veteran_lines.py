@@ -99,3 +99,18 @@ def order_block_lines(
         if other is not None:
             raise CommandError(f"{text}: {other}; nothing was filed")
     return lines
+
+
+def lines_by_named_power(texts: list[str], gmap: GameMap) -> dict[str, list[str]]:
+    """The master's bare order lines, each for the power written in front of it (DPjudge's
+    ``[ENGLAND] F LON - NTH``); a line without one says nothing of whose it is."""
+    found: dict[str, list[str]] = {}
+    for text in texts:
+        named, order = power_prefix(text, gmap)
+        if named is None:
+            raise CommandError(
+                "order lines from the master need a power: ORDERS FRANCE ... END, or "
+                "[FRANCE] before each line"
+            )
+        found.setdefault(named, []).append(order)
+    return found
