@@ -227,6 +227,13 @@ def test_order_spellings_by_mail(harness: Harness) -> None:
     assert "F LON B" in " ".join(text_of(table.results("W1901A")[0].message).split())
 
 
+def test_the_masters_orders_in_a_forming_game_are_refused(harness: Harness) -> None:
+    h = harness
+    assert "created" in h.command(MASTER, "CREATE early masterpw")
+    for text in ("[ENGLAND] F LON - NTH", "ORDERS ENGLAND\nF LON - NTH\nEND"):
+        assert "has not started" in master(h, "early", text)
+
+
 def index() -> list[tuple[str, str, str]]:
     rows = []
     for raw in INDEX.read_text(encoding="utf-8").splitlines():

@@ -40,6 +40,8 @@ def submit(ctx: Context, power: str, texts: list[str], merge: bool = False) -> l
     orders on file unit by unit."""
     game, seat = ctx.signed_on()
     ctx.require(Action.ORDERS)
+    if not game.phase:  # a forming game (the master may order; there is no board yet)
+        raise CommandError(f"{game.name} has not started: orders are for a running game")
     if merge:
         texts = service_orders.merged_with_file(game, seat, power, texts)
     report = service_orders.submit_orders(game, seat, power, texts)
