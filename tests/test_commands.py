@@ -91,8 +91,10 @@ def test_a_line_that_is_not_an_order_is_left_alone() -> None:
          "p2@example.org")  # fmt: skip
     ctx = send("SIGNON france@alpha pw2\nFROBNICATE\nThanks, see you next turn.\n",
                "p2@example.org")  # fmt: skip
-    assert [a.ok for a in ctx.answers] == [True, True]
-    assert "orders on file are unchanged" in ctx.answers[1].lines[0]
+    # A word in capitals alone looks like a command (issue 31): an ERROR, not "left alone".
+    assert [a.ok for a in ctx.answers] == [True, False, True]
+    assert "no command FROBNICATE" in ctx.answers[1].lines[0]
+    assert "orders on file are unchanged" in ctx.answers[2].lines[0]
     status = send("SIGNON france@alpha pw2\nSTATUS\n", "p2@example.org")
     assert "A PAR - BUR" in reply_text(status) and "no orders" not in reply_text(status)
 

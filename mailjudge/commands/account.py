@@ -320,6 +320,10 @@ class Resign(Command):
     action = Action.SEAT
     name = "RESIGN"
     arguments = ""
+    hint = (
+        "RESIGN takes no words: a player leaves with RESIGN alone; a master removes a "
+        "player with EJECT power"
+    )
     summary = "leave the game (your power becomes vacant)"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:

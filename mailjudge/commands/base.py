@@ -65,6 +65,10 @@ class Context:
     max_commands: int = 40  # security.max_commands: the rest of a mail is refused
     # After njudge's PHASE line: the later phase the bare order lines that follow are for.
     future_phase: str | None = None
+    # Why the bare order lines that follow are not filed (a refused PHASE line, njudge's
+    # IF ... ENDIF): they must not fall into another phase or run unconditionally.
+    held_back: str | None = None
+    stopped_by: str = "SIGNON"  # the command whose failure stopped the mail
 
     @property
     def actor(self) -> Actor:

@@ -112,6 +112,8 @@ class Preview(MasterCommand):
     summary = "what processing now would give, to the master only; the game is unchanged"
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
+        if not game.phase:
+            raise CommandError(f"{game.name} has not started: there is nothing to preview")
         outcome = processing.preview(game)
         return [
             "preview (nothing changed):",

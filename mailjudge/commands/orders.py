@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from mailjudge.commands.base import JUDGE_ERRORS, Answer, Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
+from mailjudge.commands.veteran_lines import (
+    lines_by_named_power,
+    njudge_conditional,
+    order_block_lines,
+    prepare_bare_lines,
+)
 from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import read_order, reads_as_order
@@ -36,6 +42,8 @@ def submit(ctx: Context, power: str, texts: list[str], merge: bool = False) -> l
     orders on file unit by unit."""
     game, seat = ctx.signed_on()
     ctx.require(Action.ORDERS)
+    if not game.phase:  # a forming game (the master may order; there is no board yet)
+        raise CommandError(f"{game.name} has not started: orders are for a running game")
     if merge:
         texts = service_orders.merged_with_file(game, seat, power, texts)
     report = service_orders.submit_orders(game, seat, power, texts)
@@ -82,7 +90,7 @@ def _map_of(ctx: Context) -> GameMap:
 
 
 def _phase_type(ctx: Context) -> str:
-    if ctx.game is None:
+    if ctx.game is None or not ctx.game.phase:  # a forming game has no board yet
         return MOVEMENT
     return state.current_position(ctx.game).phase.type
 
@@ -94,10 +102,14 @@ def flush_bare_lines(ctx: Context) -> None:
     if not ctx.pending:
         return
     pending, ctx.pending = ctx.pending, []
+    gmap, phase_type = _map_of(ctx), _phase_type(ctx)
+    mine = list(ctx.seat.powers) if ctx.seat is not None and ctx.seat.role != "master" else []
+    pending = prepare_bare_lines(ctx, pending, gmap, phase_type, mine)
+    if not pending:
+        return
     if ctx.future_phase is not None:
         _file_future_orders(ctx, ctx.future_phase, pending)
         return
-    gmap, phase_type = _map_of(ctx), _phase_type(ctx)
     orders = [(n, text) for n, text in pending if reads_as_order(text, gmap, phase_type)]
     chatter = [text for n, text in pending if not reads_as_order(text, gmap, phase_type)]
     if orders:
@@ -114,11 +126,14 @@ def _file_bare_orders(ctx: Context, pending: list[tuple[int, str]]) -> None:
     echo = pending[0][1] + (f" ... ({len(pending)} lines)" if len(pending) > 1 else "")
     try:
         game, seat = ctx.signed_on()
-        if seat.role == "master":
-            raise CommandError("order lines from the master need a power: ORDERS FRANCE ... END")
+        texts = [t for _, t in pending]
+        if seat.role == "master":  # only DPjudge's [ENGLAND] F LON - NTH says whose
+            by_power = lines_by_named_power(texts, game_map(game))
+        else:
+            by_power = split_by_power(game, seat, texts)
         lines: list[str] = []
         errors_before = ctx.order_errors
-        for power, texts in split_by_power(game, seat, [t for _, t in pending]).items():
+        for power, texts in by_power.items():
             if texts:
                 lines += submit(ctx, power, texts, merge=True)
         ctx.answers.append(Answer(echo, ctx.order_errors == errors_before, lines))
@@ -161,12 +176,15 @@ class PhaseAhead(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, _ = ctx.signed_on()
         ctx.require(Action.ORDERS)
+        # A refused PHASE line holds back the orders after it: they were not meant for now.
+        ctx.held_back = "the PHASE line above was refused, and these orders were meant for it"
         if not args:
             raise CommandError("write PHASE Fall 1901 Movement (or PHASE F1901M), then orders")
         try:
             target = Phase.from_words(" ".join(args))
         except ValueError as err:
             raise CommandError(str(err)) from None
+        ctx.held_back = None
         if str(target) == game.phase:
             ctx.future_phase = None
             return [f"{target} is the phase now: the orders below are for it"]
@@ -185,6 +203,8 @@ class Orders(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
         texts = [line for line in block.body if line.strip()]
+        mine = [args[0].upper()] if args else list(seat.powers)
+        texts = order_block_lines(texts, _map_of(ctx), _phase_type(ctx), mine)
         if args:
             return submit(ctx, args[0].upper(), texts)
         lines: list[str] = []
@@ -207,6 +227,9 @@ class IfOrder(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
         ctx.require(Action.ORDERS)
+        if not args or args[0].upper() not in ("DISLODGED", "ADJUSTING"):
+            flush_bare_lines(ctx)  # the lines before the IF are not part of it
+            njudge_conditional(ctx)
         if len(args) < 2:
             raise CommandError(f"write {rule15.USAGE}")
         phase, power, order = rule15.file_advance_order(game, seat, args[0], " ".join(args[1:]))
@@ -226,9 +249,24 @@ class Clear(Command):
         powers = [args[0].upper()] if args else seat.powers
         if not powers:
             raise CommandError("say which power: CLEAR FRANCE")
+        before = state.orders_on_file(game)
         for power in powers:
             service_orders.clear_orders(game, seat, power)
-        return [f"orders withdrawn for {', '.join(powers)}"]
+        # njudge's CLEAR withdraws the orders sent ahead, ours this phase's: say which.
+        after = state.orders_on_file(game)
+        lines = []
+        for power in powers:
+            gone = [o.text for o in before.get(power, [])]
+            gone = [t for t in gone if t not in [o.text for o in after.get(power, [])]]
+            lines.append(f"orders withdrawn for {power} in {game.phase}: "
+                         + (", ".join(gone) if gone else "none were on file"))  # fmt: skip
+        ahead = OrderLine.select().where(
+            (OrderLine.game == game) & (OrderLine.power.in_(powers))
+            & (OrderLine.phase != game.phase)
+        ).count()  # fmt: skip
+        if ahead:
+            lines.append("the orders sent ahead for later phases with PHASE stay on file")
+        return lines
 
 
 def _shown(game: Game, seat: Seat, lines: list[OrderLine]) -> list[OrderLine]:
@@ -251,6 +289,8 @@ class Status(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
         ctx.require(Action.STATUS)
+        if not game.phase:  # a forming game has no board and no orders yet
+            return [f"{game.name} is {game.state}: no orders until it starts"]
         when = deadline_text(game, seat.person)
         lines = [f"{game.name} {game.phase}" + (f", deadline {when}" if when else "")]
         if seat.role in CITIZEN_ROLES:  # a Democratic citizen: their country's state

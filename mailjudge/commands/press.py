@@ -193,6 +193,16 @@ class Official(Command):
         _, seat = ctx.signed_on()
         if seat.role != "master":
             raise CommandError("OFFICIAL is the master's; players write BROADCAST ... ENDPRESS")
+        # DPjudge's OFFICIAL before a PRESS TO line: the press goes where that line says.
+        lines = list(block.body)
+        first = next((n for n, line in enumerate(lines) if line.strip()), len(lines))
+        words = lines[first].split() if first < len(lines) else []
+        if words and words[0].upper() in ("PRESS", "BROADCAST"):
+            inner = Block(block.line_no, tuple(words), tuple(lines[first + 1 :]),
+                          block.unterminated)  # fmt: skip
+            if words[0].upper() == "PRESS":
+                return private_press(ctx, words[1:], inner)
+            return Broadcast().run(ctx, words[1:], inner)
         return broadcast(ctx, block)
 
 

@@ -51,7 +51,7 @@ def run_commands(text: str, ctx: Context) -> None:
         if ctx.stopped:
             if not ctx.quiet:
                 ctx.answers.append(
-                    Answer(_echo(block), False, ["not done: the SIGNON above failed"])
+                    Answer(_echo(block), False, [f"not done: the {ctx.stopped_by} above failed"])
                 )
             continue
         if block.words[0] == BARE:

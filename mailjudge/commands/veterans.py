@@ -12,10 +12,19 @@ from __future__ import annotations
 
 from importlib import metadata
 
+from mailjudge.commands.account import Signoff, Signon
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.info import Help
+from mailjudge.commands.master import MasterCommand
+from mailjudge.commands.orders import flush_bare_lines
 from mailjudge.commands.registry import register
+from mailjudge.commands.veteran_lines import HELD_BY_IF, NJUDGE_IF
+from mailjudge.models import Game
 from mailjudge.permissions.vocabulary import Action
+from mailjudge.render import render
+from mailjudge.render.outgoing import mail_to_seat
+from mailjudge.service import seats
+from mailjudge.service.state import game_map
 
 
 class Elsewhere(Command):
@@ -50,6 +59,124 @@ _elsewhere("TERMINATE", "the master ends a game with DECLARE DRAW, or stops its 
            "PAUSE")  # fmt: skip
 _elsewhere("PREDICT", "PREVIEW shows the master what processing now would give")
 _elsewhere("FORCE BEGIN", "START begins a forming game now (the master's)")
+_elsewhere("WITHDRAW", "CLEAR withdraws your orders for this phase; a player leaves a game "
+           "that has not started with RESIGN (after SIGNON)")  # fmt: skip
+_elsewhere("UNSTART", "a started game does not go back to forming; the master takes it "
+           "back a phase with ROLLBACK, or stops its clock with PAUSE")  # fmt: skip
+_elsewhere("PROMOTE", "an observer takes a vacant power with TAKEOVER power@game password")
+_elsewhere("WHOGAME", "LIST game shows who holds each power (played, vacant or a dummy)")
+_elsewhere("INFO", "LIST game shows a game's rules and players; HELP lists the commands")
+_elsewhere("WATCH", "OBSERVE name@game password follows a game's results")
+_elsewhere("FORCE", "START begins a forming game now, PROCESS! processes the phase now "
+           "(both the master's)")  # fmt: skip
+
+
+@register
+class PostalPress(Elsewhere):
+    """njudge's postal press (sent with the next results): its lines are never orders."""
+
+    name = "POSTAL PRESS"
+    usage = "POSTAL PRESS ... ENDPRESS"
+    block_end = "ENDPRESS"
+    nearest = "press goes at once with PRESS TO power ... ENDPRESS; nothing was sent"
+    summary = f"njudge's POSTAL PRESS: here, {nearest}"
+
+
+@register
+class SignOnSpaced(Command):
+    """njudge's SIGN ON, written with a space: the same as SIGNON."""
+
+    action = Action.INFO
+    name = "SIGN ON"
+    arguments = "power@game password"
+    stops_mail = True
+    listed = False
+    summary = "SIGNON written as two words"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        flush_bare_lines(ctx)  # the orders above were the last seat's
+        return Signon().run(ctx, args, block)
+
+
+@register
+class SignOffSpaced(Command):
+    """njudge's SIGN OFF, written with a space: the same as SIGNOFF (the rest of the mail
+    is ignored)."""
+
+    action = Action.INFO
+    name = "SIGN OFF"
+    arguments = ""
+    listed = False
+    summary = "SIGNOFF written as two words"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        flush_bare_lines(ctx)
+        return Signoff().run(ctx, args, block)
+
+
+@register
+class Else(Command):
+    action = Action.INFO
+    name = "ELSE"
+    usage = "ELSE"
+    summary = "njudge's conditional orders are not kept here"
+    listed = False
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        flush_bare_lines(ctx)
+        if ctx.held_back != HELD_BY_IF:
+            raise CommandError("an ELSE with no IF above it: " + NJUDGE_IF.split(":")[0])
+        raise CommandError("part of the IF above: the orders after it are not filed either")
+
+
+@register
+class EndIf(Command):
+    action = Action.INFO
+    name = "ENDIF"
+    aliases = ("END IF",)
+    usage = "ENDIF"
+    summary = "njudge's conditional orders are not kept here"
+    listed = False
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        flush_bare_lines(ctx)  # refused, while the IF still holds them back
+        if ctx.held_back != HELD_BY_IF:
+            raise CommandError("an ENDIF with no IF above it: " + NJUDGE_IF.split(":")[0])
+        ctx.held_back = None
+        return ["end of the IF above (none of its orders were filed); the lines after it are "
+                "read as usual"]  # fmt: skip
+
+
+def _power_named(game: Game, word: str) -> str:
+    gmap = game_map(game)
+    w = word.upper()
+    for p in gmap.powers.values():
+        if w in (p.name, p.initial.upper(), p.adjective.upper()):
+            return p.name
+    raise CommandError(f"{word!r} is not a power of {game.name}: {', '.join(gmap.power_names)}")
+
+
+@register
+class ResetPassword(MasterCommand):
+    """The master gives a player who lost their password a new one (njudge's BECOME power
+    then SET PASSWORD). The seat's address is told at once, without the password, so a
+    reset the player did not ask for does not go unnoticed."""
+
+    name = "RESET PASSWORD"
+    arguments = "power newpassword"
+    summary = (
+        "set a new password for a power's player who lost theirs; the player is told by "
+        "mail (without the password), and the master passes it on"
+    )
+
+    def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
+        seat = seats.seat_for_power(game, _power_named(game, args[0]))
+        if seat.person is None:
+            raise CommandError(f"nobody plays {seat.name}: there is no password to reset")
+        seats.set_password(seat, args[1])
+        body = render("password_reset.txt.j2", seat=seat, game=game, now=ctx.now)
+        ctx.outgoing.append(mail_to_seat(seat, f"a new password for {seat.name}", body, "notice"))
+        return [f"new password set for {seat.name}; its player is told by mail (without it)"]
 
 
 @register
@@ -61,14 +188,21 @@ class Become(Elsewhere):
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         seat = ctx.seat
+        if args and args[0].upper() == "MASTER" and seat is not None and seat.role == "master":
+            return [f"you are the master of {seat.game.name} already: no BECOME is needed"]
+        # BECOME says who speaks for the lines after it: since it is not done, none of
+        # them may run as the master (SET PASSWORD would change the master's password).
+        ctx.stopped, ctx.stopped_by = True, "BECOME"
         if args and args[0].upper() == "MASTER":
-            if seat is not None and seat.role == "master":
-                return [f"you are the master of {seat.game.name} already: no BECOME is needed"]
-            raise CommandError("this judge has no BECOME MASTER: a game's master is who CREATEd it")
+            raise CommandError(
+                "this judge has no BECOME MASTER: a game's master is who CREATEd it; nothing "
+                "after it in this mail was done"
+            )
         power = args[0].upper() if args else "FRANCE"
         raise CommandError(
-            f"this judge has no BECOME: the master orders for a power with ORDERS {power} "
-            "... END, and sends press as the master"
+            f"this judge has no BECOME, so nothing after it in this mail was done: the master "
+            f"orders for a power with ORDERS {power} ... END, gives its player a new password "
+            f"with RESET PASSWORD {power} newpassword, and sends press as the master"
         )
 
 

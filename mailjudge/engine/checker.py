@@ -119,6 +119,19 @@ def check_order(
         if ptype != ADJUSTMENT:
             raise IllegalOrder("WAIVE is an adjustment-phase order (it gives up one build)")
         return Waive(power or "")
+    if kind == "adjust" and ptype == ADJUSTMENT:
+        # njudge's bare "A LON" in a build phase: a build for a power owed builds, a
+        # removal for one owing removals.
+        prov = s.loc[0]  # type: ignore[index]
+        here = pos.units.get(prov)
+        due = adjustment_due(pos, power or (here.power if here else pos.sc_owners.get(prov, "")))
+        if due == 0:
+            raise IllegalOrder(
+                f"{power or 'this power'} has as many units as centres: there is nothing to "
+                "build or remove"
+            )
+        kind = "build" if due > 0 else "remove"
+        s = s._replace(kind=kind)
     if kind == "build":
         return _check_build(s, pos, power, gmap, build_any)
     if kind in ("hold", "move", "support", "convoy") and ptype != MOVEMENT:

@@ -129,7 +129,7 @@ Place: TypeAlias = tuple[str, str | None]  # (province, coast or None)
 class Syntax(NamedTuple):
     """What the text says, before any position is consulted."""
 
-    kind: str  # hold move support convoy retreat disband build remove waive
+    kind: str  # hold move support convoy retreat disband build remove waive adjust
     utype: str | None = None
     loc: Place | None = None
     ttype: str | None = None  # supported or convoyed unit
@@ -159,6 +159,8 @@ class Syntax(NamedTuple):
             return f"{head} D"
         if self.kind == "build":
             return f"{head} B"
+        if self.kind == "adjust":  # njudge's bare "A LON" in a build phase
+            return head
         target = unit(self.ttype, self.tloc)
         if self.kind == "convoy":
             return f"{head} C {target} - {_place(self.dest)}"

@@ -30,12 +30,13 @@ for (_cls, _val), _spellings in {
     (MOVE_W, None): "- -> => > to m move moves mv attack attacks",
     (HOLD_W, None): "h hold holds stand stands",
     (SUPPORT_W, None): "s support supports sup supp",
-    (CONVOY_W, None): "c convoy convoys cvy",
+    # njudge's t, transport and ferry (and "fast ferry", read as ferry) are convoys.
+    (CONVOY_W, None): "c convoy convoys cvy t transport transports ferry ferries",
     (VIA_W, None): "via by",
     (BUILD_W, None): "b build builds",
     (REMOVE_W, None): "d disband disbands remove removes destroy",
     (RETREAT_W, None): "r retreat retreats",
-    (WAIVE_W, None): "waive waives waived",
+    (WAIVE_W, None): "w waive waives waived",
 }.items():
     for _word in _spellings.split():
         _WORDS[_word] = (_cls, _val)
@@ -56,6 +57,9 @@ USAGE = {
     RETREAT: "A PAR R BUR or A PAR D",
     ADJUSTMENT: "A PAR B, F STP/NC B, A PAR D or WAIVE",
 }
+# njudge's two-word convoy, and DPjudge's power written before an order: [ENGLAND] F LON - NTH.
+_FAST_FERRY = re.compile(r"\bfast\s+ferry\b", re.IGNORECASE)
+_POWER_PREFIX = re.compile(r"^\s*\[\s*([A-Za-z]+)\s*\]\s*")
 
 
 class _Lexicon(NamedTuple):
@@ -442,9 +446,31 @@ def _without_power_tags(text: str, gmap: GameMap) -> str:
     return _POWER_TAG.sub(tag, text) if "(" in text else text
 
 
+def power_prefix(text: str, gmap: GameMap) -> tuple[str | None, str]:
+    """DPjudge's ``[ENGLAND] F LON - NTH``: the power the order is written for (None when
+    there is no bracketed power in front), and the order without it."""
+    m = _POWER_PREFIX.match(text)
+    if m is None:
+        return None, text
+    word = m.group(1).upper()
+    for p in gmap.powers.values():
+        if word in (p.name, p.initial.upper(), p.adjective.upper()):
+            return p.name, text[m.end() :]
+    return None, text
+
+
 def _read_general(text: str, gmap: GameMap, phase_type: str) -> Syntax:
+    _, text = power_prefix(text, gmap)
+    if "ferry" in text.lower():
+        text = _FAST_FERRY.sub("ferry", text)
     text = _without_power_tags(text, gmap)
     shape, values = _lex(text, gmap)
+    if phase_type == ADJUSTMENT:
+        # njudge: R is remove in a build phase, and a unit alone is a build or a removal
+        # (the counts decide: see checker.check_order's "adjust").
+        shape = shape.replace(RETREAT_W, REMOVE_W)
+        if shape == UNIT_W + LOC_W:
+            return Syntax("adjust", str(values[0]), values[1])  # type: ignore[arg-type]
     spec = _SHAPES.get(shape)
     if spec is not None:
         syntax = _build(spec, values, phase_type)
@@ -491,7 +517,7 @@ def reads_as_order(text: str, gmap: GameMap, phase_type: str = MOVEMENT) -> bool
         return True
     except (UnreadableOrder, IllegalOrder):
         pass
-    raw = _TOKEN.findall(_fold(_without_power_tags(text, gmap)))
+    raw = _TOKEN.findall(_fold(_without_power_tags(power_prefix(text, gmap)[1], gmap)))
     if not raw:
         return False
     lex = _lexicon(gmap)
@@ -509,3 +535,18 @@ def reads_as_order(text: str, gmap: GameMap, phase_type: str = MOVEMENT) -> bool
     if second is not None and second[0] == LOC_W:
         return True
     return raw[1] in lex.multi or any(word in _ORDER_SIGNS for word in raw[1:])
+
+
+_SEPARATORS = re.compile(r"\s*[;,]\s*")
+
+
+def split_orders(text: str, gmap: GameMap, phase_type: str = MOVEMENT) -> list[str]:
+    """Several orders on one line, as the classic judges took them: ``A PAR - BUR, F BRE -
+    MAO; A MAR H``. The line is cut at commas and semicolons only when its first piece is
+    an order, so that a sentence with a comma stays one line of small talk."""
+    if "," not in text and ";" not in text:
+        return [text]
+    parts = [p for p in _SEPARATORS.split(text.strip().strip(",;")) if p]
+    if len(parts) < 2 or not reads_as_order(parts[0], gmap, phase_type):
+        return [text]
+    return parts

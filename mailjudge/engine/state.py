@@ -13,8 +13,12 @@ MOVEMENT, RETREAT, ADJUSTMENT = "movement", "retreat", "adjustment"
 PHASE_TYPES = {"M": MOVEMENT, "R": RETREAT, "A": ADJUSTMENT}
 SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
 _PHASE_RE = re.compile(r"([SFW])(\d{4})([MRA])")
-_SEASON_WORDS = {"SPR": "S", "FAL": "F", "AUT": "F", "WIN": "W"}
-_TYPE_WORDS = {"MOV": MOVEMENT, "RET": RETREAT, "ADJ": ADJUSTMENT, "BUI": ADJUSTMENT}
+# njudge's manual also writes a phase short: Phase S 1903 M, Phase W 1903 B.
+_SEASON_WORDS = {"SPR": "S", "FAL": "F", "AUT": "F", "WIN": "W", "S": "S", "F": "F", "W": "W"}
+_TYPE_WORDS = {
+    "MOV": MOVEMENT, "RET": RETREAT, "ADJ": ADJUSTMENT, "BUI": ADJUSTMENT,
+    "M": MOVEMENT, "R": RETREAT, "A": ADJUSTMENT, "B": ADJUSTMENT,
+}  # fmt: skip
 
 
 class Unit(NamedTuple):

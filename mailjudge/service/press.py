@@ -35,7 +35,7 @@ def resolve_recipients(game: Game, words: list[str]) -> list[str]:
 
     def one(word: str) -> str:
         w = word.upper().strip(",")
-        if w in ("M", "MASTER", "GM"):
+        if w in ("M", "MASTER"):
             return MASTER
         if w in gmap.powers:
             return w
@@ -47,9 +47,10 @@ def resolve_recipients(game: Game, words: list[str]) -> list[str]:
         )
 
     def expand(word: str) -> list[str]:
-        """njudge runs initials together: EF is England and France."""
+        """njudge runs initials together: EF is England and France, GM Germany and the
+        master."""
         w = word.upper().strip(",")
-        if w in gmap.powers or w in ("MASTER", "GM", "ALL", "BUT") or len(w) < 2:
+        if w in gmap.powers or w in ("MASTER", "ALL", "BUT") or len(w) < 2:
             return [word]
         if all(c in by_initial or c == "M" for c in w) and len(set(w)) == len(w):
             return list(w)

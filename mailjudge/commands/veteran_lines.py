@@ -1,0 +1,116 @@
+"""Free lines of a mail as players of njudge and DPjudge write them, before they are read
+as orders: several orders on one line, DPjudge's [POWER] before an order, lines held back
+after a refused PHASE or inside njudge's IF ... ENDIF, and a line that looks like a
+command of another judge. The rule: a line is filed as the order it says, or answered
+with an ERROR; it is never filed as something else, and "left alone" is only for prose.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from mailjudge.commands.base import Answer, CommandError, Context
+from mailjudge.commands.registry import COMMANDS
+from mailjudge.engine.maps import GameMap
+from mailjudge.engine.reader import power_prefix, reads_as_order, split_orders
+
+NJUDGE_IF = (
+    "this judge keeps no conditional orders (njudge's IF ... ELSE ... ENDIF): none of the "
+    "orders up to ENDIF were filed. Send plain orders (or ORDERS ... END) for this phase; "
+    "orders for a later phase go after a PHASE line, like PHASE Fall 1901 Movement"
+)
+HELD_BY_IF = "inside njudge's IF ... ENDIF, so not filed (conditional orders are not kept here)"
+
+
+def njudge_conditional(ctx: Context) -> None:
+    """njudge's IF line: the order lines up to ENDIF are held back, and the IF refused."""
+    ctx.held_back = HELD_BY_IF
+    raise CommandError(NJUDGE_IF)
+
+
+def looks_like_command(text: str) -> bool:
+    """A line written as a command (all capitals, one to six words, a word first) rather
+    than as prose: it gets an ERROR, never "left alone"."""
+    words = text.split()
+    first = words[0] if words else ""
+    return (
+        0 < len(words) <= 6
+        and len(first) >= 3
+        and first.isalpha()
+        and first.isupper()
+        and not any(c.islower() for c in text)
+    )
+
+
+def unknown_command(text: str) -> str:
+    """The answer to a line that looks like a command this judge does not have."""
+    word = text.split()[0].upper()
+    names = sorted({n.split()[0] for table in COMMANDS.values() for n in table})
+    close = difflib.get_close_matches(word, names, n=2, cutoff=0.7)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    return f"this judge has no command {word}{hint}: HELP lists the commands; nothing was done"
+
+
+def written_for_another(text: str, gmap: GameMap, powers: list[str]) -> str | None:
+    """DPjudge's [POWER] before an order: the refusal when it names a power the writer
+    does not order for, else None."""
+    named, _ = power_prefix(text, gmap)
+    if named is None or not powers or named in powers:
+        return None
+    return (
+        f"this order is written for {named} ([{named}] in front), and you order for "
+        f"{', '.join(powers)}: not filed"
+    )
+
+
+def prepare_bare_lines(
+    ctx: Context, pending: list[tuple[int, str]], gmap: GameMap, phase_type: str,
+    powers: list[str],
+) -> list[tuple[int, str]]:  # fmt: skip
+    """The bare lines to read as orders, after the refusals (answered here): lines held
+    back, lines for another power, lines that look like a command. Several orders on
+    one line become several lines."""
+    if ctx.held_back is not None:
+        for _, text in pending:
+            ctx.answers.append(Answer(text, False, [f"not filed: {ctx.held_back}"]))
+        return []
+    kept: list[tuple[int, str]] = []
+    for n, line in pending:
+        for text in split_orders(line, gmap, phase_type):
+            other = written_for_another(text, gmap, powers)
+            if other is not None:
+                ctx.order_errors += 1
+                ctx.answers.append(Answer(text, False, [other]))
+            elif looks_like_command(text) and not reads_as_order(text, gmap, phase_type):
+                ctx.answers.append(Answer(text, False, [unknown_command(text)]))
+            else:
+                kept.append((n, text))
+    return kept
+
+
+def order_block_lines(
+    texts: list[str], gmap: GameMap, phase_type: str, powers: list[str]
+) -> list[str]:
+    """The lines of an ORDERS block, several orders on a line cut apart; an order written
+    for a power the writer does not order for refuses the block."""
+    lines = [part for text in texts for part in split_orders(text, gmap, phase_type)]
+    for text in lines:
+        other = written_for_another(text, gmap, powers)
+        if other is not None:
+            raise CommandError(f"{text}: {other}; nothing was filed")
+    return lines
+
+
+def lines_by_named_power(texts: list[str], gmap: GameMap) -> dict[str, list[str]]:
+    """The master's bare order lines, each for the power written in front of it (DPjudge's
+    ``[ENGLAND] F LON - NTH``); a line without one says nothing of whose it is."""
+    found: dict[str, list[str]] = {}
+    for text in texts:
+        named, order = power_prefix(text, gmap)
+        if named is None:
+            raise CommandError(
+                "order lines from the master need a power: ORDERS FRANCE ... END, or "
+                "[FRANCE] before each line"
+            )
+        found.setdefault(named, []).append(order)
+    return found
