@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import mailjudge.commands  # noqa: F401  (registers the commands)
+from mailjudge import db
 from mailjudge.addresses import bounced_outbox, judge_detail, press_reply_target
 from mailjudge.commands.base import Context
 from mailjudge.commands.run import execute, reply_text
@@ -42,28 +44,40 @@ from mailjudge.variants.democratic.country_lists import list_target, post
 log = logging.getLogger(__name__)
 
 
-def prepare(row: InboundMessage, settings: Settings) -> ParsedMail | MailLimitError:
-    """Parse a stored mail: pure work, done before the transaction that handles it."""
+@dataclass(frozen=True)
+class Prepared:
+    """A stored mail's pure work, done before the transaction that handles it: the mail
+    parsed (or the limit it breaks), and its stored copy with the passwords masked."""
+
+    parsed: ParsedMail | MailLimitError
+    masked: bytes  # the same bytes as the stored copy when it carries no password
+
+
+def prepare(row: InboundMessage, settings: Settings) -> Prepared:
+    """Parse and mask a stored mail. Both take time in proportion to the mail's length at
+    most, and neither holds the database's write lock while it works."""
     try:
-        return parse_stored(row, settings.inbound)
+        parsed: ParsedMail | MailLimitError = parse_stored(row, settings.inbound)
     except MailLimitError as err:
-        return err
+        parsed = err
+    return Prepared(parsed, mask_mail(row.raw))
 
 
 def handle(
     row: InboundMessage,
     settings: Settings,
     now: datetime | None = None,
-    prepared: ParsedMail | MailLimitError | None = None,
+    prepared: Prepared | None = None,
 ) -> None:
     """Handle one stored mail, and log one line saying what came of it."""
     started = time.perf_counter()
-    outcome = _handle(row, settings, now or utcnow(), prepared)
+    work = prepared if prepared is not None else prepare(row, settings)
+    outcome = _handle(row, settings, now or utcnow(), work.parsed)
     # The stored copy loses its passwords in the same transaction as the mail's effects:
     # if handling fails, the mail is retried with them.
-    masked = mask_mail(row.raw)
-    if masked != row.raw:
-        update_by_id_compiled(InboundMessage, row.id, {"raw": masked})
+    if work.masked != row.raw:
+        update_by_id_compiled(InboundMessage, row.id, {"raw": work.masked})
+        db.secrets_overwritten()
     log.info("mail %s from %s: %s, %.0f ms", row.message_id, row.envelope_from or "<>",
              outcome, (time.perf_counter() - started) * 1000)  # fmt: skip
 
@@ -72,11 +86,10 @@ def _handle(
     row: InboundMessage,
     settings: Settings,
     now: datetime,
-    prepared: ParsedMail | MailLimitError | None,
+    parsed: ParsedMail | MailLimitError,
 ) -> str:
     judge = settings.judge.address
     try:
-        parsed = prepared if prepared is not None else prepare(row, settings)
         if isinstance(parsed, MailLimitError):
             raise parsed
         mail = parsed
