@@ -84,7 +84,9 @@ def _command(
     places: list[tuple[int, int]] = []
     if attached:  # SIGNON=france@game pw: the rest of the word counts as a word
         start, end = spans[rest - 1]
-        places.append((end - len(attached), end))
+        # The word as written may hold characters its visible form has not: all of it then.
+        exact = end - start == len(words[rest - 1])
+        places.append((end - len(attached) if exact else start, end))
     elif not sep and rest < len(words) and words[rest] in ("=", ":"):
         rest += 1  # SIGNON = france@game pw
     places += spans[rest:]

@@ -419,8 +419,9 @@ def process_pending(
         size = batch if limit is None else min(batch, limit - taken)
         rows = claim_batch(size, stale_after, max_attempts)
         if not rows:
-            # Idle: the WAL loses the clear copies of the mails masked meanwhile.
-            checkpoint_if_due()
+            # Idle: the WAL files lose the clear copies of the mails masked meanwhile.
+            if checkpoint_if_due() and landing is not None:
+                landing.checkpoint()
             break
         process_batch([
             (row, handler if prepare is None else _with_prepared(handler, prepare, row))
