@@ -105,11 +105,25 @@ def _split_head(head: str) -> tuple[str, str, str]:
     return head, "", ""
 
 
+def _may_hold_password(text: str) -> bool:
+    """False when no line of ``text`` can be a command with a password: most mail of any
+    size, found in a few passes over it in C."""
+    if not text.isascii():
+        return True  # format characters may hide a command's letters
+    upper = text.upper()
+    return any(hint in upper for hint in _HINTS)
+
+
 def _mask_lines(text: str) -> str:
+    if not _may_hold_password(text):
+        return text
     out: list[str] = []
     pending: _Pending | None = None
     changed = False
     for line in text.split("\n"):
+        if not line or line.isspace():
+            out.append(line)  # no words: the pending password is on a later line
+            continue
         if pending is None:
             upper = line.upper()
             if not any(hint in upper for hint in _HINTS) and line.isascii():
@@ -196,7 +210,7 @@ def mask_mail(raw: bytes) -> bytes:
     # An HTML part is read as the text it shows; what that hides is hidden in its markup.
     secrets: set[str] = set()
     for part, text in zip(parts, texts, strict=True):
-        if text is not None and part.get_content_subtype() == "html":
+        if text is not None and part.get_content_subtype() == "html" and _may_hold_password(text):
             secrets |= secrets_in(html_to_text(text))
     changed = False
     for part, text in zip(parts, texts, strict=True):
