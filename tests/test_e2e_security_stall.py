@@ -123,7 +123,7 @@ def test_no_password_in_the_database_files_the_wal_the_backup_or_a_debug_log(
         password = table.players["FRANCE"].password
         # A typo, and a zero-width space before SIGNON: both once kept the password.
         h.command(player("FRANCE"), f"\u200b{table.signon('FRANCE')}\nA PAR H")
-        h.command(player("FRANCE"), f"SIGNON france g {password}\nA PAR H")
+        h.command(player("FRANCE"), f"SIGNON france vic {password}\nA PAR H")
     finally:
         root.removeHandler(keep)
         for handler in list(root.handlers):

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 import pytest
 
 from mailjudge.commands.finder import find_blocks
+from mailjudge.commands.press import as_press_reply
 from mailjudge.engine.maps import load_map
 from mailjudge.engine.reader import reads_as_order
 from mailjudge.inbound.html2text import html_to_text
@@ -113,6 +114,7 @@ FUNCTIONS: dict[str, Callable[[str], object]] = {
     "mask_mail html": lambda t: mask_mail(_mail(t, "html")),
     "identity": lambda t: identity(_mail(t)),
     "find_blocks": find_blocks,
+    "as_press_reply": lambda t: as_press_reply("SIGNON france@g pw\n" + t, ["GERMANY"]),
     "reads_as_order": lambda t: reads_as_order(t, _MAP),
     "wrapped": wrapped,
     "rfc1153": lambda t: rfc1153(_HEADING, [DigestItem("FRANCE", _NOW, "x", t)]),
