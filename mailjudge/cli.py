@@ -27,6 +27,7 @@ BENCHMARKS: dict[str, str] = {
     "democratic": "mailjudge.benchmarks.democratic",
     "web": "mailjudge.benchmarks.web",
     "board": "mailjudge.benchmarks.board",
+    "text": "mailjudge.benchmarks.text",
 }
 
 

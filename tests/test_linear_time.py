@@ -1,133 +1,24 @@
 """No text on the mail path costs more than linear time in its length (issue 38, points 1
-and 7): for each text function a mail passes through, and each worst shape of input we
-know of, the time for 10n bytes is at most 20 times the time for n bytes.
+and 7): for each text function a mail passes through (mailjudge/benchmarks/text.py lists
+them, and the worst shapes of input we know of), the time for 10n bytes is at most 20 times
+the time for n bytes.
 
 A quadratic function shows a ratio near 100, a linear one near 10; the bound leaves room
-for timing noise. Each time is the best of a few runs. Run with -s to see the ratios.
+for timing noise. Each time is the least CPU time of a few runs. Run with -s to see the
+ratios, or `mailjudge bench text`.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from datetime import UTC, datetime
-
 import pytest
 
-from mailjudge.commands.finder import find_blocks
-from mailjudge.commands.press import as_press_reply
-from mailjudge.engine.maps import load_map
-from mailjudge.engine.reader import reads_as_order
-from mailjudge.inbound.html2text import html_to_text
-from mailjudge.inbound.parse import command_lines, parse_mail, unflow
-from mailjudge.inbound.replies import without_quoted_reply
-from mailjudge.inbound.spool import identity
-from mailjudge.masking import mask_mail, mask_text
-from mailjudge.outbound.message import wrapped
-from mailjudge.render.digest import DigestHeading, DigestItem, rfc1153
-
-N = 50_000  # bytes of the smaller input; the larger is 10 times as long
-RATIO = 20.0
-
-
-def _repeat(unit: str, size: int) -> str:
-    return unit * max(1, size // len(unit))
-
-
-# name -> input text of about ``size`` characters
-SHAPES: dict[str, Callable[[int], str]] = {
-    "blank lines": lambda n: "\n" * n,
-    "blank CRLF lines": lambda n: "\r\n" * (n // 2),
-    "whitespace lines": lambda n: _repeat(" \t \n", n),
-    "one long line": lambda n: "a" * n,
-    "one line of spaces": lambda n: "A" + " " * n + "x",
-    "one long paragraph": lambda n: _repeat("word ", n),
-    "long paragraph lines": lambda n: _repeat("word " * 20 + "\n", n),
-    "short lines": lambda n: _repeat("A PAR H\n", n),
-    "quote levels": lambda n: ">" * n,
-    "quoted lines": lambda n: _repeat("> > > quoted\n", n),
-    "name@game words": lambda n: _repeat("a@b ", n),
-    "name@game lines": lambda n: _repeat("RESIGN a@b\n", n),
-    "@ without colon": lambda n: _repeat("a@", n),
-    "attributions": lambda n: _repeat("On Mon, bob@x wrote:\n> q\n", n),
-    "wrote lines": lambda n: _repeat("On " + "a " * 40 + "wrote: x\n", n),
-    "header lines": lambda n: _repeat("From: a\nSent: b\n> q\n", n),
-    "signon lines": lambda n: _repeat("SIGNON france@g pw\n", n),
-    "signon alone": lambda n: _repeat("SIGNON\n", n),
-    "sign on words": lambda n: _repeat("SIGN ON ", n),
-    "zero width": lambda n: _repeat("\u200b", n),
-    "separators": lambda n: _repeat("________\n\n\n", n),
-    "long word lines": lambda n: _repeat("x" * 5000 + "\n", n),
-    "html tags": lambda n: _repeat("<p>", n),
-    "html open": lambda n: "<a " * (n // 3),
-    "html entities": lambda n: _repeat("&amp;", n),
-    "html comments": lambda n: _repeat("<!--x>", n),
-    "html marked sections": lambda n: _repeat("<![CDATA[x>", n),
-    "html unclosed": lambda n: _repeat("<a b='x", n),
-    "lone CR": lambda n: "\r" * n,
-    "brackets": lambda n: "(" * n + "x",
-}
-
-_TIMES: dict[str, float] = {}
-
-
-def _best(run: Callable[[], object], tries: int = 3) -> float:
-    """The least CPU time of a few runs: the process's own time, which other work on the
-    machine does not lengthen as it does the time on the clock."""
-    best = float("inf")
-    for _ in range(tries):
-        started = time.process_time()
-        run()
-        best = min(best, time.process_time() - started)
-    return best
-
-
-def _ratio(function: Callable[[str], object], shape: Callable[[int], str]) -> float:
-    small, large = shape(N), shape(10 * N)
-    function(small)  # warm caches (regular expressions, maps)
-    t_small = max(_best(lambda: function(small)), 1e-3)
-    t_large = _best(lambda: function(large), tries=2)
-    return t_large / t_small
-
-
-def _mail(text: str, kind: str = "plain") -> bytes:
-    head = (
-        "From: a@example.org\r\nTo: judge@example.org\r\nSubject: x\r\n"
-        f"Content-Type: text/{kind}; charset=utf-8\r\n\r\n"
-    )
-    return head.encode() + text.encode("utf-8", "surrogatepass")
-
-
-_MAP = load_map("standard")
-_NOW = datetime(2026, 11, 25, tzinfo=UTC)
-_HEADING = DigestHeading("g-france", 1, "g-france@example.org", _NOW)
-
-FUNCTIONS: dict[str, Callable[[str], object]] = {
-    "parse_mail": lambda t: parse_mail(_mail(t), max_bytes=1 << 30, max_lines=1 << 30),
-    "parse_mail html": lambda t: parse_mail(_mail(t, "html"), max_bytes=1 << 30, max_lines=1 << 30),
-    "html_to_text": html_to_text,
-    "unflow": unflow,
-    "command_lines": command_lines,
-    "without_quoted_reply": without_quoted_reply,
-    "mask_text": mask_text,
-    "mask_mail": lambda t: mask_mail(_mail(t)),
-    "mask_mail html": lambda t: mask_mail(_mail(t, "html")),
-    "identity": lambda t: identity(_mail(t)),
-    "find_blocks": find_blocks,
-    "as_press_reply": lambda t: as_press_reply("SIGNON france@g pw\n" + t, ["GERMANY"]),
-    "reads_as_order": lambda t: reads_as_order(t, _MAP),
-    "wrapped": wrapped,
-    "rfc1153": lambda t: rfc1153(_HEADING, [DigestItem("FRANCE", _NOW, "x", t)]),
-}
+from mailjudge.benchmarks.text import FUNCTIONS, RATIO, N, growth
 
 
 @pytest.mark.parametrize("function", sorted(FUNCTIONS))
 def test_time_grows_at_most_linearly(function: str) -> None:
-    worst = {}
-    for shape_name, shape in SHAPES.items():
-        ratio = _ratio(FUNCTIONS[function], shape)
-        worst[shape_name] = ratio
-    shown = ", ".join(f"{k} {v:.1f}" for k, v in sorted(worst.items(), key=lambda kv: -kv[1]))
+    ratios = growth(function)
+    shown = ", ".join(f"{k} {v:.1f}" for k, v in sorted(ratios.items(), key=lambda kv: -kv[1]))
     print(f"\n{function}: time(10n)/time(n), n={N} bytes: {shown}")
-    over = {k: round(v, 1) for k, v in worst.items() if v > RATIO}
+    over = {k: round(v, 1) for k, v in ratios.items() if v > RATIO}
     assert not over, f"{function} grows faster than linearly on {over}"
