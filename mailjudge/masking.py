@@ -15,6 +15,7 @@ import html
 import re
 import unicodedata
 from email import policy
+from email.header import Header, decode_header, make_header
 from email.message import Message
 from email.parser import BytesParser
 
@@ -192,8 +193,9 @@ def secrets_in(text: str) -> set[str]:
 
 
 def mask_mail(raw: bytes) -> bytes:
-    """A stored mail with the passwords in its text parts masked; unchanged (byte for byte)
-    when it carries none."""
+    """A stored mail with the passwords in its Subject and its text parts masked;
+    unchanged (byte for byte) when it carries none."""
+    raw = _mask_subject(raw)
     fast = _mask_plain(raw)
     if fast is not None:
         return fast
@@ -228,6 +230,34 @@ def mask_mail(raw: bytes) -> bytes:
         return message.as_bytes()
     except Exception:  # a mail too broken to write back: keep its headers only
         return raw.split(b"\r\n\r\n", 1)[0] + b"\r\n\r\n(body removed: it held a password)\r\n"
+
+
+def _mask_subject(raw: bytes) -> bytes:
+    """The mail with a password in its Subject masked (the Subject then unfolded, and
+    encoded as RFC 2047 asks when it is not ASCII)."""
+    end = min((i for i in (raw.find(b"\r\n\r\n"), raw.find(b"\n\n")) if i >= 0), default=-1)
+    if end < 0:
+        return raw
+    lines = raw[:end].split(b"\n")
+    for n, line in enumerate(lines):
+        if line[:8].lower() != b"subject:":
+            continue
+        last = n + 1
+        while last < len(lines) and lines[last][:1] in (b" ", b"\t"):
+            last += 1
+        value = b"".join(part.rstrip(b"\r") for part in lines[n:last])[8:].decode("latin-1")
+        try:
+            text = str(make_header(decode_header(value)))
+        except Exception:  # a broken encoded word: read as it stands
+            text = value
+        masked = mask_text(" ".join(text.split()))
+        if masked == " ".join(text.split()):
+            return raw
+        encoded = masked if masked.isascii() else Header(masked, "utf-8").encode()
+        eol = b"\r" if line.endswith(b"\r") else b""
+        lines[n:last] = [b"Subject: " + encoded.encode("ascii") + eol]
+        return b"\n".join(lines) + raw[end:]
+    return raw
 
 
 _MARKUP = re.compile(r"(&nbsp;|&#160;|&#xa0;|[\s<>]+)", re.IGNORECASE)

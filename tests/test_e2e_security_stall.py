@@ -128,6 +128,9 @@ def test_no_password_in_the_database_files_the_wal_the_backup_or_a_debug_log(
         # A typo, and a zero-width space before SIGNON: both once kept the password.
         h.command(player("FRANCE"), f"\u200b{table.signon('FRANCE')}\nA PAR H")
         h.command(player("FRANCE"), f"SIGNON france vic {password}\nA PAR H")
+        # ... and a SIGNON line in the Subject, which the answer's Subject repeats.
+        answer = h.reply(h.send(player("FRANCE"), "HELP", subject=f"SIGNON france@g {password}"))
+        assert password not in str(answer["Subject"]) and "****" in str(answer["Subject"])
     finally:
         root.removeHandler(keep)
         for handler in list(root.handlers):

@@ -113,3 +113,10 @@ def test_a_mail_of_blank_lines_is_masked_in_a_moment() -> None:
     masked = mask_mail(raw)
     assert time.process_time() - started < 2.0
     assert masked.endswith(b"****")
+
+
+def test_a_password_in_the_subject_is_masked_in_the_stored_copy() -> None:
+    raw = b"From: a@example.org\r\nSubject: SIGNON france@g s3cret\r\n\r\nA PAR H\r\n"
+    assert mask_mail(raw) == raw.replace(b"s3cret", b"****")
+    encoded = b"From: a@example.org\r\nSubject: =?utf-8?q?SIGNON_france@g_s3cret?=\r\n\r\nx\r\n"
+    assert b"s3cret" not in mask_mail(encoded) and b"SIGNON france@g ****" in mask_mail(encoded)

@@ -237,9 +237,9 @@ def _queue_reply(
     ctx: Context | None,
     to: str | None = None,
 ) -> None:
-    subject = (
-        mail.subject if mail.subject.lower().startswith("re:") else f"Re: {mail.subject}".strip()
-    )
+    # A Subject may hold a SIGNON line too: the answer's never shows its password.
+    asked = mask_text(mail.subject)
+    subject = asked if asked.lower().startswith("re:") else f"Re: {asked}".strip()
     game = ctx.game if ctx is not None else None
     seat = ctx.seat if ctx is not None else None
     draft = MailDraft(

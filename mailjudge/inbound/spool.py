@@ -57,6 +57,9 @@ DEFAULT_MAX_ATTEMPTS = 2
 # code does it in well under a second for the largest mail taken; more is a bug, and the
 # mail is shunted instead of holding up every other.
 PREPARE_SECONDS = 30.0
+# A mail put back in the queue by a busy lock or a deadlock this often is shunted all the
+# same: no mail is tried for ever.
+MOST_TRANSIENT_TRIES = 10
 # Mails claimed and committed together. More shares a commit among more mails; fewer
 # keeps the write lock (SQLite's is the whole database) free sooner for the listener.
 BATCH = 8
@@ -460,7 +463,7 @@ def process_batch(batch: list[tuple[InboundMessage, Handler]]) -> int:
                 except LostClaim:
                     log.warning("inbound message %s: claim lost, work rolled back", _pk(row))
                 except OperationalError as err:
-                    if not _transient(err):
+                    if not _transient(err) or row.attempts >= MOST_TRANSIENT_TRIES:
                         failed.append((row, traceback.format_exc()))
                         continue
                     # Another worker's transaction was in the way: not the mail's fault.
