@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 
@@ -105,14 +104,12 @@ def test_a_latin1_mail_keeps_its_bytes_and_loses_its_password() -> None:
     assert b"s3cret" not in masked and masked.replace(b"****", b"s3cret") == raw
 
 
-def test_a_mail_of_blank_lines_is_masked_in_a_moment() -> None:
-    """Issue 38: 40,000 blank lines once took 256 s; now well under a second (the growth
-    itself is measured in test_linear_time)."""
+def test_a_password_many_blank_lines_after_its_signon_is_masked() -> None:
+    """Issue 38: the old pattern crossed lines with \\s* and took 256 s on 40,000 blank
+    lines (test_linear_time measures the growth); a line at a time, the password after
+    them is still found."""
     raw = b"From: a@example.org\r\n\r\nSIGNON france@g\r\n" + b"\r\n" * 40_000 + b"s3cret"
-    started = time.process_time()
-    masked = mask_mail(raw)
-    assert time.process_time() - started < 2.0
-    assert masked.endswith(b"****")
+    assert mask_mail(raw) == raw.replace(b"s3cret", b"****")
 
 
 def test_a_password_in_the_subject_is_masked_in_the_stored_copy() -> None:
