@@ -141,6 +141,8 @@ def test_a_mail_needs_a_recipient() -> None:
 def test_refilling_leaves_no_lone_word_on_a_line() -> None:
     """Issue 32 point 13: "propose its / orders". A sentence in brackets goes on the
     paragraph ("(a)" still starts an item), and a last lone word takes words from above."""
+    from itertools import pairwise
+
     from mailjudge.outbound.message import wrapped
 
     text = (
@@ -153,7 +155,7 @@ def test_refilling_leaves_no_lone_word_on_a_line() -> None:
     assert " ".join(wrapped(text).split()) == " ".join(text.split())
     # Filled: no line had room for the next word (but the last, which may take a few from
     # the line above so as not to stand alone).
-    for above, below in zip(lines[:-2], lines[1:-1]):
+    for above, below in pairwise(lines[:-1]):
         assert len(above) + 1 + len(below.split()[0]) > 78, (above, below)
     assert len(lines) == 3
     ends = "This is a fairly long sentence that goes on and on until it reaches the end words\n"
