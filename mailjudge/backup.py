@@ -28,6 +28,7 @@ import psycopg2
 from peewee import SqliteDatabase
 
 from mailjudge.db import open_database, private_file
+from mailjudge.masking import mask_mail
 from mailjudge.outbound.sent_record import record_path
 from mailjudge.running import JudgeRunning, no_judge_running
 
@@ -100,6 +101,31 @@ def _copy(source: sqlite3.Connection, target: Path) -> None:
         copy.close()
 
 
+def _without_passwords(target: Path) -> None:
+    """Every stored mail in the copy masked, then the copy rebuilt (VACUUM) so that no
+    free page keeps what was overwritten: a backup holds no password in clear. (The
+    database keeps a mail's words until it is handled; a mail still queued when the backup
+    was taken and restored later is answered as having a wrong password.)"""
+    copy = sqlite3.connect(target)
+    try:
+        copy.execute("PRAGMA secure_delete = ON")
+        ids = [row[0] for row in copy.execute("SELECT id FROM inbound_message")]
+        for number in ids:
+            (raw,) = copy.execute(
+                "SELECT raw FROM inbound_message WHERE id = ?", (number,)
+            ).fetchone()
+            masked = mask_mail(bytes(raw))
+            if masked != bytes(raw):
+                copy.execute("UPDATE inbound_message SET raw = ? WHERE id = ?", (masked, number))
+        copy.commit()
+        copy.execute("VACUUM")
+        (verdict,) = copy.execute("PRAGMA integrity_check").fetchone()
+        if verdict != "ok":
+            raise BackupError(f"the copy in {target} failed SQLite's integrity check: {verdict}")
+    finally:
+        copy.close()
+
+
 def _sqlite_backup(path: Path, dest: Path) -> str:
     part = dest.with_name(dest.name + ".part")
     part.unlink(missing_ok=True)
@@ -109,6 +135,7 @@ def _sqlite_backup(path: Path, dest: Path) -> str:
         _copy(source, part)
     finally:
         source.close()
+    _without_passwords(part)
     os.replace(part, dest)  # a backup file is whole or absent
     return f"SQLite database {path} backed up to {dest}"
 

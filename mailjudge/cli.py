@@ -28,6 +28,7 @@ BENCHMARKS: dict[str, str] = {
     "web": "mailjudge.benchmarks.web",
     "board": "mailjudge.benchmarks.board",
     "mailsize": "mailjudge.benchmarks.mail_size",
+    "text": "mailjudge.benchmarks.text",
 }
 
 

@@ -45,6 +45,9 @@ SQLITE_PRAGMAS: dict[str, object] = {
     "foreign_keys": 1,
     "busy_timeout": 10_000,
     "synchronous": "normal",
+    # What is deleted or overwritten is zeroed, not left in free space: a mail's stored
+    # copy held its SIGNON password in clear until it was masked.
+    "secure_delete": 1,
 }
 
 _URL_HELP = (
@@ -313,3 +316,41 @@ def prompt_write(patience: float = 10.0, pause: float = 0.0005) -> Iterator[None
         transaction.__exit__(type(err), err, err.__traceback__)
         raise
     transaction.__exit__(None, None, None)
+
+
+# Set when a stored password was overwritten: the WAL file may still hold the page as it
+# was, until a checkpoint copies the new one into the database and empties the WAL.
+_secrets_in_wal = False
+_last_checkpoint = 0.0
+
+
+def secrets_overwritten() -> None:
+    """Note that a write just overwrote clear text (a masked mail): checkpoint_if_due
+    empties the WAL soon."""
+    global _secrets_in_wal
+    _secrets_in_wal = True
+
+
+def checkpoint_if_due(min_interval: float = 2.0) -> bool:
+    """On SQLite, when a password was overwritten since the last time and ``min_interval``
+    seconds have passed: copy the WAL into the database and truncate it, so that the
+    password's old page is gone from both files. It does not wait for readers (tried again
+    later if one is in the way). True when the WAL was emptied."""
+    global _secrets_in_wal, _last_checkpoint
+    database = database_proxy.obj
+    if not _secrets_in_wal or not isinstance(database, SqliteDatabase):
+        return False
+    if time.monotonic() - _last_checkpoint < min_interval:
+        return False
+    _last_checkpoint = time.monotonic()
+    connection = database.connection()  # type: ignore[no-untyped-call]
+    connection.execute("PRAGMA busy_timeout = 0")
+    try:
+        busy, _, _ = connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    except sqlite3.OperationalError:
+        busy = 1
+    finally:
+        connection.execute(f"PRAGMA busy_timeout = {SQLITE_PRAGMAS['busy_timeout']}")
+    if not busy:
+        _secrets_in_wal = False
+    return not busy

@@ -13,6 +13,10 @@ import logging
 
 from mailjudge.settings import LoggingSettings
 
+# At DEBUG, aiosmtpd's "mail.log" writes every line of a mail's DATA (a SIGNON password
+# with it), and peewee every query with its values (stored mails, password hashes).
+QUIET_LOGGERS = ("mail.log", "peewee")
+
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(role)s %(name)s: %(message)s"
 
 
@@ -43,7 +47,8 @@ class JsonLines(logging.Formatter):
 def setup_logging(settings: LoggingSettings, role: str, level: str | None = None) -> None:
     """Log to standard error (systemd's journal takes it) in the chosen format, each line
     marked with `role` (listener, worker-0, sender). aiosmtpd's line per SMTP verb shows
-    only when DEBUG is asked for."""
+    only when DEBUG is asked for; the loggers in QUIET_LOGGERS never go below INFO,
+    whatever is asked, since at DEBUG they write what mail and the database hold."""
     chosen = (level or settings.level).upper()
     handler = logging.StreamHandler()
     handler.addFilter(_Role(role))
@@ -54,4 +59,8 @@ def setup_logging(settings: LoggingSettings, role: str, level: str | None = None
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(chosen)
-    logging.getLogger("mail.log").setLevel("DEBUG" if chosen == "DEBUG" else "WARNING")
+    floor = max(logging.INFO, logging.getLevelName(chosen))
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(floor)
+    if chosen != "DEBUG":  # aiosmtpd's connection lines are INFO: only shown at DEBUG
+        logging.getLogger("mail.log").setLevel("WARNING")

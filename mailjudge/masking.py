@@ -1,37 +1,201 @@
 """Passwords out of sight: in what the judge echoes back, and in the stored copy of a mail
 once it is parsed. Every spelling the command reader tolerates is covered (SIGNON, SIGN ON,
 SIGNON= or SIGNON: with the password after them; JOIN, CREATE, OBSERVE, TAKEOVER, ACCEPT;
-SET PASSWORD)."""
+SET PASSWORD), and a little more: leading white space, quote marks and invisible
+(format) characters before the command, and extra words on a SIGNON line.
+
+The text is read a line at a time and each line once, so masking costs time in proportion
+to the mail's length whatever its shape (a mail of blank lines once took minutes).
+"""
 
 from __future__ import annotations
 
+import codecs
+import html
 import re
+import unicodedata
 from email import policy
+from email.header import Header, decode_header, make_header
 from email.message import Message
 from email.parser import BytesParser
 
+from mailjudge.inbound.html2text import html_to_text
+
 MASK = "****"
-_COMMAND = r"(?:SIGN\s*ON|JOIN|CREATE|OBSERVE|TAKEOVER|ACCEPT)"
-_PATTERNS = (
-    # The password is the word after the name: SIGNON france@game pw, JOIN game pw ...
-    re.compile(rf"^(\s*{_COMMAND}\s*[=:]?\s*\S+\s+)(\S+)", re.IGNORECASE | re.MULTILINE),
-    re.compile(r"^(\s*SET\s+PASSWORD\s*[=:]?\s*)(\S+)", re.IGNORECASE | re.MULTILINE),
-    # Any other line with a seat name@game (a game has no dot, a mail domain has) and a
-    # word after it: the word is read as a password (RESIGN russia@game pw, mistyped).
-    re.compile(r"^([^\n]*?\b[\w.+-]+@[\w-]+\s+)(?!\*\*\*\*)(\S+)", re.MULTILINE),
-)
+_WORD = re.compile(r"\S+")
+# A seat name@game (a game has no dot, a mail domain has): the word after it is read as a
+# password wherever the line stands (RESIGN russia@game pw, mistyped).
+_SEAT_AT_GAME = re.compile(r"[\w.+-]@[\w-]+$")
+# A command whose password follows one word (the name or the game): how many words after
+# that word are passwords (None: every word left on the line).
+_COMMANDS: dict[str, int | None] = {
+    "SIGNON": None,  # SIGNON austria vic pw: a typo must not show pw
+    "JOIN": 1,
+    "CREATE": 1,
+    "OBSERVE": 1,
+    "TAKEOVER": 1,
+    "ACCEPT": 1,
+}
+# Words a line must hold (upper case, format characters out) before it is looked at closer.
+_HINTS = ("SIGN", "JOIN", "CREATE", "OBSERVE", "TAKEOVER", "ACCEPT", "PASSWORD", "@")
+
+
+class _Pending:
+    """A command whose password is on a later line: skip ``skip`` words, mask the next."""
+
+    __slots__ = ("skip",)
+
+    def __init__(self, skip: int) -> None:
+        self.skip = skip
+
+
+def _visible(word: str) -> str:
+    """A word without format characters (zero-width spaces, joiners, marks of direction):
+    the reader does not see them, so neither may the masking be fooled by them."""
+    if word.isascii():
+        return word
+    return "".join(ch for ch in word if unicodedata.category(ch) != "Cf")
+
+
+def _command(
+    words: list[str], spans: list[tuple[int, int]]
+) -> tuple[list[tuple[int, int]], int] | None:
+    """A command line's passwords: (their places on the line, each a span; how many
+    words after the command's name are still to come before one when the line has none),
+    or None when the line is no such command. ``words`` are upper case and visible."""
+    first = 0
+    while first < len(words) and not words[first].strip(">"):
+        first += 1  # quote marks standing alone
+    if first == len(words):
+        return None
+    head = words[first].lstrip(">")
+    rest = first + 1
+    # SIGN ON, SET PASSWORD: two words that make one name.
+    if head == "SIGN" and rest < len(words) and words[rest][:2] == "ON":
+        head, rest = "SIGN" + words[rest], rest + 1
+    elif head == "SET" and rest < len(words) and words[rest][:8] == "PASSWORD":
+        head, rest = "SET" + words[rest], rest + 1
+    name, sep, attached = _split_head(head)
+    if name == "SETPASSWORD":
+        skip, count = 0, None
+    elif name in _COMMANDS:
+        skip, count = 1, _COMMANDS[name]
+    else:
+        return None
+    places: list[tuple[int, int]] = []
+    if attached:  # SIGNON=france@game pw: the rest of the word counts as a word
+        start, end = spans[rest - 1]
+        # The word as written may hold characters its visible form has not: all of it then.
+        exact = end - start == len(words[rest - 1])
+        places.append((end - len(attached) if exact else start, end))
+    elif not sep and rest < len(words) and words[rest] in ("=", ":"):
+        rest += 1  # SIGNON = france@game pw
+    places += spans[rest:]
+    still = max(0, skip - len(places))
+    places = places[skip:]
+    if count is not None:
+        places = places[:count]
+    return places, still
+
+
+def _split_head(head: str) -> tuple[str, str, str]:
+    """'SIGNON=FRANCE@G' -> ('SIGNON', '=', 'FRANCE@G'); 'JOIN' -> ('JOIN', '', '')."""
+    for n, ch in enumerate(head):
+        if ch in "=:":
+            return head[:n], ch, head[n + 1 :]
+    return head, "", ""
+
+
+def _may_hold_password(text: str) -> bool:
+    """False when no line of ``text`` can be a command with a password: most mail of any
+    size, found in a few passes over it in C."""
+    if not text.isascii():
+        return True  # format characters may hide a command's letters
+    upper = text.upper()
+    return any(hint in upper for hint in _HINTS)
+
+
+def _mask_lines(text: str) -> str:
+    if not _may_hold_password(text):
+        return text
+    out: list[str] = []
+    pending: _Pending | None = None
+    changed = False
+    for line in text.split("\n"):
+        if not line or line.isspace():
+            out.append(line)  # no words: the pending password is on a later line
+            continue
+        if pending is None:
+            upper = line.upper()
+            if not any(hint in upper for hint in _HINTS) and line.isascii():
+                out.append(line)
+                continue
+        spans = [m.span() for m in _WORD.finditer(line)]
+        words = [_visible(line[a:b]).upper() for a, b in spans]
+        keep = [n for n, word in enumerate(words) if word]
+        spans = [spans[n] for n in keep]
+        words = [words[n] for n in keep]
+        hidden: list[tuple[int, int]] = []
+        if pending is not None:
+            if pending.skip < len(spans):
+                hidden.append(spans[pending.skip])
+                pending = None
+            else:
+                pending.skip -= len(spans)
+        found = _command(words, spans)
+        if found is not None:
+            places, still = found
+            hidden += places
+            if not places:  # the password is on a later line (SIGNON\nfrance@g pw)
+                pending = _Pending(still)
+        for n, word in enumerate(words):
+            if _SEAT_AT_GAME.search(word):
+                if n + 1 < len(spans):
+                    hidden.append(spans[n + 1])
+                elif pending is None:
+                    pending = _Pending(0)
+                break
+        if hidden:
+            masked = _replaced(line, hidden)
+            changed |= masked != line
+            line = masked
+        out.append(line)
+    return "\n".join(out) if changed else text
+
+
+def _replaced(line: str, spans: list[tuple[int, int]]) -> str:
+    parts: list[str] = []
+    at = 0
+    for start, end in sorted(set(spans)):
+        if start < at:
+            continue
+        parts += [line[at:start], MASK]
+        at = end
+    parts.append(line[at:])
+    return "".join(parts)
 
 
 def mask_text(text: str) -> str:
     """The text with every password a command line carries replaced by ****."""
-    for pattern in _PATTERNS:
-        text = pattern.sub(lambda m: m.group(1) + MASK, text)
-    return text
+    return _mask_lines(text)
+
+
+def secrets_in(text: str) -> set[str]:
+    """The words of ``text`` that mask_text hides."""
+    found: set[str] = set()
+    masked = mask_text(text)
+    if masked == text:
+        return found
+    for old, new in zip(text.split("\n"), masked.split("\n"), strict=True):
+        if old != new:
+            found.update(set(old.split()) - set(new.split()))
+    return found
 
 
 def mask_mail(raw: bytes) -> bytes:
-    """A stored mail with the passwords in its text parts masked; unchanged (byte for byte)
-    when it carries none."""
+    """A stored mail with the passwords in its Subject and its text parts masked;
+    unchanged (byte for byte) when it carries none."""
+    raw = _mask_subject(raw)
     fast = _mask_plain(raw)
     if fast is not None:
         return fast
@@ -39,17 +203,91 @@ def mask_mail(raw: bytes) -> bytes:
         message = BytesParser(policy=policy.compat32).parsebytes(raw)
     except Exception:
         return raw
+    parts = [
+        part
+        for part in message.walk()
+        if part.get_content_maintype() == "text" and not part.is_multipart()
+    ]
+    texts = [_part_text(part) for part in parts]
+    # An HTML part is read as the text it shows; what that hides is hidden in its markup.
+    secrets: set[str] = set()
+    for part, text in zip(parts, texts, strict=True):
+        if text is not None and part.get_content_subtype() == "html" and _may_hold_password(text):
+            secrets |= secrets_in(html_to_text(text))
     changed = False
-    for part in message.walk():
-        if part.get_content_maintype() != "text" or part.is_multipart():
+    for part, text in zip(parts, texts, strict=True):
+        if text is None:
             continue
-        changed |= _mask_part(part)
+        masked = mask_text(text)
+        if secrets and part.get_content_subtype() == "html":
+            masked = _without_secrets(masked, secrets)
+        if masked != text:
+            _set_text(part, masked)
+            changed = True
     if not changed:
         return raw
     try:
         return message.as_bytes()
     except Exception:  # a mail too broken to write back: keep its headers only
         return raw.split(b"\r\n\r\n", 1)[0] + b"\r\n\r\n(body removed: it held a password)\r\n"
+
+
+def _mask_subject(raw: bytes) -> bytes:
+    """The mail with a password in its Subject masked (the Subject then unfolded, and
+    encoded as RFC 2047 asks when it is not ASCII)."""
+    end = min((i for i in (raw.find(b"\r\n\r\n"), raw.find(b"\n\n")) if i >= 0), default=-1)
+    if end < 0:
+        return raw
+    lines = raw[:end].split(b"\n")
+    for n, line in enumerate(lines):
+        if line[:8].lower() != b"subject:":
+            continue
+        last = n + 1
+        while last < len(lines) and lines[last][:1] in (b" ", b"\t"):
+            last += 1
+        value = b"".join(part.rstrip(b"\r") for part in lines[n:last])[8:].decode("latin-1")
+        try:
+            text = str(make_header(decode_header(value)))
+        except Exception:  # a broken encoded word: read as it stands
+            text = value
+        masked = mask_text(" ".join(text.split()))
+        if masked == " ".join(text.split()):
+            return raw
+        encoded = masked if masked.isascii() else Header(masked, "utf-8").encode()
+        eol = b"\r" if line.endswith(b"\r") else b""
+        lines[n:last] = [b"Subject: " + encoded.encode("ascii") + eol]
+        return b"\n".join(lines) + raw[end:]
+    return raw
+
+
+_MARKUP = re.compile(r"(&nbsp;|&#160;|&#xa0;|[\s<>]+)", re.IGNORECASE)
+
+
+def _without_secrets(markup: str, secrets: set[str]) -> str:
+    """HTML with every word that is a known password replaced by ****."""
+    pieces = _MARKUP.split(markup)
+    for n in range(0, len(pieces), 2):
+        piece = pieces[n]
+        if piece and (piece in secrets or html.unescape(piece) in secrets):
+            pieces[n] = MASK
+    return "".join(pieces)
+
+
+# Charsets in which ASCII text is its own bytes: a plain mail in one of them is masked on
+# its bytes. (UTF-16 and the like are not: they take the slow way.)
+def _ascii_compatible(charset: str) -> bool:
+    try:
+        codec = codecs.lookup(charset)
+    except LookupError:
+        return False
+    sample = "SIGNON france@game pw\r\n"
+    try:
+        return codec.encode(sample)[0] == sample.encode("ascii") and codec.name != "utf-7"
+    except Exception:
+        return False
+
+
+_CHARSET = re.compile(rb"charset\s*=\s*\"?([\w.:-]+)", re.IGNORECASE)
 
 
 def _mask_plain(raw: bytes) -> bytes | None:
@@ -62,27 +300,38 @@ def _mask_plain(raw: bytes) -> bytes | None:
     else:
         return None
     lowered = head.lower()
-    if any(word in lowered for word in (b"multipart", b"base64", b"quoted-printable")):
+    if any(word in lowered for word in (b"multipart", b"base64", b"quoted-printable", b"html")):
         return None
-    # latin-1 maps every byte to one character and back, so the rest stays byte for byte.
-    text = body.decode("latin-1")
-    masked = mask_text(text)
-    return raw if masked == text else head + sep + masked.encode("latin-1")
+    declared = _CHARSET.search(head)
+    charset = declared.group(1).decode("ascii").lower() if declared else "utf-8"
+    if charset in ("us-ascii", "ascii", "unknown-8bit", "x-unknown"):
+        charset = "utf-8"
+    if not _ascii_compatible(charset):
+        return None
+    try:
+        # surrogateescape keeps any byte the charset does not know, so the rest of the
+        # mail stays byte for byte; checked, since not every codec round-trips.
+        text = body.decode(charset, "surrogateescape")
+        if text.encode(charset, "surrogateescape") != body:
+            return None
+        masked = mask_text(text)
+        return raw if masked == text else head + sep + masked.encode(charset, "surrogateescape")
+    except (UnicodeError, LookupError):
+        return None
 
 
-def _mask_part(part: Message) -> bool:
+def _part_text(part: Message) -> str | None:
     payload = part.get_payload(decode=True)
     if not isinstance(payload, bytes):
-        return False
+        return None
     charset = part.get_content_charset() or "utf-8"
     try:
-        text = payload.decode(charset, "replace")
+        return payload.decode(charset, "replace")
     except LookupError:
-        charset, text = "utf-8", payload.decode("utf-8", "replace")
-    masked = mask_text(text)
-    if masked == text:
-        return False
+        return payload.decode("utf-8", "replace")
+
+
+def _set_text(part: Message, text: str) -> None:
     del part["Content-Transfer-Encoding"]
-    part.set_payload(masked.encode("utf-8"))
+    part.set_payload(text.encode("utf-8"))
     part.set_charset("utf-8")  # encodes the payload again (base64 for utf-8)
-    return True

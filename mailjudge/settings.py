@@ -173,7 +173,10 @@ class InboundSettings:
         minimum=1,
     )
     max_attempts: int = _setting(
-        3, "A mail whose worker died this many times is shunted, not retried.", minimum=1
+        2,
+        "A mail whose worker died (or stalled past claim_timeout_seconds) this many times "
+        "is shunted, not retried.",
+        minimum=1,
     )
 
 

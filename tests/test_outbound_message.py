@@ -136,3 +136,28 @@ def test_non_ascii_text_and_subject_survive_the_wire() -> None:
 def test_a_mail_needs_a_recipient() -> None:
     with pytest.raises(ValueError, match="recipient"):
         build_message(sender=JUDGE, to=[], subject="x", text="x")
+
+
+def test_refilling_leaves_no_lone_word_on_a_line() -> None:
+    """Issue 32 point 13: "propose its / orders". A sentence in brackets goes on the
+    paragraph ("(a)" still starts an item), and a last lone word takes words from above."""
+    from itertools import pairwise
+
+    from mailjudge.outbound.message import wrapped
+
+    text = (
+        "While FRANCE holds it, you are one of FRANCE's citizens: you may nominate and "
+        "elect its diplomat, propose its orders\n(PROPOSAL ORDERS ... END) and rank them.\n"
+    )
+    lines = wrapped(text).splitlines()
+    assert all(len(line) <= 78 for line in lines)
+    assert all(len(line.split()) > 1 for line in lines if line.strip())
+    assert " ".join(wrapped(text).split()) == " ".join(text.split())
+    # Filled: no line had room for the next word (but the last, which may take a few from
+    # the line above so as not to stand alone).
+    for above, below in pairwise(lines[:-1]):
+        assert len(above) + 1 + len(below.split()[0]) > 78, (above, below)
+    assert len(lines) == 3
+    ends = "This is a fairly long sentence that goes on and on until it reaches the end words\n"
+    assert all(len(line.split()) > 1 for line in wrapped(ends).splitlines())
+    assert wrapped("a" * 70 + " b c\n(a) first item\n").splitlines()[-1] == "(a) first item"

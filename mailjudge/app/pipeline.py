@@ -10,9 +10,11 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
+from dataclasses import dataclass
 from datetime import datetime
 
 import mailjudge.commands  # noqa: F401  (registers the commands)
+from mailjudge import db
 from mailjudge.addresses import bounced_outbox, judge_detail, press_reply_target
 from mailjudge.commands.base import Context
 from mailjudge.commands.run import execute, reply_text
@@ -20,7 +22,7 @@ from mailjudge.db import update_by_id_compiled
 from mailjudge.inbound.bounces import failures
 from mailjudge.inbound.parse import MailLimitError, ParsedMail, silence_reason
 from mailjudge.inbound.spool import parse_stored
-from mailjudge.masking import mask_mail
+from mailjudge.masking import mask_mail, mask_text
 from mailjudge.models import Game, InboundMessage, utcnow
 from mailjudge.outbound.draft import MailDraft, Outgoing
 from mailjudge.outbound.message import Attachment, build_message
@@ -46,28 +48,40 @@ from mailjudge.variants.democratic.country_lists import ListThread, list_target,
 log = logging.getLogger(__name__)
 
 
-def prepare(row: InboundMessage, settings: Settings) -> ParsedMail | MailLimitError:
-    """Parse a stored mail: pure work, done before the transaction that handles it."""
+@dataclass(frozen=True)
+class Prepared:
+    """A stored mail's pure work, done before the transaction that handles it: the mail
+    parsed (or the limit it breaks), and its stored copy with the passwords masked."""
+
+    parsed: ParsedMail | MailLimitError
+    masked: bytes  # the same bytes as the stored copy when it carries no password
+
+
+def prepare(row: InboundMessage, settings: Settings) -> Prepared:
+    """Parse and mask a stored mail. Both take time in proportion to the mail's length at
+    most, and neither holds the database's write lock while it works."""
     try:
-        return parse_stored(row, settings.inbound)
+        parsed: ParsedMail | MailLimitError = parse_stored(row, settings.inbound)
     except MailLimitError as err:
-        return err
+        parsed = err
+    return Prepared(parsed, mask_mail(row.raw))
 
 
 def handle(
     row: InboundMessage,
     settings: Settings,
     now: datetime | None = None,
-    prepared: ParsedMail | MailLimitError | None = None,
+    prepared: Prepared | None = None,
 ) -> None:
     """Handle one stored mail, and log one line saying what came of it."""
     started = time.perf_counter()
-    outcome = _handle(row, settings, now or utcnow(), prepared)
+    work = prepared if prepared is not None else prepare(row, settings)
+    outcome = _handle(row, settings, now or utcnow(), work.parsed)
     # The stored copy loses its passwords in the same transaction as the mail's effects:
     # if handling fails, the mail is retried with them.
-    masked = mask_mail(row.raw)
-    if masked != row.raw:
-        update_by_id_compiled(InboundMessage, row.id, {"raw": masked})
+    if work.masked != row.raw:
+        update_by_id_compiled(InboundMessage, row.id, {"raw": work.masked})
+        db.secrets_overwritten()
     log.info("mail %s from %s: %s, %.0f ms", row.message_id, row.envelope_from or "<>",
              outcome, (time.perf_counter() - started) * 1000)  # fmt: skip
 
@@ -76,11 +90,10 @@ def _handle(
     row: InboundMessage,
     settings: Settings,
     now: datetime,
-    prepared: ParsedMail | MailLimitError | None,
+    parsed: ParsedMail | MailLimitError,
 ) -> str:
     judge = settings.judge.address
     try:
-        parsed = prepared if prepared is not None else prepare(row, settings)
         if isinstance(parsed, MailLimitError):
             raise parsed
         mail = parsed
@@ -315,7 +328,8 @@ def _queue_reply(
         sender=settings.judge.address,
         sender_name=settings.judge.name,
         to=(to or mail.reply_to,),
-        subject=answer_subject(mail.subject, game),
+        # A Subject may hold a SIGNON line too: the answer's never shows its password.
+        subject=answer_subject(mask_text(mail.subject), game),
         text=body,
         in_reply_to=mail.message_id,
         references=tuple(mail.references),

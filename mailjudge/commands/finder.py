@@ -24,7 +24,7 @@ def find_blocks(text: str) -> list[Block]:
         if not line:
             continue
         words = tuple(line.split())
-        found = lookup(list(words))
+        found = lookup(list(words[:3]))  # a command's name is three words at most
         if found is None:
             blocks.append(Block(i, (BARE, *words)))
             continue

@@ -15,6 +15,7 @@ there already, so it is kept once.
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from dataclasses import dataclass
 from datetime import datetime
@@ -123,6 +124,19 @@ class Landing:
         marks = ", ".join("?" * len(numbers))
         with self._lock:
             self._connection.execute(f"DELETE FROM landed WHERE id IN ({marks})", numbers)
+
+    def checkpoint(self) -> bool:
+        """Copy the WAL into the file and empty it, without waiting for anyone: it still
+        holds the mails moved on, passwords and all. True when it was emptied."""
+        with self._lock:
+            self._connection.execute("PRAGMA busy_timeout = 0")
+            try:
+                busy = self._connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            except sqlite3.OperationalError:
+                busy = 1
+            finally:
+                self._connection.execute("PRAGMA busy_timeout = 10000")
+        return not busy
 
     def count(self) -> int:
         with self._lock:

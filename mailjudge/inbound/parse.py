@@ -220,17 +220,18 @@ def body_text(message: Message) -> str:
 def unflow(text: str, delsp: bool = False) -> str:
     """Undo format=flowed (RFC 3676): a line ending in a space goes on in the next."""
     out: list[str] = []
-    pending = ""
+    pending: list[str] = []  # the pieces of a flowed line so far (joined once: linear)
     for line in text.splitlines():
         if line.startswith(" "):
             line = line[1:]  # space-stuffing
         if line.endswith(" ") and line != "-- ":
-            pending += line[:-1] if delsp else line
+            pending.append(line[:-1] if delsp else line)
             continue
-        out.append(pending + line)
-        pending = ""
+        pending.append(line)
+        out.append("".join(pending))
+        pending = []
     if pending:
-        out.append(pending)
+        out.append("".join(pending))
     return "\n".join(out)
 
 

@@ -5,10 +5,17 @@ Gmail's, Outlook's "-----Original Message-----" or "From: ... Sent: ..." block, 
 writer's language. Recognising them is the job of mail-parser-reply, a maintained library
 that knows the wordings of many clients and languages; this module only decides what to
 cut once it has found one.
+
+The library's pattern is slow: a few microseconds a character on any text, and on a line
+built against it, time that grows with the square of the line. So it only ever sees small
+windows of the text around the lines that could be part of an attribution (short lines
+with a colon, or a row of dashes), and a bounded number of them in one mail. Everything
+else here reads each line once.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from functools import cache
 
@@ -18,12 +25,15 @@ from mailparser_reply import EmailReplyParser
 # Polish is left out: its pattern takes a single "Data:" or "Do:" line for a header block.
 LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "sv", "da")
 
-# A last resort for clients and languages the library does not know, and for attributions
-# a client wrapped over two lines: a line holding an address, ending in a colon (on it or
-# on the next line), directly followed by quoted lines, is an attribution in any language.
-_ANY_ATTRIBUTION = re.compile(
-    r"^[^\n>]*@[^\n]*(?:\n[^\n>]*)?:[ \t]*\n(?:[ \t]*\n)?[ \t]*>", re.MULTILINE
-)
+# An attribution line is never longer than this; longer lines are not shown to the library.
+LONGEST_ATTRIBUTION = 250
+# How many characters of one mail the library is shown, at most, counting every window:
+# its time on a line built against it grows with the square of the line, so this bounds
+# a mail's cost (to a few tenths of a second) whatever the mail holds.
+MOST_CHARACTERS = 16_000
+# A window: the line before a candidate, the candidate, and this many lines after it
+# (an Outlook header block: From, Sent, To, Cc, Subject, and a line after them).
+_WINDOW_AFTER = 6
 
 # Outlook draws a line of underscores above its header block.
 _SEPARATOR_AT_END = re.compile(r"\n[ \t]*[_=-]{8,}[ \t]*\n\s*\Z")
@@ -36,39 +46,166 @@ def _attribution() -> re.Pattern[str]:
     return pattern
 
 
+class _Lines:
+    """The text cut into lines at bare newlines (as the patterns see it), with where each
+    begins."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = text.split("\n")
+        self.starts: list[int] = []
+        at = 0
+        for line in self.lines:
+            self.starts.append(at)
+            at += len(line) + 1
+
+    def index(self, offset: int) -> int:
+        """The line the offset is on."""
+        return bisect.bisect_right(self.starts, offset) - 1
+
+
+class _LibraryFinder:
+    """The library's first match at or after an offset, found window by window."""
+
+    def __init__(self, lines: _Lines) -> None:
+        self.lines = lines
+        self.budget = MOST_CHARACTERS
+        self.next_line = 0  # candidates before this line were looked at already
+        self.found: tuple[int, int] | None = None
+
+    def first_from(self, offset: int) -> tuple[int, int] | None:
+        if self.found is not None and self.found[0] >= offset:
+            return self.found
+        self.found = None
+        lines = self.lines.lines
+        n = max(self.next_line, self.lines.index(offset))
+        while n < len(lines) and self.budget > 0:
+            line = lines[n]
+            n += 1
+            if len(line) > LONGEST_ATTRIBUTION or (":" not in line and "-----" not in line):
+                continue
+            found = self._in_window(n - 1, offset)
+            if found is not None:
+                self.next_line = n
+                self.found = found
+                return found
+        self.next_line = n
+        return None
+
+    def _in_window(self, candidate: int, offset: int) -> tuple[int, int] | None:
+        lines, starts = self.lines.lines, self.lines.starts
+        first = candidate
+        if first > 0 and len(lines[first - 1]) <= LONGEST_ATTRIBUTION:
+            first -= 1
+        if starts[first] < offset:
+            first = candidate
+        last = candidate + 1
+        while last < min(len(lines), candidate + 1 + _WINDOW_AFTER):
+            if len(lines[last]) > LONGEST_ATTRIBUTION:
+                break
+            last += 1
+        window = "\n".join(lines[first:last])
+        self.budget -= len(window)
+        found = _attribution().search(window)
+        if found is None or not found.group(0).strip():
+            return None
+        return starts[first] + found.start(), starts[first] + found.end()
+
+
+def _any_attribution(lines: _Lines, from_line: int) -> tuple[int, int] | None:
+    """A last resort for clients and languages the library does not know, and for
+    attributions a client wrapped over two lines: a line holding an address, ending in a
+    colon (on it or on the next line), directly followed by quoted lines (one blank line
+    may come between), is an attribution in any language. (start, end) of the first from
+    ``from_line``, the end just after the '>' of the first quoted line."""
+    texts = lines.lines
+    for n in range(from_line, len(texts)):
+        line = texts[n]
+        at = line.find("@")
+        if at < 0 or ">" in line[:at]:
+            continue
+        ends: list[int] = []  # the line after the colon's, as the old pattern tried them
+        if n + 1 < len(texts) and ">" not in texts[n + 1] and _ends_with_colon(texts[n + 1]):
+            ends.append(n + 2)
+        if _ends_with_colon(line[at + 1 :]):
+            ends.append(n + 1)
+        for after in ends:
+            quote = _quoted_at(texts, after)
+            if quote is not None:
+                return lines.starts[n], lines.starts[quote] + texts[quote].index(">") + 1
+    return None
+
+
+def _ends_with_colon(text: str) -> bool:
+    return text.rstrip(" \t").endswith(":")
+
+
+def _quoted_at(texts: list[str], n: int) -> int | None:
+    """The line at n (or after one blank line there) when it starts with '>'."""
+    for k in (n, n + 1):
+        if k >= len(texts):
+            return None
+        stripped = texts[k].lstrip(" \t")
+        if stripped.startswith(">"):
+            return k
+        if stripped or k == n + 1:
+            return None
+    return None
+
+
+class _AnyFinder:
+    def __init__(self, lines: _Lines) -> None:
+        self.lines = lines
+        self.found: tuple[int, int] | None = None
+        self.searched_from = -1  # nothing found from this offset on (when found is None)
+
+    def first_from(self, offset: int) -> tuple[int, int] | None:
+        if self.found is not None and self.found[0] >= offset:
+            return self.found
+        if self.found is None and 0 <= self.searched_from <= offset:
+            return None
+        self.found = _any_attribution(self.lines, self.lines.index(offset))
+        self.searched_from = offset
+        return self.found
+
+
 def without_quoted_reply(text: str) -> str:
     """The text up to the first attribution when what follows it is an unquoted copy
     (Outlook, Gmail's forwarded block); when the copy is quoted with '>' (mutt,
     Thunderbird, bottom posting), only the attribution goes, since the writer may have
     answered between the quoted lines and quoted lines are never read anyway."""
-    out = ""
-    rest = text.replace("\r\n", "\n")  # the patterns end lines at a bare newline
+    text = text.replace("\r\n", "\n")  # the patterns end lines at a bare newline
+    lines = _Lines(text)
+    finders = (_LibraryFinder(lines), _AnyFinder(lines))
+    out: list[str] = []
+    at = 0
     while True:
-        candidates = [m for m in (_attribution().search(rest), _ANY_ATTRIBUTION.search(rest)) if m]
+        candidates = [f for f in (finder.first_from(at) for finder in finders) if f]
         if not candidates:
-            return out + rest
-        found = min(candidates, key=lambda m: m.start())
-        start = rest.rfind("\n", 0, found.start()) + 1  # the whole line it starts on
-        end = _end_of_line(rest, found)
-        out += rest[:start]
-        rest = rest[end:]
-        if not _is_quoted(rest):
-            return _SEPARATOR_AT_END.sub("\n", out)
+            return "".join(out) + text[at:]
+        start, end = min(candidates)
+        start = text.rfind("\n", 0, start) + 1  # the whole line it starts on
+        out.append(text[at:start])
+        at = _end_of_line(text, end)
+        if not _is_quoted(lines, at):
+            return _SEPARATOR_AT_END.sub("\n", "".join(out))
 
 
-def _end_of_line(text: str, found: re.Match[str]) -> int:
+def _end_of_line(text: str, end: int) -> int:
     """Where the attribution ends: after its line, but before any quoted line the
     last-resort pattern reached into."""
-    end = found.end()
     if text[end - 1 : end] == ">":
         return text.rfind("\n", 0, end) + 1
     newline = text.find("\n", end)
     return len(text) if newline < 0 else newline + 1
 
 
-def _is_quoted(text: str) -> bool:
-    """Whether the first line with something on it is quoted."""
-    for line in text.splitlines():
-        if line.strip():
-            return line.lstrip().startswith(">")
+def _is_quoted(lines: _Lines, offset: int) -> bool:
+    """Whether the first line with something on it, from ``offset`` on, is quoted."""
+    if offset >= len(lines.text):
+        return True
+    texts = lines.lines
+    for n in range(lines.index(offset), len(texts)):
+        if texts[n].strip():
+            return texts[n].lstrip().startswith(">")
     return True

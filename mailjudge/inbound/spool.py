@@ -12,19 +12,22 @@ and another took the mail up) cannot mark the mail done, so its work rolls back.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import logging
 import queue
+import signal
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
 from peewee import Field, IntegrityError, OperationalError
 
 from mailjudge.db import (
+    checkpoint_if_due,
     database_proxy,
     execute_compiled,
     is_postgres,
@@ -46,7 +49,17 @@ from mailjudge.settings import InboundSettings
 log = logging.getLogger(__name__)
 
 DEFAULT_STALE_AFTER = timedelta(minutes=10)
-DEFAULT_MAX_ATTEMPTS = 3
+# A mail whose worker died (or stalled past the claim's timeout) this often is shunted:
+# the mail itself is likely the cause, and taking it again would stall the judge again.
+DEFAULT_MAX_ATTEMPTS = 2
+# The most seconds one mail's pure work (parsing, masking) may take, where it can be
+# stopped safely (a worker process's main thread: no transaction is open then). Linear
+# code does it in well under a second for the largest mail taken; more is a bug, and the
+# mail is shunted instead of holding up every other.
+PREPARE_SECONDS = 30.0
+# A mail put back in the queue by a busy lock or a deadlock this often is shunted all the
+# same: no mail is tried for ever.
+MOST_TRANSIENT_TRIES = 10
 # Mails claimed and committed together. More shares a commit among more mails; fewer
 # keeps the write lock (SQLite's is the whole database) free sooner for the listener.
 BATCH = 8
@@ -409,6 +422,9 @@ def process_pending(
         size = batch if limit is None else min(batch, limit - taken)
         rows = claim_batch(size, stale_after, max_attempts)
         if not rows:
+            # Idle: the WAL files lose the clear copies of the mails masked meanwhile.
+            if checkpoint_if_due() and landing is not None:
+                landing.checkpoint()
             break
         process_batch([
             (row, handler if prepare is None else _with_prepared(handler, prepare, row))
@@ -447,7 +463,7 @@ def process_batch(batch: list[tuple[InboundMessage, Handler]]) -> int:
                 except LostClaim:
                     log.warning("inbound message %s: claim lost, work rolled back", _pk(row))
                 except OperationalError as err:
-                    if not _transient(err):
+                    if not _transient(err) or row.attempts >= MOST_TRANSIENT_TRIES:
                         failed.append((row, traceback.format_exc()))
                         continue
                     # Another worker's transaction was in the way: not the mail's fault.
@@ -477,11 +493,38 @@ def process_batch(batch: list[tuple[InboundMessage, Handler]]) -> int:
     return done
 
 
+class OverBudget(RuntimeError):
+    """A mail's pure work took longer than PREPARE_SECONDS."""
+
+
+@contextlib.contextmanager
+def _budget(seconds: float) -> Iterator[None]:
+    """Raise OverBudget in the block after ``seconds`` (SIGALRM: only in the main thread
+    of a process, and only around work that holds no transaction; elsewhere no limit)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(
+        signal, "setitimer"
+    ):
+        yield
+        return
+
+    def over(signum: int, frame: object) -> None:
+        raise OverBudget(f"reading the mail took more than {seconds:.0f} s; shunted")
+
+    previous = signal.signal(signal.SIGALRM, over)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def _with_prepared(
     handler: Handler, prepare: Callable[[InboundMessage], Any], row: InboundMessage
 ) -> Handler:
     try:
-        prepared = prepare(row)
+        with _budget(PREPARE_SECONDS):
+            prepared = prepare(row)
     except Exception as exc:  # shunted by process_one, like any failure of the handler
         failure = exc
 

@@ -45,32 +45,36 @@ def wrapped(text: str, width: int = MAX_LINE) -> str:
     """Lines longer than ``width`` broken at spaces. What does not fit moves to the start
     of the next line when that line goes on the same paragraph (same indent, not a new
     item), so a paragraph is refilled rather than left with short stubs; otherwise it
-    makes a line of its own, indented as its line began. A word longer than the line (an
-    address, a link) is left whole."""
+    makes a line of its own, indented as its line began, and takes a word or two from the
+    line above when it would be a lone word. A word longer than the line (an address, a
+    link) is left whole. Each word is looked at a bounded number of times: the time grows
+    with the text's length, not with the square of a paragraph's."""
     out: list[str] = []
-    carry: list[str] = []
+    carry: list[str] = []  # the words of an unfinished line, shorter than width
     carry_indent = ""
     for line in text.split("\n"):
-        indent = line[: len(line) - len(line.lstrip())]
         if carry:
             if _goes_on(line, carry_indent):
-                line = carry_indent + " ".join([*carry, line.strip()])
-            else:
-                out += _fill(carry_indent, carry, width)
+                carry = _fill_into(out, carry_indent, [*carry, *line.split()], width)
+                continue
+            _end_paragraph(out, carry_indent, carry, width)
             carry = []
         if len(line) <= width or " " not in line.strip():
             out.append(line)
             continue
-        head, rest = _split(line, indent, width)
+        indent = line[: len(line) - len(line.lstrip())]
+        head, rest = _split(line, width)
         out.append(head)
-        carry, carry_indent = rest, indent
+        carry, carry_indent = _fill_into(out, indent, rest, width), indent
     if carry:
-        out += _fill(carry_indent, carry, width)
+        _end_paragraph(out, carry_indent, carry, width)
     return "\n".join(out)
 
 
 _WORD = re.compile(r"\S+")
-_ITEM_START = ("-", "*", "+", ">", "|", "(")
+_ITEM_START = ("-", "*", "+", ">", "|")
+# "(a)", "(1)", "(iv)": an item; "(PROPOSAL ORDERS ... END)" in a sentence is not.
+_ITEM_LABEL = re.compile(r"\(\w{1,3}\)")
 
 
 def _goes_on(line: str, indent: str) -> bool:
@@ -78,27 +82,53 @@ def _goes_on(line: str, indent: str) -> bool:
     stripped = line.strip()
     if not stripped or line[: len(line) - len(line.lstrip())] != indent:
         return False
-    first = stripped.split()[0]
+    first = stripped.split(None, 1)[0]
     numbered = first.rstrip(".):").isdigit() and first != first.rstrip(".):")
     table_row = "  " in stripped  # columns line up by runs of spaces: keep rows apart
-    return not (stripped.startswith(_ITEM_START) or numbered or table_row or stripped.isupper())
+    item = stripped.startswith(_ITEM_START) or _ITEM_LABEL.match(first) is not None
+    return not (item or numbered or table_row or stripped.isupper())
 
 
-def _split(line: str, indent: str, width: int) -> tuple[str, list[str]]:
+def _split(line: str, width: int) -> tuple[str, list[str]]:
     """The longest head of ``line`` that fits ``width`` (its spacing kept, as in a table
     row), and the words after it."""
-    ends = [m.end() for m in _WORD.finditer(line)]
-    fits = [end for end in ends if end <= width] or ends[:1]
-    head = line[: fits[-1]]
-    return head, line[fits[-1] :].split()
+    cut = 0
+    for match in _WORD.finditer(line):
+        if match.end() > width and cut:
+            break
+        cut = match.end()
+    return line[:cut], line[cut:].split()
 
 
-def _fill(indent: str, words: list[str], width: int) -> list[str]:
-    lines: list[str] = []
-    while words:
-        head, words = _split(indent + " ".join(words), indent, width)
-        lines.append(head)
-    return lines
+def _fill_into(out: list[str], indent: str, words: list[str], width: int) -> list[str]:
+    """Greedy filling: every full line of ``words`` goes to ``out``; the words of the last,
+    unfinished line are returned (they may go on with the next line of the text)."""
+    current: list[str] = []
+    length = len(indent)
+    for word in words:
+        if current and length + 1 + len(word) > width:
+            out.append(indent + " ".join(current))
+            current, length = [], len(indent)
+        length += len(word) + (1 if current else 0)
+        current.append(word)
+    return current
+
+
+def _end_paragraph(out: list[str], indent: str, words: list[str], width: int) -> None:
+    """The last line of a paragraph; a lone word takes words from the line above, up to a
+    third of a line, while that line stays the longer (so no "propose its / orders")."""
+    if len(words) == 1 and out and out[-1].startswith(indent) and " " in out[-1].strip():
+        above = out[-1][len(indent) :].split(" ")
+        moved: list[str] = []
+        while len(above) > 2 and len(" ".join([*moved, *words])) < width // 3:
+            line = " ".join([above[-1], *moved, *words])
+            if len(indent) + len(line) > width or len(" ".join(above[:-1])) <= len(line):
+                break
+            moved.insert(0, above.pop())
+        if moved:
+            out[-1] = indent + " ".join(above)
+            words = [*moved, *words]
+    out.append(indent + " ".join(words))
 
 
 def text_encoding(text: str) -> str:
