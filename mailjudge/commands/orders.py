@@ -24,6 +24,8 @@ def describe(report: service_orders.Submission, phase: str | None) -> list[str]:
     for text, reason in report.errors:
         lines.append(f"  not accepted: {text}")
         lines.append(f"      {reason}")
+        if text in report.kept_from_file:
+            lines.append(f"      {report.kept_from_file[text]} kept: the order on file stands")
     if report.missing:
         lines.append("  still without orders: " + ", ".join(report.missing))
     return lines
@@ -37,6 +39,7 @@ def submit(ctx: Context, power: str, texts: list[str], merge: bool = False) -> l
     if merge:
         texts = service_orders.merged_with_file(game, seat, power, texts)
     report = service_orders.submit_orders(game, seat, power, texts)
+    ctx.orders_given = True
     if not report.missing:
         ctx.touched.add(game.id)  # only a complete order set can make the game ready
     if report.errors:
@@ -80,7 +83,9 @@ def _map_of(ctx: Context) -> GameMap:
 
 
 def _phase_type(ctx: Context) -> str:
-    if ctx.game is None:
+    """The kind of phase lines are read for; movement when there is no board yet (no game
+    signed on, or a game still forming, which has no position)."""
+    if ctx.game is None or ctx.game.position is None:
         return MOVEMENT
     return state.current_position(ctx.game).phase.type
 
@@ -96,16 +101,49 @@ def flush_bare_lines(ctx: Context) -> None:
         _file_future_orders(ctx, ctx.future_phase, pending)
         return
     gmap, phase_type = _map_of(ctx), _phase_type(ctx)
-    orders = [(n, text) for n, text in pending if reads_as_order(text, gmap, phase_type)]
-    chatter = [text for n, text in pending if not reads_as_order(text, gmap, phase_type)]
+    meant = [reads_as_order(t, gmap, phase_type) and not is_prose(t, gmap, phase_type)
+             for _, t in pending]  # fmt: skip
+    orders = [line for line, order in zip(pending, meant, strict=True) if order]
+    chatter = [text for (_, text), order in zip(pending, meant, strict=True) if not order]
     if orders:
         _file_bare_orders(ctx, orders)
     if chatter:
         echo = chatter[0] + (f" ... ({len(chatter)} lines)" if len(chatter) > 1 else "")
+        # "Unchanged" only when nothing in this mail gave orders: under an ORDERS block
+        # just filed it would contradict the answer above it.
+        gave_orders = bool(orders) or ctx.orders_given
         note = "not orders or commands, so left alone" + (
-            "; the orders on file are unchanged" if ctx.seat and not orders else ""
+            "; the orders on file are unchanged" if ctx.seat and not gave_orders else ""
         )
         ctx.answers.append(Answer(echo, True, [note, "(HELP lists the commands)"]))
+
+
+# Words that belong to orders: a line with them is meant as one, however it is written.
+_ORDER_WORDS = frozenset(
+    {"to", "move", "moves", "moving", "go", "goes", "hold", "holds", "stand", "stands",
+     "support", "supports", "supporting", "convoy", "convoys", "convoying", "via", "attack",
+     "attacks", "retreat", "retreats", "disband", "disbands", "build", "builds", "remove",
+     "removes", "waive", "army", "fleet", "a", "f", "h", "s", "c", "r", "d", "b"}
+)  # fmt: skip
+_SENTENCE_END = (".", "!", "?", ":)", ":-)")
+
+
+def is_prose(text: str, gmap: GameMap, phase_type: str) -> bool:
+    """Small talk that happens to open with a place ("Paris is lovely in spring."): a line
+    that does not read as an order, is four words or more, ends like a sentence (or runs
+    to six words), and has at least two lower-case words that are no order words. It is
+    left alone like any other small talk, not refused by the Urk check."""
+    try:
+        read_order(text, gmap, phase_type)
+        return False
+    except OrderError:
+        pass
+    words = text.split()
+    if len(words) < 4 or not (text.rstrip().endswith(_SENTENCE_END) or len(words) >= 6):
+        return False
+    plain = [w.strip(".,;:!?'\"()") for w in words]
+    talk = [w for w in plain if w.isalpha() and w.islower() and w not in _ORDER_WORDS]
+    return len(talk) >= 2
 
 
 def _file_bare_orders(ctx: Context, pending: list[tuple[int, str]]) -> None:

@@ -36,24 +36,64 @@ def _attribution() -> re.Pattern[str]:
     return pattern
 
 
+# The line a client writes above a forwarded mail (Gmail, Outlook, Thunderbird, Apple
+# Mail, in the languages of LANGUAGES), seen just above the forwarded mail's header block.
+_FORWARD_LINE = re.compile(
+    r"^[ \t]*(?:-{2,}[ \t]*(?:Forwarded message|Forwarded Message|"
+    r"Weitergeleitete Nachricht|Message transféré|"
+    r"Mensaje reenviado|Messaggio inoltrato|Doorgestuurd bericht|Vidarebefordrat meddelande|"
+    r"Videresendt meddelelse)[^\n]*|Begin forwarded message:|Début du message réexpédié :|"
+    r"Anfang der weitergeleiteten Nachricht:)[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
 def without_quoted_reply(text: str) -> str:
     """The text up to the first attribution when what follows it is an unquoted copy
     (Outlook, Gmail's forwarded block); when the copy is quoted with '>' (mutt,
     Thunderbird, bottom posting), only the attribution goes, since the writer may have
     answered between the quoted lines and quoted lines are never read anyway."""
+    return reply_parts(text)[0]
+
+
+def reply_parts(text: str) -> tuple[str, bool]:
+    """What `without_quoted_reply` keeps, and whether what it left out is a forwarded
+    mail (which the writer may think the judge reads: the answer says it does not).
+
+    A header block (Outlook's From:/Sent:/To:/Subject:, a forward's, "-----Original
+    Message-----") is always followed by a copy that is not the writer's, even when the
+    copy's own lines begin with '>' (the judge's answers echo commands so): everything
+    after it goes. Only an attribution line ("On ... wrote:") can head a quoted copy the
+    writer answered between."""
     out = ""
     rest = text.replace("\r\n", "\n")  # the patterns end lines at a bare newline
     while True:
         candidates = [m for m in (_attribution().search(rest), _ANY_ATTRIBUTION.search(rest)) if m]
         if not candidates:
-            return out + rest
+            return out + rest, False
         found = min(candidates, key=lambda m: m.start())
         start = rest.rfind("\n", 0, found.start()) + 1  # the whole line it starts on
         end = _end_of_line(rest, found)
         out += rest[:start]
         rest = rest[end:]
-        if not _is_quoted(rest):
-            return _SEPARATOR_AT_END.sub("\n", out)
+        block = _is_header_block(found)
+        if block or not _is_quoted(rest):
+            forwarded = block and _FORWARD_LINE.search(_last_lines(out)) is not None
+            kept = _FORWARD_LINE.sub("", _SEPARATOR_AT_END.sub("\n", out)) if forwarded else out
+            return _SEPARATOR_AT_END.sub("\n", kept).rstrip() + "\n", forwarded
+
+
+def _is_header_block(found: re.Match[str]) -> bool:
+    """Whether the attribution is a header block of several lines (or Outlook's
+    "-----Original Message-----"), not a single "On ... wrote:" line."""
+    found_text = found.group(0).strip()
+    return "\n" in found_text or found_text.startswith("-")
+
+
+def _last_lines(text: str) -> str:
+    """The last few lines of ``text`` with something on them."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    return "\n".join(lines[-3:])
 
 
 def _end_of_line(text: str, found: re.Match[str]) -> int:
