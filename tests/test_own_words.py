@@ -27,10 +27,12 @@ def france(game: str) -> list[str]:
 
 
 def _to_france(h: Harness, subject_has: str) -> EmailMessage:
-    for mail in reversed(h.sink.mails):
-        if mail.rcpt_tos == [player("FRANCE")] and subject_has in str(mail.message["Subject"]):
-            return mail.message
-    raise AssertionError(f"no mail to France about {subject_has!r}")
+    def found() -> list[EmailMessage]:
+        return [m.message for m in h.sink.mails
+                if m.rcpt_tos == [player("FRANCE")] and subject_has in str(m.message["Subject"])]  # fmt: skip
+
+    h.wait_until(found, what=f"a mail to France about {subject_has!r}")
+    return found()[-1]
 
 
 def judge_mails(h: Harness) -> dict[str, EmailMessage]:
