@@ -132,8 +132,10 @@ def test_no_check_a_unit_given_two_orders_in_one_block_holds(harness: Harness) -
     h = harness
     table = seated(h, "nocheck")
     table.sign_on(rules="POWER_CHOICE +NO_CHECK")
-    table.play_phase({"FRANCE": ["ORDERS", "A PAR - BUR", "A PAR - PIC", "A MAR H",
-                                 "F BRE H", "END"]})  # fmt: skip
+    answer = h.command(player("FRANCE"), f"{table.signon('FRANCE')}\nORDERS\nA PAR - BUR\n"
+                       "A PAR - PIC\nA MAR H\nF BRE H\nEND\n")  # fmt: skip
+    assert "PAR has several orders: under NO_CHECK such a unit holds" in flat(answer)
+    table.play_phase({})
     units = {loc for loc, unit in table.position().units.items() if unit.power == "FRANCE"}
     assert units == {"par", "mar", "bre"}
     # Bare lines, and a second mail adding an order for the same unit: it holds too.

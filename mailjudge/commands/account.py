@@ -163,6 +163,13 @@ SETUP_WORDS = frozenset({"PRIVATE", "PUBLIC", "MAP", "TIMING", "RULE", "RULES", 
                          "DEADLINE", "ZONE", "PRESS", "MORPH", "DESCRIPTION"})  # fmt: skip
 
 
+def is_setup_line(words: list[str]) -> bool:
+    """Whether a line right after CREATE is one of DPjudge's setup lines: a setup word
+    with something after it, or PRIVATE / PUBLIC alone (a bare MAP is our MAP command)."""
+    key = words[0].upper()
+    return key in SETUP_WORDS and (len(words) > 1 or key in ("PRIVATE", "PUBLIC"))
+
+
 def create_setup(ctx: Context, game: Game, words: list[str]) -> list[str]:
     """One DPjudge setup line after CREATE (``private``, ``map standard``, ``timing move
     2d``, ``rule no_press``) applied to the game just created, or a CommandError that

@@ -26,6 +26,9 @@ def describe(report: service_orders.Submission, phase: str | None) -> list[str]:
         lines.append(f"      {reason}")
         if text in report.kept_from_file:
             lines.append(f"      {report.kept_from_file[text]} kept: the order on file stands")
+    for unit in report.several:
+        lines.append(f"  {unit.upper()} has several orders: under NO_CHECK such a unit holds, "
+                     "and its orders are void (send one order for it to change that)")  # fmt: skip
     if report.missing:
         lines.append("  still without orders: " + ", ".join(report.missing))
     return lines

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from peewee import DatabaseError
 
-from mailjudge.commands.account import SETUP_WORDS, create_setup
+from mailjudge.commands.account import create_setup, is_setup_line
 from mailjudge.commands.arguments import fits
 from mailjudge.commands.base import JUDGE_ERRORS, Answer, Block, CommandError, Context
 from mailjudge.commands.finder import BARE, find_blocks
@@ -64,7 +64,7 @@ def run_commands(text: str, ctx: Context) -> None:
                 )
             continue
         opening = block.words[1:] if block.words[0] == BARE else block.words
-        if creating is not None and opening[0].upper() in SETUP_WORDS:
+        if creating is not None and is_setup_line(list(opening)):
             ctx.answers.append(_set_up(ctx, creating, list(opening)))
             continue
         creating = None

@@ -8,7 +8,9 @@ order lines ("A TRI H", the orders list of an answer) would be read as the write
 
 How the judge knows its own words: the outbox keeps the text of every mail it sent
 (outbound.keep_sent_days). For a reply, the candidates are the mail it names
-(In-Reply-To, References) and the last mails sent to its writer. A copy always begins with
+(In-Reply-To, References), or when the outbox has none of those, the last mails sent to its
+writer. A mail that is no reply and does not name the judge's address is read without a
+look at the outbox. A copy always begins with
 the beginning of the mail copied, so the reply is cut at the first line from which its
 words run on as the opening words of one of them (up to `OPENING_WORDS`; the whole text
 for a shorter mail), whatever the line breaks, spacing or letter case the client gave them.
@@ -24,6 +26,8 @@ from collections.abc import Iterable, Sequence
 from email import policy
 from email.parser import BytesParser
 
+from peewee import fn
+
 from mailjudge.inbound.html2text import html_to_text
 from mailjudge.inbound.parse import ParsedMail, body_text, command_lines
 from mailjudge.inbound.replies import without_quoted_reply
@@ -35,8 +39,10 @@ from mailjudge.outbound.message import wrapped
 # many that a writer's own lines never match by chance, few enough that a copy cut short
 # by a client (or a short answer) still does.
 OPENING_WORDS = 24
-# The most recent mails to the writer that are looked at besides the one answered.
+# When the mail answered is not in the outbox (a forward, a client that names none): the
+# most recent mails to the writer looked at, among the outbox's newest rows.
 RECENT_MAILS = 20
+RECENT_WINDOW = 20_000
 
 _WORD = re.compile(r"\S+")
 # Lines a client puts between the writer's text and the copy, left at the end by the cut.
@@ -122,30 +128,34 @@ def _texts_of_raw(raw: bytes) -> list[str]:
 
 
 def _may_hold_a_copy(mail: ParsedMail, judge: str) -> bool:
-    """Only a reply, or a mail naming the judge in its text, can hold a copy of the
-    judge's mail: any other mail is read without a look at the outbox."""
-    return bool(mail.in_reply_to or mail.references or judge.lower() in mail.body.lower()
-                or without_quoted_reply(mail.body) != mail.body)  # fmt: skip
+    """Only a reply (every client names the mail answered), or a mail naming the judge's
+    address in its text (a forward, a header block), can hold a copy of the judge's mail:
+    any other mail is read without a look at the outbox."""
+    return bool(mail.in_reply_to or mail.references or judge.lower() in mail.body.lower())
 
 
 def candidates(mail: ParsedMail) -> list[str]:
-    """The texts of the mails the judge sent that this reply may copy: those it names
-    and the last `RECENT_MAILS` sent to its writer."""
-    named = [i for i in (mail.in_reply_to, *mail.references) if i]
-    rows: list[tuple[bytes, object]] = []
+    """The texts of the mails the judge sent that this reply may copy: those it names,
+    else the last `RECENT_MAILS` sent to its writer among the last `RECENT_WINDOW` the
+    outbox holds (a bounded look, however large the outbox)."""
+    named = [i for i in (mail.in_reply_to, *mail.references) if i][-10:]
     if named:
-        query = Outbox.select(Outbox.raw, Outbox.draft).where(Outbox.message_id.in_(named[-10:]))
-        rows += [(row.raw, row.draft) for row in query]
+        query = Outbox.select(Outbox.raw, Outbox.draft).where(Outbox.message_id.in_(named))
+        texts = sent_texts([(row.raw, row.draft) for row in query])
+        if texts:
+            return texts
     address = mail.sender or mail.reply_to
-    if address:
-        recent = (
-            Outbox.select(Outbox.raw, Outbox.draft, Outbox.to_addrs)
-            .where(Outbox.to_addrs.contains(address))
-            .order_by(Outbox.id.desc())
-            .limit(RECENT_MAILS * 2)
-        )
-        rows += [(row.raw, row.draft) for row in recent if address in row.to_addrs.split()]
-    return sent_texts(rows)
+    newest = Outbox.select(fn.MAX(Outbox.id)).scalar()
+    if not address or newest is None:
+        return []
+    recent = (
+        Outbox.select(Outbox.raw, Outbox.draft, Outbox.to_addrs)
+        .where((Outbox.id > newest - RECENT_WINDOW) & Outbox.to_addrs.contains(address))
+        .order_by(Outbox.id.desc())
+        .limit(RECENT_MAILS * 2)
+    )
+    rows = [(row.raw, row.draft) for row in recent if address in row.to_addrs.split()]
+    return sent_texts(rows[:RECENT_MAILS])
 
 
 def without_own_words(mail: ParsedMail, judge: str) -> str:

@@ -38,6 +38,8 @@ class Submission:
     # A refused line for a unit whose order was on file leaves that order there (as
     # njudge does): the refused line as written -> the order kept.
     kept_from_file: dict[str, str] = field(default_factory=dict)
+    # Under NO_CHECK: the provinces whose unit was given several orders (it will hold).
+    several: list[str] = field(default_factory=list)
 
 
 def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submission:
@@ -80,6 +82,9 @@ def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submi
             continue
         kept.append(text)
     kept += _kept_from_file(game, seat, power, refused, kept, report)
+    if no_check:
+        units = [_unit_of(text, gmap, pos.phase.type) for text in kept]
+        report.several = sorted({u for u in units if u is not None and units.count(u) > 1})
     report.accepted = kept
     refuse_late_change(game, seat, power, kept)
     with database_proxy.atomic():
