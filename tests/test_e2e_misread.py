@@ -142,3 +142,32 @@ def test_no_check_a_unit_given_two_orders_in_one_block_holds(harness: Harness) -
     table.play_phase({"FRANCE": ["A PAR - BUR", "A PAR - PIC", "A MAR H", "F BRE H"]})
     units = {loc for loc, unit in table.position().units.items() if unit.power == "FRANCE"}
     assert units == {"par", "mar", "bre"}
+
+
+STRAY = ["Thanks!", "A PAR - BUR", "Paris is lovely in spring.", "F BRE-MAO", "BUILD A PAR", "--x"]
+
+
+def test_no_stray_line_crashes_a_mail_to_a_game_in_any_state(harness: Harness) -> None:
+    """After JOIN in a forming game, SIGNON in an active, a paused and a finished one, and
+    as the master of each: every stray line is answered, none shunts the mail."""
+    h = harness
+    h.command("master@example.test", "CREATE early masterpw")
+    h.command(player("FRANCE"), "JOIN early pw-france-7")
+    stray = "\n".join(STRAY) + "\n"
+    mails = [
+        (player("FRANCE"), "JOIN early pw-france-7\n" + stray),
+        ("master@example.test", "SIGNON Mearly masterpw\n" + stray),
+    ]
+    for name, setting in (("running", ""), ("paused", "PAUSE"), ("ended", "DECLARE DRAW")):
+        set_up_game(h, name)
+        table = seated(h, name)
+        if setting:
+            table.say(table.master, f"SIGNON M{name} masterpw\n{setting}")
+        mails += [
+            (player("FRANCE"), f"{table.signon('FRANCE')}\n{stray}"),
+            ("master@example.test", f"SIGNON M{name} masterpw\n{stray}"),
+        ]
+    for sender, text in mails:
+        answer = h.command(sender, text)
+        assert "Thanks!" in answer, (text, answer)
+    assert counts()["shunted"] == 0

@@ -82,6 +82,24 @@ def test_a_reply_in_any_client_form_reads_only_what_its_writer_wrote(harness: Ha
             else:
                 assert "ERROR" not in answer, (kind, form, answer)
     assert tried == len(mails) * len(ALL_FORMS)
+    # Outlook replying to the results' HTML part keeps that HTML as it is below its block.
+    results = mails["results"]
+    html_part = results.get_body(preferencelist=("html",))
+    assert html_part is not None
+    writer = f"<div>{table.signon('FRANCE')}<br>A MAR H<br>Thanks!</div>"
+    block = ('<hr><div id="divRplyFwdMsg"><b>From:</b> mailjudge &lt;judge@example.test&gt;'
+             "<br><b>Sent:</b> Monday, November 23, 2026 11:43 PM<br><b>Subject:</b> "
+             f"{results['Subject']}</div>")  # fmt: skip
+    reply = EmailMessage()
+    reply["From"], reply["To"] = player("FRANCE"), "judge@example.test"
+    reply["Subject"], reply["Message-ID"] = "RE: results", "<outlook-html-results@players.test>"
+    reply["In-Reply-To"] = str(results["Message-ID"])
+    reply.set_content(f"<html><body>{writer}{block}{html_part.get_content()}</body></html>",
+                      subtype="html")  # fmt: skip
+    h.deliver(player("FRANCE"), wire(reply))
+    answer = text_of(h.reply("<outlook-html-results@players.test>"))
+    assert "ERROR" not in answer, answer
+    assert france("own") == sorted(["A MAR H", "A PAR - BUR", "F BRE - MAO"]), answer
 
 
 def test_a_writer_who_sends_the_judges_words_as_new_orders_is_read() -> None:

@@ -79,12 +79,13 @@ def cut_at_own_words(body: str, sent: Iterable[str]) -> str | None:
     for line in lines:
         starts.append(len(words))
         words += _WORD.findall(line.lower())
-    firsts = {o[0] for o in openings}
+    by_start: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+    for found in openings:  # looked up by their first three words: one probe a line
+        by_start.setdefault(found[:3], []).append(found)
     for number, at in enumerate(starts):
-        if at >= len(words) or words[at] not in firsts:
-            continue  # a blank line, or one no copy starts with
-        if any(tuple(words[at : at + len(o)]) == o for o in openings):
-            return "\n".join(_without_client_lines(lines[:number]))
+        for found in by_start.get(tuple(words[at : at + 3]), ()):
+            if tuple(words[at : at + len(found)]) == found:
+                return "\n".join(_without_client_lines(lines[:number]))
     return None
 
 
