@@ -181,6 +181,11 @@ def create_setup(ctx: Context, game: Game, words: list[str]) -> list[str]:
         if game.private:
             return ["the game is private: LIST and the web site do not show it"]
         return ["the game is public: LIST shows it"]
+    if key == "PRIVATE":
+        raise CommandError(
+            "this judge has no password for joining a private game: write PRIVATE alone, "
+            "which keeps the game off LIST and the web site; players JOIN with their own"
+        )
     if key == "MAP" and len(rest) == 1:
         if rest[0].lower() == game.map_name:
             return [f"the map is {game.map_name}"]

@@ -136,17 +136,18 @@ def is_prose(text: str, gmap: GameMap, phase_type: str) -> bool:
     that does not read as an order, is four words or more, ends like a sentence (or runs
     to six words), and has at least two lower-case words that are no order words. It is
     left alone like any other small talk, not refused by the Urk check."""
-    try:
-        read_order(text, gmap, phase_type)
-        return False
-    except OrderError:
-        pass
     words = text.split()
     if len(words) < 4 or not (text.rstrip().endswith(_SENTENCE_END) or len(words) >= 6):
         return False
     plain = [w.strip(".,;:!?'\"()") for w in words]
     talk = [w for w in plain if w.isalpha() and w.islower() and w not in _ORDER_WORDS]
-    return len(talk) >= 2
+    if len(talk) < 2:
+        return False
+    try:  # the order reader last: most lines are orders, and fail the cheap tests above
+        read_order(text, gmap, phase_type)
+        return False
+    except OrderError:
+        return True
 
 
 def _file_bare_orders(ctx: Context, pending: list[tuple[int, str]]) -> None:
