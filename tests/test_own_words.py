@@ -17,6 +17,7 @@ from e2e import Harness, player, seated, set_up_game, text_of, wire
 from replyforms import ALL_FORMS, reply_mail
 
 from mailjudge.inbound.own_words import cut_at_own_words, opening
+from mailjudge.inbound.replies import reply_parts
 from mailjudge.service.state import get_game, orders_on_file
 
 BASE = ["A MAR H", "A PAR - BUR", "F BRE - MAO"]
@@ -121,3 +122,29 @@ def test_a_copy_rewrapped_by_the_client_is_still_the_judges(rewrapped: bool) -> 
     sent = "Results of own, S1901M:\n\nFRANCE:\n    A MAR H\n    A PAR - BUR\n"
     copy = " ".join(sent.split()) if rewrapped else sent
     assert cut_at_own_words(f"A MAR - SPA\n\n{copy}", [sent]) == "A MAR - SPA"
+
+
+def test_after_a_header_block_nothing_is_read_even_lines_that_begin_with_a_quote() -> None:
+    """Outlook's copy of an answer begins with the answer's echo ('>' lines): the header
+    block above it still ends what the writer wrote (issue 31: "Thanks, see you next
+    turn." put six old orders back)."""
+    for header in ("From: mailjudge <judge@example.test>\nSent: Monday\nTo: f@p.test\n"
+                   "Subject: Re: commands",
+                   "Von: mailjudge <judge@example.test>\nGesendet: Montag\nAn: f@p.test\n"
+                   "Betreff: Re: commands"):  # fmt: skip
+        text = f"Thanks, see you next turn.\n\n{header}\n\n> SIGNON f@g ****\nok\n  A TRI H\n"
+        assert reply_parts(text) == ("Thanks, see you next turn.\n", False)
+
+
+def test_a_wrapped_attribution_still_lets_answers_between_quoted_lines_count() -> None:
+    text = ("My answers below.\n\nOn Mon, Nov 23, 2026 at 11:43 PM mailjudge <\n"
+            "judge@example.test> wrote:\n> A MAR H\nA MAR - SPA\n> A PAR - BUR\n")  # fmt: skip
+    kept, forwarded = reply_parts(text)
+    assert "A MAR - SPA" in kept and "wrote:" not in kept and not forwarded
+
+
+def test_a_forward_is_told_apart_from_a_reply() -> None:
+    forward = ("FYI\n\n---------- Forwarded message ---------\nFrom: Francois <f@p.test>\n"
+               "Date: Mon, Nov 23, 2026 at 11:43 PM\nSubject: orders\nTo: <judge@example.test>"
+               "\n\nORDERS\nA PAR H\nEND\n")  # fmt: skip
+    assert reply_parts(forward) == ("FYI\n", True)

@@ -74,20 +74,29 @@ def reply_parts(text: str) -> tuple[str, bool]:
         found = min(candidates, key=lambda m: m.start())
         start = rest.rfind("\n", 0, found.start()) + 1  # the whole line it starts on
         end = _end_of_line(rest, found)
+        # The line just above a block (what `start` takes in with it) says if it forwards.
+        # (A bounded look back: the reader stays linear in the length of the mail.)
+        above = rest[max(0, found.start() - 400) : found.start() + 1]
+        above = _last_lines((out[-400:] if found.start() < 400 else "") + above)
         out += rest[:start]
         rest = rest[end:]
         block = _is_header_block(found)
         if block or not _is_quoted(rest):
-            forwarded = block and _FORWARD_LINE.search(_last_lines(out)) is not None
-            kept = _FORWARD_LINE.sub("", _SEPARATOR_AT_END.sub("\n", out)) if forwarded else out
+            forwarded = block and _FORWARD_LINE.search(above) is not None
+            kept = _FORWARD_LINE.sub("", out) if forwarded else out
             return _SEPARATOR_AT_END.sub("\n", kept).rstrip() + "\n", forwarded
 
 
+# One line of a header block: "From:", "Sent:", "Betreff:", "*De :*" and the like.
+_HEADER_LINE = re.compile(r"^[ \t]*\**[^\W\d_][\w \t'.-]{0,24}:", re.MULTILINE)
+
+
 def _is_header_block(found: re.Match[str]) -> bool:
-    """Whether the attribution is a header block of several lines (or Outlook's
-    "-----Original Message-----"), not a single "On ... wrote:" line."""
+    """Whether the attribution is a header block (two header lines or more, or Outlook's
+    "-----Original Message-----"), not an "On ... wrote:" line, even one a client wrapped
+    over two lines."""
     found_text = found.group(0).strip()
-    return "\n" in found_text or found_text.startswith("-")
+    return found_text.startswith("-") or len(_HEADER_LINE.findall(found_text)) >= 2
 
 
 def _last_lines(text: str) -> str:
