@@ -91,6 +91,17 @@ def test_a_reply_from_a_real_client_keeps_the_orders(harness: Harness, sample: P
 WRITER = "SIGNON france@corpus pw-france-7\nThanks, see you next turn."
 
 
+def text_parts_only(raw: bytes) -> bytes:
+    """A mail of the judge's without its board pictures (the corpus keeps what a client
+    copies into a Reply: the text and HTML parts)."""
+    mail = message_from_bytes(raw, policy=policy.default)
+    for part in list(mail.walk()):
+        if part.is_multipart():
+            kept = [p for p in part.iter_parts() if p.is_multipart() or p.get_content_maintype() == "text"]  # fmt: skip
+            part.set_payload(kept)
+    return mail.as_bytes(policy=policy.SMTP)
+
+
 @pytest.mark.skipif(os.environ.get("MAKE_REPLY_CORPUS") != "1", reason="rewrites the corpus")
 def test_make_the_corpus(harness: Harness) -> None:
     """Capture the judge's four mails to France and write every client's Reply to each."""
@@ -115,7 +126,7 @@ def test_make_the_corpus(harness: Harness) -> None:
               "press": "press from"}  # fmt: skip
     for kind, subject_has in wanted.items():
         h.wait_until(lambda k=kind, s=subject_has: to_france(k, s), what=kind)
-        raw = to_france(kind, subject_has)[0]
+        raw = text_parts_only(to_france(kind, subject_has)[0])
         (JUDGE_MAILS / f"{kind}.eml").write_bytes(raw)
         sent = message_from_bytes(raw, policy=policy.default)
         for form in ALL_FORMS:
