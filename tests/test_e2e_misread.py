@@ -86,9 +86,14 @@ def test_prose_that_opens_with_a_province_is_left_alone(harness: Harness) -> Non
     set_up_game(h, "prose")
     table = seated(h, "prose")
     table.send_orders("FRANCE", ["ORDERS", *BASE, "END"])
-    answer = h.command(player("FRANCE"), f"{table.signon('FRANCE')}\nParis is lovely in spring.\n")
-    assert "ERROR" not in answer and "Urk" not in answer
-    assert "left alone; the orders on file are unchanged" in flat(answer)
+    for prose in ("Paris is lovely in spring.", "Moscow sends its regards",
+                  "Kiel, Berlin and Munich are all yours if you want them!"):  # fmt: skip
+        answer = h.command(player("FRANCE"), f"{table.signon('FRANCE')}\n{prose}\n")
+        assert "ERROR" not in answer and "Urk" not in answer, answer
+        assert (
+            f"{prose} ok: not orders or commands, so left alone; the orders on file are "
+            "unchanged" in flat(answer)
+        )
     # A line meant as an order is still refused with the reason.
     answer = h.command(player("FRANCE"), f"{table.signon('FRANCE')}\nPar to Bur, please.\n")
     assert "ERROR" in answer

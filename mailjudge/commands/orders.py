@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from functools import cache
+
 from mailjudge.commands.base import JUDGE_ERRORS, Answer, Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.engine.maps import GameMap, load_map
@@ -128,19 +131,27 @@ _ORDER_WORDS = frozenset(
      "attacks", "retreat", "retreats", "disband", "disbands", "build", "builds", "remove",
      "removes", "waive", "army", "fleet", "a", "f", "h", "s", "c", "r", "d", "b"}
 )  # fmt: skip
-_SENTENCE_END = (".", "!", "?", ":)", ":-)")
+
+
+@cache
+def _order_words(gmap: GameMap) -> frozenset[str]:
+    """The words an order on this map may hold: order words, and every word of the map's
+    place names and spellings ("mid", "atlantic", "par")."""
+    places = (word for name in gmap.names for word in re.findall(r"[a-z]+", name))
+    return _ORDER_WORDS | frozenset(places)
 
 
 def is_prose(text: str, gmap: GameMap, phase_type: str) -> bool:
-    """Small talk that happens to open with a place ("Paris is lovely in spring."): a line
-    that does not read as an order, is four words or more, ends like a sentence (or runs
-    to six words), and has at least two lower-case words that are no order words. It is
-    left alone like any other small talk, not refused by the Urk check."""
+    """Small talk that happens to open with a place ("Paris is lovely in spring.",
+    "Moscow sends its regards"): a line of four words or more, two of them lower-case
+    words that are no order words, that does not read as an order. It is left alone like
+    any other small talk (and echoed as such), not refused by the Urk check."""
     words = text.split()
-    if len(words) < 4 or not (text.rstrip().endswith(_SENTENCE_END) or len(words) >= 6):
+    if len(words) < 4:
         return False
     plain = [w.strip(".,;:!?'\"()") for w in words]
-    talk = [w for w in plain if w.isalpha() and w.islower() and w not in _ORDER_WORDS]
+    known = _order_words(gmap)
+    talk = [w for w in plain if w.isalpha() and w.islower() and w not in known]
     if len(talk) < 2:
         return False
     try:  # the order reader last: most lines are orders, and fail the cheap tests above
