@@ -9,7 +9,7 @@ from e2e import Harness, player, seated, set_up_game, text_of, wire
 from replyforms import reply_mail
 
 from mailjudge.inbound.spool import counts
-from mailjudge.models import Seat
+from mailjudge.models import Game, Seat
 from mailjudge.service.state import get_game, orders_on_file
 
 BASE = ["A MAR H", "A PAR - BUR", "F BRE - MAO"]
@@ -175,4 +175,18 @@ def test_no_stray_line_crashes_a_mail_to_a_game_in_any_state(harness: Harness) -
     for sender, text in mails:
         answer = h.command(sender, text)
         assert "Thanks!" in answer, (text, answer)
+    assert counts()["shunted"] == 0
+
+
+def test_lines_the_judge_cannot_place_are_answered_not_shunted(harness: Harness) -> None:
+    """Whatever goes wrong while reading bare lines (here a board the judge's own store
+    holds in a shape it cannot read), the mail is answered, the lines undone, the rest
+    of the mail done: no traceback leaves it unanswered."""
+    h = harness
+    set_up_game(h, "broken")
+    table = seated(h, "broken")
+    Game.update(position={"not": "a board"}).where(Game.name == "broken").execute()
+    answer = h.command(player("FRANCE"), f"{table.signon('FRANCE')}\nA PAR - BUR\nHELP\n")
+    assert "the judge could not read these lines" in flat(answer), answer
+    assert "HELP" in answer
     assert counts()["shunted"] == 0
