@@ -145,6 +145,8 @@ def _flush(ctx: Context) -> None:
     except DatabaseError:
         raise
     except Exception:
+        if not pending:
+            raise
         log.exception("bare lines of a mail from %s could not be read", ctx.sender)
         del ctx.answers[answered:]
         ctx.pending = []
