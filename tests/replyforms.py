@@ -8,7 +8,9 @@ The forms follow what the clients write (their defaults in 2026):
 - Thunderbird: "On 11/23/26 23:43, mailjudge wrote:" and '> ' quotes;
 - Gmail (web and Android): "On Mon, Nov 23, 2026 at 11:43 PM mailjudge <judge@...>
   wrote:", a blank line, '> ' quotes; its HTML part a gmail_quote blockquote; its Forward a
-  "---------- Forwarded message ---------" line and a From/Date/Subject/To block, unquoted;
+  "---------- Forwarded message ---------" line and a From/Date/Subject/To block, unquoted
+  (Thunderbird's "-------- Forwarded Message --------", Apple's "Begin forwarded
+  message:", Outlook's "FW:" subject and its Reply block);
 - Outlook desktop and new Outlook: a line of underscores, then From/Sent/To/Subject, then
   the mail unquoted (HTML: a divRplyFwdMsg block); older Outlook "-----Original
   Message-----"; Outlook on the web: the same header block without the underscores;
@@ -55,6 +57,18 @@ FORMS: dict[str, Form] = {
     "gmail-forward": lambda w, t, s, a: (
         f"{w}\n\n---------- Forwarded message ---------\nFrom: mailjudge <{JUDGE}>\n"
         f"Date: Mon, Nov 23, 2026 at 11:43 PM\nSubject: {s}\nTo: <{a}>\n\n\n{t}\n"
+    ),
+    "thunderbird-forward": lambda w, t, s, a: (
+        f"{w}\n\n-------- Forwarded Message --------\nSubject: \t{s}\n"
+        f"Date: \tMon, 23 Nov 2026 23:43:24 +0000\nFrom: \tmailjudge <{JUDGE}>\nTo: \t{a}\n\n{t}\n"
+    ),
+    "apple-mail-forward": lambda w, t, s, a: (
+        f"{w}\n\nBegin forwarded message:\n\nFrom: mailjudge <{JUDGE}>\nSubject: {s}\n"
+        f"Date: 23 November 2026 at 23:43:24 GMT\nTo: {a}\n\n{t}\n"
+    ),
+    # Outlook writes no forward line: the same block as a Reply, under "FW:".
+    "outlook-forward": lambda w, t, s, a: (
+        f"{w}\n\n________________________________\n{_header_block(s, a)}\n{t}\n"
     ),
     "outlook-desktop": lambda w, t, s, a: (
         f"{w}\n\n________________________________\n{_header_block(s, a)}\n{t}\n"
@@ -114,7 +128,8 @@ def reply_mail(
     msg["From"] = sender
     msg["To"] = f"mailjudge <{JUDGE}>"
     forward = form.endswith("forward")
-    msg["Subject"] = ("Fwd: " if forward else "Re: ") + subject
+    prefix = "FW: " if form.startswith("outlook") else "Fwd: "
+    msg["Subject"] = (prefix if forward else "Re: ") + subject
     msg["Date"] = format_datetime(WHEN)
     msg["Message-ID"] = message_id
     if in_reply_to and not forward:
