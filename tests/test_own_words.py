@@ -101,6 +101,17 @@ def test_a_reply_in_any_client_form_reads_only_what_its_writer_wrote(harness: Ha
     answer = text_of(h.reply("<outlook-html-results@players.test>"))
     assert "ERROR" not in answer, answer
     assert france("own") == sorted(["A MAR H", "A PAR - BUR", "F BRE - MAO"]), answer
+    # A mail that names no mail answered (no In-Reply-To: pasted by hand, an odd client)
+    # holding a copy of the judge's latest answer: the judge's recent mail to the writer
+    # is looked at, since the copy names the judge's address.
+    latest = h.reply(h.send(player("FRANCE"), f"{table.signon('FRANCE')}\nSTATUS"))
+    writer = f"{table.signon('FRANCE')}\nA MAR - SPA"
+    reply = reply_mail("unknown-unquoted", writer, text_of(latest), "x", player("FRANCE"),
+                       "<no-reference@players.test>", None)  # fmt: skip
+    h.deliver(player("FRANCE"), wire(reply))
+    answer = text_of(h.reply("<no-reference@players.test>"))
+    assert "ERROR" not in answer, answer
+    assert france("own") == sorted(["A MAR - SPA", "A PAR - BUR", "F BRE - MAO"]), answer
 
 
 def test_a_writer_who_sends_the_judges_words_as_new_orders_is_read() -> None:
