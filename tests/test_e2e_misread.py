@@ -190,3 +190,32 @@ def test_lines_the_judge_cannot_place_are_answered_not_shunted(harness: Harness)
     assert "the judge could not read these lines" in flat(answer), answer
     assert "HELP" in answer
     assert counts()["shunted"] == 0
+
+
+def test_a_reply_to_press_passes_on_only_what_its_writer_wrote(harness: Harness) -> None:
+    """Outlook's Reply to a press copy goes to the press's Reply-To, with the copy below a
+    header block: the press that reaches the first writer holds the reply alone."""
+    h = harness
+    set_up_game(h, "talk")
+    table = seated(h, "talk")
+    table.say(table.players["ENGLAND"],
+              f"{table.signon('ENGLAND')}\nPRESS TO FRANCE\nAn offer: A PAR - PIC\nENDPRESS")  # fmt: skip
+
+    def to(power: str) -> list[EmailMessage]:
+        return [m.message for m in h.sink.mails
+                if m.rcpt_tos == [player(power)] and "press from" in str(m.message["Subject"])]  # fmt: skip
+
+    h.wait_until(lambda: to("FRANCE"), what="the press copy to France")
+    copy = to("FRANCE")[0]
+    back = str(copy["Reply-To"])
+    for form in ("outlook-desktop", "unknown-unquoted"):
+        reply = reply_mail(form, f"{table.signon('FRANCE')}\nNo thanks, Paris stays.",
+                           text_of(copy), str(copy["Subject"]), player("FRANCE"),
+                           f"<press-{form}@players.test>", str(copy["Message-ID"]))  # fmt: skip
+        reply.replace_header("To", back)
+        h.deliver(player("FRANCE"), wire(reply))
+        h.reply(f"<press-{form}@players.test>")
+    h.wait_until(lambda: len(to("ENGLAND")) == 2, what="both replies as press to England")
+    answers = [text_of(m) for m in to("ENGLAND")]
+    assert len(answers) == 2 and all("No thanks, Paris stays." in a for a in answers), answers
+    assert not any("An offer" in a or "A PAR - PIC" in a for a in answers), answers
