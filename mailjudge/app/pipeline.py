@@ -20,6 +20,7 @@ from mailjudge.commands.base import Context
 from mailjudge.commands.run import execute, reply_text
 from mailjudge.db import update_by_id_compiled
 from mailjudge.inbound.bounces import failures
+from mailjudge.inbound.own_words import reading_notes, without_own_words
 from mailjudge.inbound.parse import MailLimitError, ParsedMail, silence_reason
 from mailjudge.inbound.spool import parse_stored
 from mailjudge.masking import mask_mail, mask_text
@@ -124,9 +125,9 @@ def _handle(
     detail = _game_from_address(row, mail, judge)
     press = press_reply_target(detail) if detail else None
     ctx = execute(
-        mail.text, mail.sender or mail.reply_to, judge, now,
+        without_own_words(mail, judge), mail.sender or mail.reply_to, judge, now,
         press[0] if press else detail, press[1] if press else None,
-        settings.security.max_commands,
+        settings.security.max_commands, notes=reading_notes(mail),
     )  # fmt: skip
     answer_to = _answer_address(mail, ctx)
     if answer_to != (mail.sender or mail.reply_to) and ctx.seat is None:

@@ -11,7 +11,7 @@ from mailjudge.render.deadline import deadline_lines, deadline_text
 from mailjudge.render.outgoing import Outgoing, mail_to_seat, seat_country
 from mailjudge.service import confirmations, games, guard, schedule, seats, state
 from mailjudge.service.bounces import clear_bounces
-from mailjudge.service.errors import BadSecret, NotFound
+from mailjudge.service.errors import BadSecret, NotFound, ServiceError
 from mailjudge.settings import current_settings
 from mailjudge.timing import zone_of
 
@@ -171,6 +171,64 @@ class Create(Command):
             f"players join with: JOIN {game.name} password{power}",
             "(each player makes up their own password when joining: never send them yours)",
         ]
+
+
+# DPjudge's CREATE is followed by lines that set the game up, one a line, until the first
+# line that is something else. Those naming a feature this judge has are read as our own
+# commands would be; the others are answered with the form this judge uses instead.
+SETUP_WORDS = frozenset({"PRIVATE", "PUBLIC", "MAP", "TIMING", "RULE", "RULES", "VARIANT",
+                         "DEADLINE", "ZONE", "PRESS", "MORPH", "DESCRIPTION"})  # fmt: skip
+
+
+def is_setup_line(words: list[str]) -> bool:
+    """Whether a line right after CREATE is one of DPjudge's setup lines: a setup word
+    with something after it, or PRIVATE / PUBLIC alone (a bare MAP is our MAP command)."""
+    key = words[0].upper()
+    return key in SETUP_WORDS and (len(words) > 1 or key in ("PRIVATE", "PUBLIC"))
+
+
+def create_setup(ctx: Context, game: Game, words: list[str]) -> list[str]:
+    """One DPjudge setup line after CREATE (``private``, ``map standard``, ``timing move
+    2d``, ``rule no_press``) applied to the game just created, or a CommandError that
+    names how to say it here."""
+    key, rest = words[0].upper(), words[1:]
+    if key in ("PRIVATE", "PUBLIC") and not rest:
+        game.private = key == "PRIVATE"
+        game.save()
+        if game.private:
+            return ["the game is private: LIST and the web site do not show it"]
+        return ["the game is public: LIST shows it"]
+    if key == "PRIVATE":
+        raise CommandError(
+            "this judge has no password for joining a private game: write PRIVATE alone, "
+            "which keeps the game off LIST and the web site; players JOIN with their own"
+        )
+    if key == "MAP" and len(rest) == 1:
+        if rest[0].lower() == game.map_name:
+            return [f"the map is {game.map_name}"]
+        raise CommandError(
+            f"this judge has no map {rest[0]!r} of its own: maps come with variants; name one "
+            f"on the CREATE line: CREATE {game.name} password VARIANT name (HELP VARIANTS)"
+        )
+    if key == "TIMING" and rest:
+        try:
+            timing = schedule.set_timing(game, " ".join(rest), ctx.now)
+        except ServiceError as err:
+            raise CommandError(str(err)) from None
+        return [f"timing: {timing}"]
+    if key in ("RULE", "RULES") and rest:
+        change = " ".join(w if w[:1] in "+-" else f"+{w}" for w in rest).upper()
+        return [f"rules now: {state.set_rules(game, change) or 'none'}"]
+    forms = {
+        "VARIANT": f"name the variant on the CREATE line: CREATE {game.name} password VARIANT v",
+        "DEADLINE": "the master sets it once the game runs: SET DEADLINE 2026-12-01 18:00",
+        "ZONE": "write TIMING AT 12:00 Europe/London (the zone goes with the time of day)",
+        "PRESS": "press is set by rules: RULE NO_PRESS, RULE GREY_PRESS (HELP RULES)",
+    }
+    raise CommandError(
+        f"this judge does not read {' '.join(words)!r} after CREATE; "
+        + forms.get(key, "it reads PRIVATE, MAP standard, TIMING MOVE 2D ..., RULE NAME")
+    )
 
 
 @register

@@ -60,6 +60,7 @@ class Context:
     command_name: str = ""  # the command running now, and its variant (see signed_on)
     command_variant: str | None = None
     order_errors: int = 0  # order lines not accepted, in the whole mail
+    orders_given: bool = False  # some command of this mail filed orders
     touched: set[int] = field(default_factory=set)  # games to check for processing
     pictured: set[int] = field(default_factory=set)  # games a MAP already drew in this mail
     max_commands: int = 40  # security.max_commands: the rest of a mail is refused

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from functools import cache
+
 from mailjudge.commands.base import JUDGE_ERRORS, Answer, Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.commands.veteran_lines import (
@@ -32,6 +35,11 @@ def describe(report: service_orders.Submission, phase: str | None) -> list[str]:
     for text, reason in report.errors:
         lines.append(f"  not accepted: {text}")
         lines.append(f"      {reason}")
+        if text in report.kept_from_file:
+            lines.append(f"      {report.kept_from_file[text]} kept: the order on file stands")
+    for unit in report.several:
+        lines.append(f"  {unit.upper()} has several orders: under NO_CHECK such a unit holds, "
+                     "and its orders are void (send one order for it to change that)")  # fmt: skip
     if report.missing:
         lines.append("  still without orders: " + ", ".join(report.missing))
     return lines
@@ -47,6 +55,7 @@ def submit(ctx: Context, power: str, texts: list[str], merge: bool = False) -> l
     if merge:
         texts = service_orders.merged_with_file(game, seat, power, texts)
     report = service_orders.submit_orders(game, seat, power, texts)
+    ctx.orders_given = True
     if not report.missing:
         ctx.touched.add(game.id)  # only a complete order set can make the game ready
     if report.errors:
@@ -90,7 +99,9 @@ def _map_of(ctx: Context) -> GameMap:
 
 
 def _phase_type(ctx: Context) -> str:
-    if ctx.game is None or not ctx.game.phase:  # a forming game has no board yet
+    """The kind of phase lines are read for; movement when there is no board yet (no game
+    signed on, or a game still forming, which has no position)."""
+    if ctx.game is None or not ctx.game.phase or ctx.game.position is None:
         return MOVEMENT
     return state.current_position(ctx.game).phase.type
 
@@ -110,16 +121,59 @@ def flush_bare_lines(ctx: Context) -> None:
     if ctx.future_phase is not None:
         _file_future_orders(ctx, ctx.future_phase, pending)
         return
-    orders = [(n, text) for n, text in pending if reads_as_order(text, gmap, phase_type)]
-    chatter = [text for n, text in pending if not reads_as_order(text, gmap, phase_type)]
+    gmap, phase_type = _map_of(ctx), _phase_type(ctx)
+    meant = [reads_as_order(t, gmap, phase_type) and not is_prose(t, gmap, phase_type)
+             for _, t in pending]  # fmt: skip
+    orders = [line for line, order in zip(pending, meant, strict=True) if order]
+    chatter = [text for (_, text), order in zip(pending, meant, strict=True) if not order]
     if orders:
         _file_bare_orders(ctx, orders)
     if chatter:
         echo = chatter[0] + (f" ... ({len(chatter)} lines)" if len(chatter) > 1 else "")
+        # "Unchanged" only when nothing in this mail gave orders: under an ORDERS block
+        # just filed it would contradict the answer above it.
+        gave_orders = bool(orders) or ctx.orders_given
         note = "not orders or commands, so left alone" + (
-            "; the orders on file are unchanged" if ctx.seat and not orders else ""
+            "; the orders on file are unchanged" if ctx.seat and not gave_orders else ""
         )
         ctx.answers.append(Answer(echo, True, [note, "(HELP lists the commands)"]))
+
+
+# Words that belong to orders: a line with them is meant as one, however it is written.
+_ORDER_WORDS = frozenset(
+    {"to", "move", "moves", "moving", "go", "goes", "hold", "holds", "stand", "stands",
+     "support", "supports", "supporting", "convoy", "convoys", "convoying", "via", "attack",
+     "attacks", "retreat", "retreats", "disband", "disbands", "build", "builds", "remove",
+     "removes", "waive", "army", "fleet", "a", "f", "h", "s", "c", "r", "d", "b"}
+)  # fmt: skip
+
+
+@cache
+def _order_words(gmap: GameMap) -> frozenset[str]:
+    """The words an order on this map may hold: order words, and every word of the map's
+    place names and spellings ("mid", "atlantic", "par")."""
+    places = (word for name in gmap.names for word in re.findall(r"[a-z]+", name))
+    return _ORDER_WORDS | frozenset(places)
+
+
+def is_prose(text: str, gmap: GameMap, phase_type: str) -> bool:
+    """Small talk that happens to open with a place ("Paris is lovely in spring.",
+    "Moscow sends its regards"): a line of four words or more, two of them lower-case
+    words that are no order words, that does not read as an order. It is left alone like
+    any other small talk (and echoed as such), not refused by the Urk check."""
+    words = text.split()
+    if len(words) < 4:
+        return False
+    plain = [w.strip(".,;:!?'\"()") for w in words]
+    known = _order_words(gmap)
+    talk = [w for w in plain if w.isalpha() and w.islower() and w not in known]
+    if len(talk) < 2:
+        return False
+    try:  # the order reader last: most lines are orders, and fail the cheap tests above
+        read_order(text, gmap, phase_type)
+        return False
+    except OrderError:
+        return True
 
 
 def _file_bare_orders(ctx: Context, pending: list[tuple[int, str]]) -> None:

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Sequence
 from datetime import datetime
 
+from peewee import DatabaseError
+
+from mailjudge.commands.account import create_setup, is_setup_line
 from mailjudge.commands.arguments import fits
 from mailjudge.commands.base import JUDGE_ERRORS, Answer, Block, CommandError, Context
 from mailjudge.commands.finder import BARE, find_blocks
@@ -13,10 +18,13 @@ from mailjudge.commands.press import as_press_reply
 from mailjudge.commands.registry import lookup
 from mailjudge.db import database_proxy
 from mailjudge.masking import mask_text
+from mailjudge.models import Game
 from mailjudge.permissions.policy import check
 from mailjudge.render import render
 from mailjudge.service import processing, state
 from mailjudge.service.errors import BadSecret, ServiceError
+
+log = logging.getLogger(__name__)
 
 # Commands after which bare order lines read so far must be on file.
 _FLUSH_BEFORE = {
@@ -47,6 +55,7 @@ def _within_limit(blocks: list[Block], limit: int) -> tuple[list[Block], Answer 
 def run_commands(text: str, ctx: Context) -> None:
     """Each command is answered; an error never stops the rest, a failed SIGNON does."""
     blocks, limit_answer = _within_limit(find_blocks(text), ctx.max_commands)
+    creating: Game | None = None  # the game a CREATE of this mail made, while set up
     for block in blocks:
         if ctx.stopped:
             if not ctx.quiet:
@@ -54,6 +63,11 @@ def run_commands(text: str, ctx: Context) -> None:
                     Answer(_echo(block), False, [f"not done: the {ctx.stopped_by} above failed"])
                 )
             continue
+        opening = block.words[1:] if block.words[0] == BARE else block.words
+        if creating is not None and is_setup_line(list(opening)):
+            ctx.answers.append(_set_up(ctx, creating, list(opening)))
+            continue
+        creating = None
         if block.words[0] == BARE:
             ctx.pending.append((block.line_no, " ".join(block.words[1:])))
             continue
@@ -67,7 +81,7 @@ def run_commands(text: str, ctx: Context) -> None:
             ctx.answers.append(Answer(command.echo(block), False, [decision.reason]))
             continue
         if command.name in _FLUSH_BEFORE:
-            flush_bare_lines(ctx)
+            _flush(ctx)
         answer = Answer(command.echo(block), True)
         errors_before, mails_before = ctx.order_errors, len(ctx.outgoing)
         standing: BadSecret | None = None
@@ -89,6 +103,8 @@ def run_commands(text: str, ctx: Context) -> None:
             if standing is not None:
                 raise standing
             answer.ok = ctx.order_errors == errors_before
+            if command.name == "CREATE" and ctx.game is not None:
+                creating = ctx.game
         except JUDGE_ERRORS as err:
             # Only the judge's own refusals are answered; anything else is a bug, and the
             # mail is shunted with its traceback for the operator.
@@ -98,10 +114,46 @@ def run_commands(text: str, ctx: Context) -> None:
             answer.lines = [str(err)]
         ctx.answers.append(answer)
     if not ctx.stopped or ctx.pending:
-        flush_bare_lines(ctx)
+        _flush(ctx)
     if limit_answer is not None:
         ctx.answers.append(limit_answer)
     process_touched(ctx)
+
+
+def _set_up(ctx: Context, game: Game, words: list[str]) -> Answer:
+    """A DPjudge setup line after CREATE, in its own savepoint like any command."""
+    answer = Answer(" ".join(words), True)
+    try:
+        with database_proxy.atomic():
+            answer.lines = create_setup(ctx, game, words)
+    except JUDGE_ERRORS as err:
+        answer.ok, answer.lines = False, [str(err)]
+    return answer
+
+
+def _flush(ctx: Context) -> None:
+    """File the bare lines read so far. Any line may arrive in a mail to any game in any
+    state, so a line the judge cannot place is answered, never a traceback that leaves the
+    whole mail unanswered: what went wrong is logged for the operator, the lines are undone
+    (their savepoint) and the rest of the mail is still done. A failing database is not
+    hidden: the mail is retried."""
+    pending = list(ctx.pending)
+    answered = len(ctx.answers)
+    try:
+        with database_proxy.atomic():
+            flush_bare_lines(ctx)
+    except DatabaseError:
+        raise
+    except Exception:
+        if not pending:
+            raise
+        log.exception("bare lines of a mail from %s could not be read", ctx.sender)
+        del ctx.answers[answered:]
+        ctx.pending = []
+        echo = pending[0][1] + (f" ... ({len(pending)} lines)" if len(pending) > 1 else "")
+        ctx.answers.append(Answer(echo, False, [
+            "the judge could not read these lines, so nothing was done with them (a fault "
+            "of the judge, reported to its operator); HELP lists the commands"]))  # fmt: skip
 
 
 def _echo(block: Block) -> str:
@@ -137,11 +189,15 @@ def execute(
     default_game: str | None = None,
     press_to: list[str] | None = None,
     max_commands: int = 40,
+    notes: Sequence[tuple[str, str]] = (),
 ) -> Context:
     """Run a mail's commands; the context holds the answers and the other mail to send.
-    ``press_to``: the mail is a Reply to press by those powers, so its text is press."""
+    ``press_to``: the mail is a Reply to press by those powers, so its text is press.
+    ``notes``: what the answer must say about how the mail was read (what, why), each
+    answered first as not done: a forwarded mail left unread, a Reply to grey press."""
     ctx = Context(sender=sender, judge=judge, now=now, default_game=default_game,
                   max_commands=max_commands)  # fmt: skip
+    ctx.answers += [Answer(what, False, [note]) for what, note in notes]
     if press_to is not None:
         try:
             text = as_press_reply(text, press_to)

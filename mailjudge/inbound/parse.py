@@ -18,7 +18,7 @@ from email.parser import BytesHeaderParser, BytesParser
 
 from mailjudge.addresses import is_judge_address
 from mailjudge.inbound.html2text import html_to_text
-from mailjudge.inbound.replies import without_quoted_reply
+from mailjudge.inbound.replies import reply_parts
 
 DEFAULT_MAX_BYTES = 256 * 1024
 DEFAULT_MAX_LINES = 500
@@ -65,6 +65,8 @@ class ParsedMail:
     content_type: str  # of the whole message, e.g. multipart/report for a bounce
     text: str  # the command text: quotes, signature and // comments removed
     size: int
+    body: str = ""  # the whole body as text, before the reply's copy was cut off
+    forwarded: bool = False  # a forwarded mail below the writer's text was left unread
 
     @property
     def reply_references(self) -> tuple[str, ...]:
@@ -334,7 +336,11 @@ def parse_mail(
         )
     message = _parse_bytes(raw, headers_only=False)
     mail = _headers(message, raw, envelope_from)
-    lines = command_lines(without_quoted_reply(body_text(message)))
+    body = body_text(message)
+    kept, forwarded = reply_parts(body)
+    cut = kept.strip() != body.replace("\r\n", "\n").strip()
+    forwarded = forwarded or (cut and _FORWARD_SUBJECT.match(mail.subject) is not None)
+    lines = command_lines(kept)
     counted = sum(1 for line in lines if line.strip())
     if counted > max_lines:
         raise TooManyLines(
@@ -342,7 +348,11 @@ def parse_mail(
             "in one mail. Split the commands over several mails.",
             mail,
         )
-    return replace(mail, text="\n".join(lines))
+    return replace(mail, text="\n".join(lines), body=body, forwarded=forwarded)
+
+
+# A forward's subject (Outlook writes no forward line, only "FW:" and a header block).
+_FORWARD_SUBJECT = re.compile(r"(?:fwd?|fw|wg|tr|rv|i|doorst)[ \t]*:", re.IGNORECASE)
 
 
 def parse_headers(raw: bytes) -> Message:

@@ -39,6 +39,18 @@ _WINDOW_AFTER = 6
 _SEPARATOR_AT_END = re.compile(r"\n[ \t]*[_=-]{8,}[ \t]*\n\s*\Z")
 
 
+# The line a client writes above a forwarded mail (Gmail, Outlook, Thunderbird, Apple
+# Mail, in the languages of LANGUAGES), seen just above the forwarded mail's header block.
+_FORWARD_LINE = re.compile(
+    r"^[ \t]*(?:-{2,}[ \t]*(?:Forwarded message|Forwarded Message|"
+    r"Weitergeleitete Nachricht|Message transféré|"
+    r"Mensaje reenviado|Messaggio inoltrato|Doorgestuurd bericht|Vidarebefordrat meddelande|"
+    r"Videresendt meddelelse)[^\n]*|Begin forwarded message:|Début du message réexpédié :|"
+    r"Anfang der weitergeleiteten Nachricht:)[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
 @cache
 def _attribution() -> re.Pattern[str]:
     parser = EmailReplyParser(languages=list(LANGUAGES))
@@ -174,6 +186,18 @@ def without_quoted_reply(text: str) -> str:
     (Outlook, Gmail's forwarded block); when the copy is quoted with '>' (mutt,
     Thunderbird, bottom posting), only the attribution goes, since the writer may have
     answered between the quoted lines and quoted lines are never read anyway."""
+    return reply_parts(text)[0]
+
+
+def reply_parts(text: str) -> tuple[str, bool]:
+    """What `without_quoted_reply` keeps, and whether what it left out is a forwarded
+    mail (which the writer may think the judge reads: the answer says it does not).
+
+    A header block (Outlook's From:/Sent:/To:/Subject:, a forward's, "-----Original
+    Message-----") is always followed by a copy that is not the writer's, even when the
+    copy's own lines begin with '>' (the judge's answers echo commands so): everything
+    after it goes. Only an attribution line ("On ... wrote:") can head a quoted copy the
+    writer answered between."""
     text = text.replace("\r\n", "\n")  # the patterns end lines at a bare newline
     lines = _Lines(text)
     finders = (_LibraryFinder(lines), _AnyFinder(lines))
@@ -182,13 +206,38 @@ def without_quoted_reply(text: str) -> str:
     while True:
         candidates = [f for f in (finder.first_from(at) for finder in finders) if f]
         if not candidates:
-            return "".join(out) + text[at:]
+            return "".join(out) + text[at:], False
         start, end = min(candidates)
-        start = text.rfind("\n", 0, start) + 1  # the whole line it starts on
-        out.append(text[at:start])
+        block = _is_header_block(text[start:end])
+        # The lines just above a block say if it forwards (a bounded look back: the
+        # reader stays linear in the length of the mail).
+        above = _last_lines(text[max(0, start - 400) : start + 1])
+        line_start = text.rfind("\n", 0, start) + 1  # the whole line it starts on
+        out.append(text[at:line_start])
         at = _end_of_line(text, end)
-        if not _is_quoted(lines, at):
-            return _SEPARATOR_AT_END.sub("\n", "".join(out))
+        if block or not _is_quoted(lines, at):
+            kept = "".join(out)
+            forwarded = block and _FORWARD_LINE.search(above) is not None
+            kept = _FORWARD_LINE.sub("", kept) if forwarded else kept
+            return _SEPARATOR_AT_END.sub("\n", kept).rstrip() + "\n", forwarded
+
+
+# One line of a header block: "From:", "Sent:", "Betreff:", "*De :*" and the like.
+_HEADER_LINE = re.compile(r"^[ \t]*\**[^\W\d_][\w \t'.-]{0,24}:", re.MULTILINE)
+
+
+def _is_header_block(found_text: str) -> bool:
+    """Whether the attribution is a header block (two header lines or more, or Outlook's
+    "-----Original Message-----"), not an "On ... wrote:" line, even one a client wrapped
+    over two lines."""
+    found_text = found_text.strip()
+    return found_text.startswith("-") or len(_HEADER_LINE.findall(found_text)) >= 2
+
+
+def _last_lines(text: str) -> str:
+    """The last few lines of ``text`` with something on them."""
+    kept = [line for line in text.split("\n") if line.strip()]
+    return "\n".join(kept[-3:])
 
 
 def _end_of_line(text: str, end: int) -> int:

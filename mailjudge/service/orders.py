@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from mailjudge.db import database_proxy, execute_compiled
 from mailjudge.engine.checker import check_order, entry_check
+from mailjudge.engine.maps import GameMap
 from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import Phase, Position
@@ -34,6 +35,11 @@ class Submission:
     accepted: list[str] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)  # (line as written, reason)
     missing: list[str] = field(default_factory=list)
+    # A refused line for a unit whose order was on file leaves that order there (as
+    # njudge does): the refused line as written -> the order kept.
+    kept_from_file: dict[str, str] = field(default_factory=dict)
+    # Under NO_CHECK: the provinces whose unit was given several orders (it will hold).
+    several: list[str] = field(default_factory=list)
 
 
 def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submission:
@@ -41,6 +47,8 @@ def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submi
 
     Every line is checked now (under NO_CHECK only the Urk and name checks: the rest is
     decided at processing). Under IGNORE_ERRORS bad lines are dropped without a word.
+    A refused line never takes away a good order: a unit it names keeps the order on file
+    it had (unless another line of the set orders it), and the report says so.
     """
     require_active(game)
     power = power.upper()
@@ -54,9 +62,11 @@ def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submi
     build_any = has_rule(game, "BUILD_ANY")
     report = Submission(power)
     kept: list[str] = []
+    refused: dict[str, str] = {}  # unit's province -> the refused line naming it
     for line in lines:
         if not line.strip():
             continue
+        syntax = None
         try:
             syntax = read_order(line, gmap, pos.phase.type)
             text = (
@@ -67,8 +77,14 @@ def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submi
         except OrderError as err:
             if not has_rule(game, "IGNORE_ERRORS"):
                 report.errors.append((line.strip(), f"{err.kind}: {err}"))
+            if syntax is not None and syntax.loc is not None:
+                refused.setdefault(syntax.loc[0], line.strip())
             continue
         kept.append(text)
+    kept += _kept_from_file(game, seat, power, refused, kept, report)
+    if no_check:
+        units = [_unit_of(text, gmap, pos.phase.type) for text in kept]
+        report.several = sorted({u for u in units if u is not None and units.count(u) > 1})
     report.accepted = kept
     refuse_late_change(game, seat, power, kept)
     with database_proxy.atomic():
@@ -90,6 +106,37 @@ def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submi
             )
     report.missing = missing_orders(game, pos, power, kept)
     return report
+
+
+def _kept_from_file(
+    game: Game,
+    seat: Seat,
+    power: str,
+    refused: dict[str, str],
+    new: list[str],
+    report: Submission,
+) -> list[str]:
+    """The orders on file for the units of ``refused`` that ``new`` does not order."""
+    if not refused:
+        return []
+    gmap, phase_type = game_map(game), current_position(game).phase.type
+    ordered = {_unit_of(text, gmap, phase_type) for text in new}
+    only = _own_only(game, seat)
+    kept: list[str] = []
+    for text, by in order_texts(game, power):
+        unit = _unit_of(text, gmap, phase_type)
+        if unit in refused and unit not in ordered and (only is None or by == only.id):
+            kept.append(text)
+            report.kept_from_file[refused[unit]] = text
+    return kept
+
+
+def _unit_of(text: str, gmap: GameMap, phase_type: str) -> str | None:
+    try:
+        syntax = read_order(text, gmap, phase_type)
+    except OrderError:
+        return None
+    return syntax.loc[0] if syntax.loc is not None else None
 
 
 def refuse_late_change(game: Game, seat: Seat, power: str, new_set: list[str]) -> None:
