@@ -94,8 +94,9 @@ def test_prose_that_opens_with_a_province_is_left_alone(harness: Harness) -> Non
             f"{prose} ok: not orders or commands, so left alone; the orders on file are "
             "unchanged" in flat(answer)
         )
-    # A line meant as an order is still refused with the reason.
-    answer = h.command(player("FRANCE"), f"{table.signon('FRANCE')}\nPar to Bur, please.\n")
+    # A line meant as an order is still refused with the reason (with a comma, "Par to
+    # Bur, please." is the order and a word of small talk, as njudge cuts at commas).
+    answer = h.command(player("FRANCE"), f"{table.signon('FRANCE')}\nPar to Bur please.\n")
     assert "ERROR" in answer
     assert france("prose") == sorted(BASE)
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import re
-from functools import cache
-
 from mailjudge.commands.base import JUDGE_ERRORS, Answer, Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.commands.veteran_lines import (
@@ -15,7 +12,7 @@ from mailjudge.commands.veteran_lines import (
 )
 from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.orders import OrderError
-from mailjudge.engine.reader import read_order, reads_as_order
+from mailjudge.engine.reader import is_prose, read_order, reads_as_order
 from mailjudge.engine.state import MOVEMENT, Phase
 from mailjudge.models import Game, OrderLine, Seat
 from mailjudge.permissions.vocabulary import Action
@@ -137,43 +134,6 @@ def flush_bare_lines(ctx: Context) -> None:
             "; the orders on file are unchanged" if ctx.seat and not gave_orders else ""
         )
         ctx.answers.append(Answer(echo, True, [note, "(HELP lists the commands)"]))
-
-
-# Words that belong to orders: a line with them is meant as one, however it is written.
-_ORDER_WORDS = frozenset(
-    {"to", "move", "moves", "moving", "go", "goes", "hold", "holds", "stand", "stands",
-     "support", "supports", "supporting", "convoy", "convoys", "convoying", "via", "attack",
-     "attacks", "retreat", "retreats", "disband", "disbands", "build", "builds", "remove",
-     "removes", "waive", "army", "fleet", "a", "f", "h", "s", "c", "r", "d", "b"}
-)  # fmt: skip
-
-
-@cache
-def _order_words(gmap: GameMap) -> frozenset[str]:
-    """The words an order on this map may hold: order words, and every word of the map's
-    place names and spellings ("mid", "atlantic", "par")."""
-    places = (word for name in gmap.names for word in re.findall(r"[a-z]+", name))
-    return _ORDER_WORDS | frozenset(places)
-
-
-def is_prose(text: str, gmap: GameMap, phase_type: str) -> bool:
-    """Small talk that happens to open with a place ("Paris is lovely in spring.",
-    "Moscow sends its regards"): a line of four words or more, two of them lower-case
-    words that are no order words, that does not read as an order. It is left alone like
-    any other small talk (and echoed as such), not refused by the Urk check."""
-    words = text.split()
-    if len(words) < 4:
-        return False
-    plain = [w.strip(".,;:!?'\"()") for w in words]
-    known = _order_words(gmap)
-    talk = [w for w in plain if w.isalpha() and w.islower() and w not in known]
-    if len(talk) < 2:
-        return False
-    try:  # the order reader last: most lines are orders, and fail the cheap tests above
-        read_order(text, gmap, phase_type)
-        return False
-    except OrderError:
-        return True
 
 
 def _file_bare_orders(ctx: Context, pending: list[tuple[int, str]]) -> None:

@@ -16,7 +16,7 @@ from functools import cache, lru_cache
 from typing import NamedTuple
 
 from mailjudge.engine.maps import ARMY, FLEET, GameMap
-from mailjudge.engine.orders import IllegalOrder, Place, Syntax, UnreadableOrder
+from mailjudge.engine.orders import IllegalOrder, OrderError, Place, Syntax, UnreadableOrder
 from mailjudge.engine.state import ADJUSTMENT, MOVEMENT, RETREAT
 
 # Word classes, one character each so that a whole order's classes form a string.
@@ -515,7 +515,7 @@ def reads_as_order(text: str, gmap: GameMap, phase_type: str = MOVEMENT) -> bool
     try:
         read_order(text, gmap, phase_type)
         return True
-    except (UnreadableOrder, IllegalOrder):
+    except OrderError:
         pass
     raw = _TOKEN.findall(_fold(_without_power_tags(power_prefix(text, gmap)[1], gmap)))
     if not raw:
@@ -540,11 +540,49 @@ def reads_as_order(text: str, gmap: GameMap, phase_type: str = MOVEMENT) -> bool
 _SEPARATORS = re.compile(r"\s*[;,]\s*")
 
 
+# Words that belong to orders: a line with them is meant as one, however it is written.
+_ORDER_WORDS = frozenset(
+    {"to", "move", "moves", "moving", "go", "goes", "hold", "holds", "stand", "stands",
+     "support", "supports", "supporting", "convoy", "convoys", "convoying", "via", "attack",
+     "attacks", "retreat", "retreats", "disband", "disbands", "build", "builds", "remove",
+     "removes", "waive", "army", "fleet", "a", "f", "h", "s", "c", "r", "d", "b"}
+)  # fmt: skip
+
+
+@cache
+def _order_words(gmap: GameMap) -> frozenset[str]:
+    """The words an order on this map may hold: order words, and every word of the map's
+    place names and spellings ("mid", "atlantic", "par")."""
+    places = (word for name in gmap.names for word in re.findall(r"[a-z]+", name))
+    return _ORDER_WORDS | frozenset(places)
+
+
+def is_prose(text: str, gmap: GameMap, phase_type: str) -> bool:
+    """Small talk that happens to open with a place ("Paris is lovely in spring.",
+    "Moscow sends its regards"): a line of four words or more, two of them lower-case
+    words that are no order words, that does not read as an order. It is left alone like
+    any other small talk (and echoed as such), not refused by the Urk check."""
+    words = text.split()
+    if len(words) < 4:
+        return False
+    plain = [w.strip(".,;:!?'\"()") for w in words]
+    known = _order_words(gmap)
+    talk = [w for w in plain if w.isalpha() and w.islower() and w not in known]
+    if len(talk) < 2:
+        return False
+    try:  # the order reader last: most lines are orders, and fail the cheap tests above
+        read_order(text, gmap, phase_type)
+        return False
+    except OrderError:
+        return True
+
+
 def split_orders(text: str, gmap: GameMap, phase_type: str = MOVEMENT) -> list[str]:
     """Several orders on one line, as the classic judges took them: ``A PAR - BUR, F BRE -
     MAO; A MAR H``. The line is cut at commas and semicolons only when its first piece is
-    an order, so that a sentence with a comma stays one line of small talk."""
-    if "," not in text and ";" not in text:
+    an order and the whole is no sentence, so that small talk with a comma ("Kiel, Berlin
+    and Munich are yours") stays one line of it."""
+    if ("," not in text and ";" not in text) or is_prose(text, gmap, phase_type):
         return [text]
     parts = [p for p in _SEPARATORS.split(text.strip().strip(",;")) if p]
     if len(parts) < 2 or not reads_as_order(parts[0], gmap, phase_type):
