@@ -70,12 +70,21 @@ def _veterans(database: Database, migrator: SchemaMigrator) -> None:
     database.create_tables([DiaryEntry], safe=True)
 
 
+def _public_names(database: Database, migrator: SchemaMigrator) -> None:
+    from peewee import CharField
+    from playhouse.migrate import migrate
+
+    migrate(migrator.add_column("seat", "public_name", CharField(max_length=64, default="")))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "the tables of release 21f9223 (the baseline)", _baseline),
     Migration(2, "address_counter, confirmation and bounce: guessing, consent, bounces",
               _security_tables),
     Migration(3, "seat.preference and diary_entry: njudge's SET PREFERENCE and DIARY",
               _veterans),
+    Migration(4, "seat.public_name: the name chosen in JOIN ... AS name, for the web",
+              _public_names),
 )  # fmt: skip
 LATEST = MIGRATIONS[-1].number
 

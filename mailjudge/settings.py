@@ -317,6 +317,12 @@ class WebSettings:
         "set, results mails link to the game's page.",
         check=_check_base_url,
     )
+    palette: str = _setting(
+        "standard",
+        "Colours of the board pictures, on the web and in mails: standard, or colourblind "
+        "(kept apart for red-green colour blindness); a web visitor may pick with ?palette=.",
+        choices=("standard", "colourblind"),
+    )
 
 
 @dataclass(frozen=True)

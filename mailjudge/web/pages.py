@@ -27,6 +27,7 @@ from mailjudge.render.board import draw_picture
 from mailjudge.render.results import record_facts, report_lines
 from mailjudge.rules import RuleSet, catalogue
 from mailjudge.service.state import HIDDEN_FROM_PUBLIC, game_map, is_public, phase_label
+from mailjudge.variants import variant_of
 
 # Seats the public sees: who plays which power. Observers, masters and (in Democratic)
 # the citizens are people, not powers; the variant sections show what is public of them.
@@ -74,7 +75,11 @@ def _line(game: Game, players: int) -> GameLine:
 def _player_counts() -> dict[int, int]:
     rows = (
         Seat.select(Seat.game, fn.COUNT(Seat.id))
-        .where(Seat.role.in_((*PLAYING_ROLES, "citizen", "diplomat")) & (Seat.status == "active"))
+        .where(
+            Seat.role.in_((*PLAYING_ROLES, "citizen", "diplomat"))
+            & (Seat.status == "active")
+            & Seat.person.is_null(False)  # a vacant or dummy power is nobody
+        )
         .group_by(Seat.game)
         .tuples()
     )
@@ -100,30 +105,65 @@ def played_phases(game: Game) -> list[PhaseRecord]:
 @dataclass
 class SeatLine:
     power: str
-    who: str  # a public name or a description: never an address
+    who: str  # a public name or a description: never an address, nor a name made from one
+
+
+def _shown(seat: Seat) -> str:
+    """The public name the player chose (JOIN ... AS name), else nothing."""
+    return str(seat.public_name or "")
 
 
 def seat_lines(game: Game) -> list[SeatLine]:
-    """Who plays what: each power and, where the player chose one, the public name."""
+    """Who plays what: each power and, where the player chose one, the public name. A game
+    whose powers nobody holds alone (Democratic) shows its citizens per power instead."""
+    if not variant_of(game).has_players:
+        return citizen_lines(game)
     lines = []
-    held: set[str] = set()
     for seat in Seat.select().where(
         (Seat.game == game) & Seat.role.in_(PLAYING_ROLES)
     ).order_by(Seat.id):  # fmt: skip
-        powers = " and ".join(p.title() for p in seat.powers)
-        held.update(seat.powers)
+        powers = " and ".join(p.title() for p in seat.powers) or "(dealt at the start)"
+        name = _shown(seat)
         if seat.role == "teammate":
-            who = f"teammate {seat.name}" + ("" if seat.status == "active" else f" ({seat.status})")
+            who = f"teammate {name}" if name else "a teammate"
+            who += "" if seat.status == "active" else f" ({seat.status})"
         elif seat.dummy:
             who = "a dummy (civil disorder)"
         elif seat.person_id is None or seat.status != "active":
             who = f"vacant ({seat.status})" if seat.status != "active" else "vacant"
         else:
-            shown = seat.name if seat.name.upper() not in seat.powers else ""
-            who = f"played by {shown}" if shown else "played"
+            who = f"played by {name}" if name else "played (no public name chosen)"
             if seat.eliminated:
                 who += ", eliminated"
         lines.append(SeatLine(powers, who))
+    return lines
+
+
+def citizen_lines(game: Game) -> list[SeatLine]:
+    """Democratic: how many citizens each power has, and its diplomat's public name."""
+    owners: dict[str, str] = ((game.position or {}).get("sc_owners") or {})
+    counts: dict[str, int] = {}
+    diplomats: dict[str, str] = {}
+    unplaced = 0
+    for seat in Seat.select().where(
+        (Seat.game == game) & Seat.role.in_(("citizen", "diplomat")) & (Seat.status == "active")
+    ):  # fmt: skip
+        power = owners.get(seat.centre or "")
+        if power is None:
+            unplaced += 1
+            continue
+        counts[power] = counts.get(power, 0) + 1
+        if seat.role == "diplomat":
+            diplomats[power] = _shown(seat) or "elected, no public name"
+    lines = []
+    for power in game_map(game).power_names:
+        n = counts.get(power, 0)
+        who = f"{n} citizen{'' if n == 1 else 's'}"
+        if power in diplomats:
+            who += f"; diplomat: {diplomats[power]}"
+        lines.append(SeatLine(power.title(), who))
+    if unplaced:
+        lines.append(SeatLine("Not yet placed", f"{unplaced} citizen{'' if unplaced == 1 else 's'}"))
     return lines
 
 
@@ -161,9 +201,17 @@ class PhasePage:
     previous: str | None
     following: str | None
     processed_at: datetime
+    units: list[UnitLine]
 
 
-def phase_page(game: Game, code: str) -> PhasePage | None:
+def phase_results(game: Game, records: list[PhaseRecord], i: int) -> list[str]:
+    """The results of the i-th processed phase as the results mail gives them (no board:
+    the feed needs only this, and drawing 100 boards per feed request is what made it slow)."""
+    following = records[i + 1].position if i + 1 < len(records) else game.position
+    return report_lines(record_facts(records[i], following, game_map(game)))
+
+
+def phase_page(game: Game, code: str, palette: str = "standard") -> PhasePage | None:
     """A processed phase: its board with the orders drawn, and the results as mailed."""
     records = played_phases(game)
     codes = [r.phase for r in records]
@@ -171,17 +219,58 @@ def phase_page(game: Game, code: str) -> PhasePage | None:
         return None
     i = codes.index(code.upper())
     record = records[i]
-    gmap = game_map(game)
-    following = records[i + 1].position if i + 1 < len(records) else game.position
-    text = report_lines(record_facts(record, following, gmap))
     title = f"{game.name}: {phase_name(record.phase)}"
     return PhasePage(
         code=record.phase, name=phase_name(record.phase),
-        svg=board_svg(game, record.position, record.results.get("results", []), title),
-        results=text, previous=codes[i - 1] if i else None,
+        svg=board_svg(game, record.position, record.results.get("results", []), title, palette),
+        results=phase_results(game, records, i), previous=codes[i - 1] if i else None,
         following=codes[i + 1] if i + 1 < len(codes) else None,
-        processed_at=record.processed_at,
+        processed_at=record.processed_at, units=unit_lines(game, record.position),
     )  # fmt: skip
+
+
+@dataclass
+class UnitLine:
+    """One power's units as text, for who cannot read the picture (a phone, a screen reader)."""
+
+    power: str
+    units: list[str]  # "A Paris (PAR)", "F Spain, south coast (SPA/SC)"
+    dislodged: list[str]
+
+
+def _unit_text(gmap: Any, unit_type: str, loc: str) -> str:
+    code, _, coast = loc.partition("/")
+    prov = gmap.provinces.get(code)
+    name = prov.name if prov is not None else code.upper()
+    where = f"{name}, {coast.lower()}" if coast else name
+    kind = "Army" if unit_type == "A" else "Fleet"
+    return f"{kind} {where} ({loc.upper()})"
+
+
+def unit_lines(game: Game, position: dict[str, Any] | None) -> list[UnitLine]:
+    if not position:
+        return []
+    gmap = game_map(game)
+    board = position_from_dict(position, gmap)
+    lines = []
+    for power in gmap.power_names:
+        units = sorted(_unit_text(gmap, u.type, u.loc) for u in board.units.values()
+                       if u.power == power)  # fmt: skip
+        gone = sorted(_unit_text(gmap, d.unit.type, d.unit.loc) for d in board.dislodged.values()
+                      if d.unit.power == power)  # fmt: skip
+        if units or gone:
+            lines.append(UnitLine(power.title(), units, gone))
+    return lines
+
+
+def owing_orders(game: Game) -> list[str]:
+    """The powers that still owe orders for the phase now played: names only, never what
+    anyone has ordered (the orders stay secret until the phase is processed)."""
+    if game.state != GameState.ACTIVE or not game.position:
+        return []
+    from mailjudge.service.processing import late_powers
+
+    return [power.title() for power in late_powers(game)]
 
 
 # Drawing a board takes tens of milliseconds; a page read a hundred times draws it once.
@@ -189,14 +278,17 @@ _BOARDS: OrderedDict[str, str] = OrderedDict()
 _BOARDS_KEPT = 256
 
 
-def board_svg(game: Game, position: dict[str, Any], results: list[Any], title: str) -> str:
+def board_svg(
+    game: Game, position: dict[str, Any], results: list[Any], title: str, palette: str = "standard"
+) -> str:
     key = hashlib.sha256(
-        json.dumps([game.map_name, position, results, title], sort_keys=True).encode()
+        json.dumps([game.map_name, position, results, title, palette], sort_keys=True).encode()
     ).hexdigest()
     svg = _BOARDS.get(key)
     if svg is None:
         gmap = game_map(game)
-        svg = draw_picture(gmap, position_from_dict(position, gmap), results, title, png=False).svg
+        board = position_from_dict(position, gmap)
+        svg = draw_picture(gmap, board, results, title, png=False, palette=palette).svg
         _BOARDS[key] = svg
         while len(_BOARDS) > _BOARDS_KEPT:
             _BOARDS.popitem(last=False)

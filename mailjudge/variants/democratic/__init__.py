@@ -40,6 +40,7 @@ from mailjudge.service.state import (
     person_for,
     phase_of,
     powers_owing,
+    public_name,
     unique_name,
 )
 from mailjudge.variants.base import PressRoutes, PublicSection, Variant
@@ -93,6 +94,7 @@ def join_citizen(game: Game, email: str, password: str, name: str | None = None)
             person=person,
             role="citizen",
             name=unique_name(game, name or person.email.split("@")[0]),
+            public_name=public_name(name),
             centre=centre,
             password_hash=hash_password(password),
         )
