@@ -314,7 +314,7 @@ class WebSettings:
     base_url: str | None = _setting(
         None,
         "The pages' public address as players reach it (through a reverse proxy, say); when "
-        "set, results mails link to the game's page.",
+        "set, results mails link to the game's page, and the Atom feeds' links start with it.",
         check=_check_base_url,
     )
     palette: str = _setting(

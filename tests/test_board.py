@@ -112,7 +112,9 @@ def test_a_retreat_phase_shows_the_dislodged_unit() -> None:
     results = [{"power": "FRANCE", "order": "A BEL R PIC", "outcome": "succeeds"}]
     picture = draw_picture(MAP, position, results, "retreats")
     # The dislodged unit's mark: a dashed black square, not a ring.
-    assert picture.svg.count('stroke="#111111" stroke-width="2.2" stroke-dasharray="4 2.5"') == 2  # + the key
+    assert (
+        picture.svg.count('stroke="#111111" stroke-width="2.2" stroke-dasharray="4 2.5"') == 2
+    )  # + the key
     x, y = PLACES.dislodged["bel"]
     assert picture.png is not None
     assert near(pixel(picture.png, (x - 5, y + 3)), rgb(POWER_COLOURS["FRANCE"]), 40)

@@ -25,15 +25,15 @@ from starlette.routing import Route
 
 from mailjudge.models import GAME_STATES, Game, GameState, PhaseRecord
 from mailjudge.render import render
+from mailjudge.render.board.style import PALETTES
 from mailjudge.render.chart import centre_chart
 from mailjudge.service.archive import export_game
 from mailjudge.service.schedule import timing_of
 from mailjudge.service.state import game_map
+from mailjudge.settings import Settings, current_settings
 from mailjudge.timing import show
 from mailjudge.variants import variant_of
 from mailjudge.web import pages
-from mailjudge.render.board.style import PALETTES
-from mailjudge.settings import Settings, current_settings
 from mailjudge.web.cache import Page, PageCache
 
 # Zones offered in the deadline's picker; any other IANA name works typed into ?tz=.
@@ -66,7 +66,9 @@ GameBuilder = Callable[[Request, Game], Page]
 def cache_key(request: Request, depends_on: tuple[str, ...]) -> str:
     """The path and, of the query, only the parameters the page is built from, each as
     the page reads it (an unknown zone is UTC): ``?tz=UTC&junk=1`` and ``?`` are one page."""
-    readers = {"tz": _zone, "palette": _palette, "page": lambda r: str(_page_number(r))}
+    readers: dict[str, Callable[[Request], object]] = {
+        "tz": _zone, "palette": _palette, "page": _page_number,
+    }  # fmt: skip
     parts = [f"{name}={readers[name](request)}" for name in depends_on]
     return request.url.path + "?" + "&".join(parts)
 

@@ -58,6 +58,8 @@ class PageCache:
             self.bytes -= len(old[2].body)
         self._pages[key] = (stamp, time.monotonic(), page)
         self.bytes += len(page.body)
-        while len(self._pages) > self.size or (self.bytes > self.max_bytes and len(self._pages) > 1):
+        while len(self._pages) > self.size or (
+            self.bytes > self.max_bytes and len(self._pages) > 1
+        ):
             _, (_, _, dropped) = self._pages.popitem(last=False)
             self.bytes -= len(dropped.body)

@@ -141,7 +141,7 @@ def seat_lines(game: Game) -> list[SeatLine]:
 
 def citizen_lines(game: Game) -> list[SeatLine]:
     """Democratic: how many citizens each power has, and its diplomat's public name."""
-    owners: dict[str, str] = ((game.position or {}).get("sc_owners") or {})
+    owners: dict[str, str] = (game.position or {}).get("sc_owners") or {}
     counts: dict[str, int] = {}
     diplomats: dict[str, str] = {}
     unplaced = 0
@@ -163,7 +163,8 @@ def citizen_lines(game: Game) -> list[SeatLine]:
             who += f"; diplomat: {diplomats[power]}"
         lines.append(SeatLine(power.title(), who))
     if unplaced:
-        lines.append(SeatLine("Not yet placed", f"{unplaced} citizen{'' if unplaced == 1 else 's'}"))
+        many = "" if unplaced == 1 else "s"
+        lines.append(SeatLine("Not yet placed", f"{unplaced} citizen{many}"))
     return lines
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+
 # Our own palettes. "standard": strong colours for units and owned centres; "colourblind":
 # one whose units stay apart for red-green colour blindness (deuteranopia). In both, every
 # two of the land fills (each power's tint, neutral land, Switzerland) and the sea, and every
