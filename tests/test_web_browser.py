@@ -171,8 +171,10 @@ def test_the_pages_a_player_and_a_visitor_need(
         assert "LON - NTH" not in browser.page_source
         assert "UTC" in browser.find_element(By.CSS_SELECTOR, "p.deadline time").text
         assert browser.find_element(By.CSS_SELECTOR, ".countdown").text == ""  # no JS: the date
-        boards = browser.find_elements(By.CSS_SELECTOR, ".board svg")
+        boards = browser.find_elements(By.CSS_SELECTOR, ".board svg, .board img")
         assert len(boards) == 2 and all(b.size["width"] <= screen for b in boards)
+        last = browser.find_element(By.CSS_SELECTOR, ".board.last img")
+        assert browser.execute_script("return arguments[0].naturalWidth", last) == 1000
         assert "Last phase's orders: Spring 1901 movement" in browser.page_source.replace(
             "&#39;", "'"
         )

@@ -25,7 +25,7 @@ from starlette.routing import Route
 
 from mailjudge.models import GAME_STATES, Game, GameState, PhaseRecord
 from mailjudge.render import render
-from mailjudge.render.board.style import PALETTES
+from mailjudge.render.board.style import LEGEND_HEIGHT, PALETTES
 from mailjudge.render.chart import centre_chart
 from mailjudge.service.archive import export_game
 from mailjudge.service.schedule import timing_of
@@ -205,14 +205,12 @@ def game_page(request: Request, game: Game) -> Page:
         title = _board_title(game, game.position)
         context["board"] = pages.board_svg(game, game.position, [], title, palette)
     if records:
+        # Linked, not inline: a second board in the page would double its size.
         last = records[-1]
+        width, height = game_map(game).board_size
         context["last"] = {
-            "code": last.phase,
-            "name": pages.phase_name(last.phase),
-            "svg": pages.board_svg(
-                game, last.position, last.results.get("results", []),
-                _board_title(game, last.position), palette,
-            ),
+            "code": last.phase, "name": pages.phase_name(last.phase),
+            "width": width, "height": height + LEGEND_HEIGHT,
         }  # fmt: skip
     body = render("web/game.html.j2", **context)
     return _page(body, pages.last_changed(game))
