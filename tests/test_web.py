@@ -452,3 +452,29 @@ def test_old_records_are_paged(
     assert sum(p.count("the diplomats (") for u, p in pages.items() if u in records) == older
     beyond = f"/games/longrun/records?page={len(records) + 1}"
     assert web.get(beyond).status_code == 404
+
+
+def test_a_democratic_count_names_no_one_by_their_address(
+    harness: Harness, web: TestClient
+) -> None:
+    """Citizens who chose no public name are elected and counted: the published counts on
+    the web name them by no part of their address."""
+    from mailjudge.models import Seat
+
+    h = harness
+    assert "created" in h.command(MASTER, "CREATE quiet masterpw VARIANT democratic")
+    for n in range(7):
+        assert "joined" in h.command(f"hushed{n}@citizens.test", f"JOIN quiet pw{n}")
+    assert "started" in h.command(MASTER, "SIGNON Mquiet masterpw\nSTART").lower()
+    for seat in Seat.select().where((Seat.game == get_game("quiet")) & (Seat.role == "citizen")):
+        say = f"SIGNON {seat.name}@quiet pw{seat.name[-1]}\n"
+        assert "nominated" in h.command(f"{seat.name}@citizens.test", say + f"NOMINATE {seat.name}")
+        assert "recorded" in h.command(
+            f"{seat.name}@citizens.test", say + f"VOTE DIPLOMAT {seat.name}"
+        )
+    assert "processed" in h.command(MASTER, "SIGNON Mquiet masterpw\nPROCESS!")
+    pages = crawl(web, "/games/quiet")
+    everything = "\n".join(pages.values())
+    assert "votes" in everything or "elected" in everything
+    assert "hushed" not in everything  # the count says "citizen 3", not "hushed2"
+    assert re.search(r"citizen \d", everything)

@@ -32,7 +32,6 @@ from mailjudge.service.schedule import timing_of
 from mailjudge.service.state import game_map
 from mailjudge.settings import Settings, current_settings
 from mailjudge.timing import show
-from mailjudge.variants import variant_of
 from mailjudge.web import pages
 from mailjudge.web.cache import Page, PageCache
 
@@ -173,7 +172,7 @@ def game_page(request: Request, game: Game) -> Page:
     records = pages.played_phases(game)
     powers = game_map(game).power_names
     history = pages.centre_history(game, records)
-    sections = variant_of(game).public_sections(game)
+    sections = pages.public_sections(game)
     older = 0
     for section in sections:  # the newest records here, the rest on the records pages
         older += max(0, len(section.texts) - RECORDS_ON_GAME_PAGE)
@@ -219,7 +218,7 @@ def game_page(request: Request, game: Game) -> Page:
 def records_page(request: Request, game: Game) -> Page:
     """The variant's older records, RECORDS_PER_PAGE a page, newest first."""
     number = _page_number(request)
-    sections = variant_of(game).public_sections(game)
+    sections = pages.public_sections(game)
     texts = [text for section in sections for text in section.texts][RECORDS_ON_GAME_PAGE:]
     last_page = max(1, -(-len(texts) // RECORDS_PER_PAGE))
     if number > last_page:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -22,12 +23,13 @@ from peewee import fn
 from mailjudge.db import compiled_sql, database_proxy
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.state import Phase
-from mailjudge.models import Game, GameState, PhaseRecord, Press, Seat
+from mailjudge.models import Game, GameState, Person, PhaseRecord, Press, Seat
 from mailjudge.render.board import draw_picture
 from mailjudge.render.results import record_facts, report_lines
 from mailjudge.rules import RuleSet, catalogue
 from mailjudge.service.state import HIDDEN_FROM_PUBLIC, game_map, is_public, phase_label
 from mailjudge.variants import variant_of
+from mailjudge.variants.base import PublicSection
 
 # Seats the public sees: who plays which power. Observers, masters and (in Democratic)
 # the citizens are people, not powers; the variant sections show what is public of them.
@@ -168,6 +170,39 @@ def citizen_lines(game: Game) -> list[SeatLine]:
     return lines
 
 
+def names_from_addresses(game: Game) -> dict[str, str]:
+    """Seat names the judge made from an address (a JOIN without AS: ``hushed3`` from
+    hushed3@...), each with what the web shows instead ("citizen 2"). The variants' own
+    public texts (Democratic counts) name seats; these names must not reach a page."""
+    made: dict[str, str] = {}
+    rows = (
+        Seat.select(Seat.name, Seat.role, Seat.public_name, Person.email)
+        .join(Person)
+        .where((Seat.game == game) & (Seat.public_name == ""))
+        .order_by(Seat.id)
+    )
+    for n, seat in enumerate(rows, start=1):
+        email = seat.person.email if seat.person is not None else ""
+        local = re.sub(r"[^a-z0-9_.-]", "", email.split("@")[0].lower())[:28]
+        if local and seat.name.startswith(local):
+            made[seat.name] = f"{seat.role} {n}"
+    return made
+
+
+def without_address_names(text: str, made: dict[str, str]) -> str:
+    """``text`` with each name made from an address replaced, as a whole word."""
+    if not made:
+        return text
+    # A word of its own; or after a written-out newline ("\\n"), as a count's tie-break
+    # seed quotes its candidates.
+    pattern = (
+        r"(?:(?<=\\n)|(?<![\w.@-]))("
+        + "|".join(re.escape(n) for n in sorted(made, key=len, reverse=True))
+        + r")(?![\w-])"
+    )
+    return re.sub(pattern, lambda m: made[m.group(1).lower()], text, flags=re.IGNORECASE)
+
+
 def rule_lines(game: Game) -> list[tuple[str, str]]:
     known = catalogue()
     return [(name, known.get(name).summary) for name in sorted(game.rules)]
@@ -272,6 +307,20 @@ def owing_orders(game: Game) -> list[str]:
     from mailjudge.service.processing import late_powers
 
     return [power.title() for power in late_powers(game)]
+
+
+def public_sections(game: Game) -> list[PublicSection]:
+    """What the game's variant makes public, with no name made from an address."""
+    sections = variant_of(game).public_sections(game)
+    made = names_from_addresses(game)
+    if made:
+        for section in sections:
+            for table in section.tables:
+                table.rows = [[without_address_names(c, made) for c in row] for row in table.rows]
+            for text in section.texts:
+                text.caption = without_address_names(text.caption, made)
+                text.body = without_address_names(text.body, made)
+    return sections
 
 
 # Drawing a board takes tens of milliseconds; a page read a hundred times draws it once.
