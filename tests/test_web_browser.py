@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -207,3 +208,53 @@ def test_the_pages_a_player_and_a_visitor_need(
         browser.get(base + "/games/watch")
         countdown = browser.find_element(By.CSS_SELECTOR, ".countdown").text
         assert countdown.startswith("(in ") and countdown.endswith("s)"), countdown
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 1000), (390, 844)])
+def test_a_long_democratic_game_in_the_browser(
+    served: Harness, tmp_path: Path, width: int, height: int
+) -> None:
+    """A Democratic game of 100 phases of published counts: its page shows the citizens per
+    power and the newest counts, stays the size of a young game's and fits the screen; the
+    older counts are a click away, page by page."""
+    from selenium.webdriver.common.by import By
+
+    from mailjudge.service.state import get_game
+    from mailjudge.variants.democratic.country_lists import JUDGE as AUTHOR
+    from mailjudge.variants.democratic.public import ELECTION_SUBJECT
+    from mailjudge.variants.democratic.tables import ListPost
+
+    h = served
+    assert "created" in h.command(MASTER, "CREATE agora masterpw VARIANT democratic")
+    for n in range(14):
+        h.command(f"voter{n}@citizens.test", f"JOIN agora pw{n} AS Voter-{n}")
+    assert "started" in h.command(MASTER, "SIGNON Magora masterpw\nSTART").lower()
+    game = get_game("agora")
+    body = "\n".join(f"Voter-{n}: {n} votes" for n in range(14)) * 10
+    base = f"http://127.0.0.1:{h.judge.web_port}"
+    with chromium(width, height) as browser:
+
+        def publish(phases: int) -> int:
+            for year in range(phases):
+                for power in ("AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA",
+                              "TURKEY"):  # fmt: skip
+                    ListPost.create(game=game, power=power, phase=f"S{1901 + year}M",
+                                    author=AUTHOR, subject=ELECTION_SUBJECT, body=body)  # fmt: skip
+            time.sleep(5.1)  # the page cache's lifetime: the counts do not change its stamp
+            browser.get(base + "/games/agora")
+            return len(browser.page_source.encode())
+
+        young = publish(2)
+        old = publish(98)
+        assert old < young * 1.05 and old < 300 * 1024, (young, old)
+        seats = browser.find_element(By.CSS_SELECTOR, "table.seats").text
+        assert "vacant" not in seats and seats.count("citizen") == 7
+        screen, wide = overflow(browser)
+        assert wide <= screen
+        browser.find_element(By.PARTIAL_LINK_TEXT, "earlier records").click()
+        assert browser.current_url.endswith("/games/agora/records")
+        browser.find_element(By.CSS_SELECTOR, 'a[rel="next"]').click()
+        assert browser.current_url.endswith("/games/agora/records?page=2")
+        assert len(browser.find_elements(By.CSS_SELECTOR, "main pre")) == 28
+        screen, wide = overflow(browser)
+        assert wide <= screen
