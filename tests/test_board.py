@@ -184,3 +184,21 @@ def test_the_colour_blind_palette_is_drawn_when_asked() -> None:
     for power, colour in PALETTES["colourblind"].powers.items():
         assert f'fill="{colour}"' in blind, power
         assert f'fill="{colour}"' not in plain, power
+
+
+def test_the_mailed_pictures_follow_the_judges_palette_setting() -> None:
+    """draw_picture without a palette (as the mails call it) takes web.palette."""
+    from dataclasses import replace
+
+    from mailjudge import settings as judge_settings
+    from mailjudge.render.board.style import PALETTES
+
+    kept = judge_settings._CURRENT
+    now = judge_settings.current_settings()
+    try:
+        judge_settings.use_settings(replace(now, web=replace(now.web, palette="colourblind")))
+        svg = draw_picture(MAP, initial_position(MAP), (), "mailed", png=False).svg
+    finally:
+        judge_settings._CURRENT = kept
+    assert f'fill="{PALETTES["colourblind"].powers["ITALY"]}"' in svg
+    assert f'fill="{PALETTES["standard"].powers["ITALY"]}"' not in svg
