@@ -318,7 +318,7 @@ def test_the_names_shown_are_the_ones_chosen(harness: Harness, web: TestClient) 
     assert "joined" in h.command("zed.quietly@mail.test", "JOIN named pw-zed ENGLAND")
     assert "joined" in h.command(player("FRANCE"), f"JOIN named {secret('FRANCE')} FRANCE AS Marianne")  # fmt: skip
     forming = web.get("/games/named").text
-    assert "played by Marianne" in forming
+    assert "joined: Marianne" in forming
     assert "zed" not in forming and "quietly" not in forming
     for power in ("GERMANY", "ITALY", "AUSTRIA", "RUSSIA", "TURKEY"):
         h.command(player(power), f"JOIN named {secret(power)} {power}")
@@ -406,6 +406,7 @@ def test_a_player_sees_what_is_owed_the_time_left_and_last_phase(
 
     assert PALETTES["colourblind"].powers["FRANCE"] in blind
     assert PALETTES["colourblind"].powers["FRANCE"] not in page
+    assert 'href="/games/owing/phases/S1901M?palette=colourblind"' in blind  # kept on links
 
 
 def test_old_records_are_paged(

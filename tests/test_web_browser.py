@@ -163,7 +163,7 @@ def test_the_pages_a_player_and_a_visitor_need(
         join = browser.find_element(By.CSS_SELECTOR, "pre.join-line").text
         assert join == "JOIN gathering your-password [power] AS your-public-name"
         seats = browser.find_element(By.CSS_SELECTOR, "table.seats").text
-        assert "played by Marianne" in seats and "zed" not in browser.page_source
+        assert "joined: Marianne" in seats and "zed" not in browser.page_source
 
         browser.get(base + "/games/watch")
         owed = browser.find_element(By.CSS_SELECTOR, "p.owing").text

@@ -133,6 +133,8 @@ def seat_lines(game: Game) -> list[SeatLine]:
             who = "a dummy (civil disorder)"
         elif seat.person_id is None or seat.status != "active":
             who = f"vacant ({seat.status})" if seat.status != "active" else "vacant"
+        elif game.state == GameState.FORMING:
+            who = f"joined: {name}" if name else "joined (no public name chosen)"
         else:
             who = f"played by {name}" if name else "played (no public name chosen)"
             if seat.eliminated:
