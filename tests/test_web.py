@@ -474,7 +474,17 @@ def test_a_democratic_count_names_no_one_by_their_address(
             f"{seat.name}@citizens.test", say + f"VOTE DIPLOMAT {seat.name}"
         )
     assert "processed" in h.command(MASTER, "SIGNON Mquiet masterpw\nPROCESS!")
+    # A broadcast from a seat that holds no power (as stored, whoever may send one).
+    from mailjudge.models import Press
+
+    citizen = Seat.get((Seat.game == get_game("quiet")) & (Seat.name == "hushed0"))
+    Press.create(game=get_game("quiet"), sender=citizen, recipients="ALL", broadcast=True,
+                 body="hello all")  # fmt: skip
     pages = crawl(web, "/games/quiet")
+    assert (
+        "From a citizen" in pages["/games/quiet/press"]
+        or "From a diplomat" in pages["/games/quiet/press"]
+    )
     everything = "\n".join(pages.values())
     assert "votes" in everything or "elected" in everything
     assert "hushed" not in everything  # the count says "citizen 3", not "hushed2"

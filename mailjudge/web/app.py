@@ -308,8 +308,20 @@ def feed(request: Request, game: Game) -> Page:
 
 
 def api_game(request: Request, game: Game) -> Page:
-    body = json.dumps(export_game(game), indent=1, ensure_ascii=False) + "\n"
+    """The game as `mailjudge export` writes it, with no seat name made from an address."""
+    made = pages.names_from_addresses(game)
+    body = json.dumps(_scrubbed(export_game(game), made), indent=1, ensure_ascii=False) + "\n"
     return _page(body, pages.last_changed(game), media_type="application/json")
+
+
+def _scrubbed(value: Any, made: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return pages.without_address_names(value, made)
+    if isinstance(value, list):
+        return [_scrubbed(item, made) for item in value]
+    if isinstance(value, dict):
+        return {key: _scrubbed(item, made) for key, item in value.items()}
+    return value
 
 
 async def not_found(request: Request, exc: Exception) -> Response:

@@ -371,7 +371,9 @@ def public_press(game: Game) -> list[PressItem]:
         elif press.sender.role == "master":
             sender = "the master"
         else:
-            sender = " and ".join(p.title() for p in press.sender.powers) or press.sender.name
+            # A power; else the public name chosen, never a seat name made from an address.
+            powers = " and ".join(p.title() for p in press.sender.powers)
+            sender = powers or press.sender.public_name or f"a {press.sender.role}"
         items.append(PressItem(press.phase or "", sender, press.sent_at, press.body, press.id))
     return items
 
