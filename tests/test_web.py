@@ -488,4 +488,5 @@ def test_a_democratic_count_names_no_one_by_their_address(
     everything = "\n".join(pages.values())
     assert "votes" in everything or "elected" in everything
     assert "hushed" not in everything  # the count says "citizen 3", not "hushed2"
-    assert re.search(r"citizen \d", everything)
+    # The JSON of the game names the broadcast's sender as the pages do.
+    assert re.search(r'"from": "(citizen|diplomat) \d"', pages["/api/games/quiet"])
