@@ -87,6 +87,14 @@ def _clock_error(database: Database, migrator: SchemaMigrator) -> None:
     )
 
 
+def _public_names(database: Database, migrator: SchemaMigrator) -> None:
+    # A plain ALTER TABLE, as for clock_error: a rebuild of seat would fire the foreign-key
+    # actions of ballots, orders, press and proposals.
+    database.execute_sql(  # type: ignore[no-untyped-call]
+        "ALTER TABLE seat ADD COLUMN public_name VARCHAR(64) NOT NULL DEFAULT ''"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "the tables of release 21f9223 (the baseline)", _baseline),
     Migration(2, "address_counter, confirmation and bounce: guessing, consent, bounces",
@@ -95,6 +103,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _veterans),
     Migration(4, "game.clock_error: a game the clock failed on waits for mailjudge requeue",
               _clock_error),
+    Migration(5, "seat.public_name: the name chosen in JOIN ... AS name, for the web",
+              _public_names),
 )  # fmt: skip
 LATEST = MIGRATIONS[-1].number
 

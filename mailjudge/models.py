@@ -255,6 +255,9 @@ class Seat(BaseModel):
     role = CharField(max_length=16)
     # The name used in SIGNON name@game: the power for a player, a chosen name otherwise.
     name = CharField(max_length=64)
+    # The name chosen in JOIN ... AS name, shown on the web; "" when none was chosen (a
+    # seat's name may be made from the address, which is never shown).
+    public_name = CharField(max_length=64, default="")
     powers = PowersField(max_length=255, default="")  # "FRANCE", "ENGLAND TURKEY", "" (master)
     centre = CharField(max_length=16, null=True)  # Democratic: the citizen's supply centre
     # Diplonomic: the contestant this teammate assists.

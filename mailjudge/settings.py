@@ -352,8 +352,14 @@ class WebSettings:
     base_url: str | None = _setting(
         None,
         "The pages' public address as players reach it (through a reverse proxy, say); when "
-        "set, results mails link to the game's page.",
+        "set, results mails link to the game's page, and the Atom feeds' links start with it.",
         check=_check_base_url,
+    )
+    palette: str = _setting(
+        "standard",
+        "Colours of the board pictures, on the web and in mails: standard, or colourblind "
+        "(kept apart for red-green colour blindness); a web visitor may pick with ?palette=.",
+        choices=("standard", "colourblind"),
     )
 
 

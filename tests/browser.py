@@ -41,8 +41,9 @@ def require_browser() -> None:
 
 
 @contextmanager
-def chromium(width: int = 1280, height: int = 1000) -> Iterator[Any]:
-    """A headless chromium window of that size, with JavaScript off as a player may have it."""
+def chromium(width: int = 1280, height: int = 1000, javascript: bool = False) -> Iterator[Any]:
+    """A headless chromium window of that size, with JavaScript off as a player may have it
+    (or on, to see what a script adds)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -51,9 +52,10 @@ def chromium(width: int = 1280, height: int = 1000) -> Iterator[Any]:
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  f"--window-size={width},{height}", "--hide-scrollbars"):  # fmt: skip
         options.add_argument(flag)
-    options.add_experimental_option(
-        "prefs", {"profile.managed_default_content_settings.javascript": 2}
-    )
+    if not javascript:
+        options.add_experimental_option(
+            "prefs", {"profile.managed_default_content_settings.javascript": 2}
+        )
     service = Service(executable_path=shutil.which("chromedriver") or CHROMEDRIVER)
     driver = webdriver.Chrome(options=options, service=service)
     try:

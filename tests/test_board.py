@@ -111,7 +111,10 @@ def test_a_retreat_phase_shows_the_dislodged_unit() -> None:
     position = position_from_dict(doc, MAP)
     results = [{"power": "FRANCE", "order": "A BEL R PIC", "outcome": "succeeds"}]
     picture = draw_picture(MAP, position, results, "retreats")
-    assert picture.svg.count('stroke="#d7191c"') >= 1  # the red ring of the dislodged unit
+    # The dislodged unit's mark: a dashed black square, not a ring.
+    assert (
+        picture.svg.count('stroke="#111111" stroke-width="2.2" stroke-dasharray="4 2.5"') == 2
+    )  # + the key
     x, y = PLACES.dislodged["bel"]
     assert picture.png is not None
     assert near(pixel(picture.png, (x - 5, y + 3)), rgb(POWER_COLOURS["FRANCE"]), 40)
@@ -136,3 +139,66 @@ def test_each_province_is_an_svg_element_of_its_own_and_the_graph_view_remains()
     assert len(par.get("points", "").split()) > 8  # an outline, not a circle
     graph = draw_picture(MAP, initial_position(MAP), (), "graph", png=False, view="graph")
     assert "province-par" not in graph.svg and "<circle" in graph.svg
+
+
+def test_every_mark_of_a_province_is_inside_its_outline() -> None:
+    """A unit, its dislodged twin and the centre mark sit in their own province: a
+    dislodged unit of Portugal was drawn in Gascony."""
+    from shapely.geometry import Point, Polygon
+
+    for code, shape in MAP.outlines.items():
+        if code not in MAP.provinces:
+            continue
+        outline = Polygon(shape.points)
+        for what, at in (("unit", shape.unit), ("dislodged", PLACES.dislodged[code]),
+                         ("centre", PLACES.centres[code])):  # fmt: skip
+            assert outline.contains(Point(at)), (code, what, at)
+    assert Polygon(MAP.outlines["por"].points).contains(Point(PLACES.dislodged["por"]))
+    assert not Polygon(MAP.outlines["gas"].points).contains(Point(PLACES.dislodged["por"]))
+
+
+def test_a_hold_and_a_dislodged_unit_have_different_shapes() -> None:
+    """Austria holds in Vienna and is dislodged in Budapest: the hold is a ring in Austria's
+    red, the dislodged unit a dashed black square; no ring in the dislodged mark's colour."""
+    position = initial_position(MAP)
+    results = [
+        {"power": "AUSTRIA", "order": "A VIE H", "outcome": "succeeds"},
+        {"power": "AUSTRIA", "order": "A BUD H", "outcome": "dislodged"},
+    ]
+    svg = draw_picture(MAP, position, results, "holds", png=False, palette="standard").svg
+    red = POWER_COLOURS["AUSTRIA"]
+    vie = PLACES.unit("vie")
+    assert f'<circle cx="{vie[0]:g}" cy="{vie[1]:g}" r="15" fill="none" stroke="{red}"' in svg
+    assert svg.count('stroke="#111111" stroke-width="2.2" stroke-dasharray="4 2.5"') == 2  # + key
+    for line in svg.splitlines():
+        if 'stroke="#111111"' in line:
+            assert line.startswith("<polyline"), line
+
+
+def test_the_colour_blind_palette_is_drawn_when_asked() -> None:
+    from mailjudge.render.board.style import PALETTES
+
+    position = initial_position(MAP)
+    blind = draw_picture(MAP, position, (), "cb", png=False, palette="colourblind").svg
+    plain = draw_picture(MAP, position, (), "std", png=False, palette="standard").svg
+    for power, colour in PALETTES["colourblind"].powers.items():
+        assert f'fill="{colour}"' in blind, power
+        assert f'fill="{colour}"' not in plain, power
+
+
+def test_the_mailed_pictures_follow_the_judges_palette_setting() -> None:
+    """draw_picture without a palette (as the mails call it) takes web.palette."""
+    from dataclasses import replace
+
+    from mailjudge import settings as judge_settings
+    from mailjudge.render.board.style import PALETTES
+
+    kept = judge_settings._CURRENT
+    now = judge_settings.current_settings()
+    try:
+        judge_settings.use_settings(replace(now, web=replace(now.web, palette="colourblind")))
+        svg = draw_picture(MAP, initial_position(MAP), (), "mailed", png=False).svg
+    finally:
+        judge_settings._CURRENT = kept
+    assert f'fill="{PALETTES["colourblind"].powers["ITALY"]}"' in svg
+    assert f'fill="{PALETTES["standard"].powers["ITALY"]}"' not in svg

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import html5lib
 import pytest
-from e2e import MASTER, POWERS, Harness, join_by_mail, player, seated, secret, text_of
+from e2e import JUDGE, MASTER, POWERS, Harness, join_by_mail, player, seated, secret, text_of
 from starlette.testclient import TestClient
 
 from mailjudge.service.state import get_game
@@ -128,7 +128,8 @@ def test_a_game_played_by_mail_reads_on_the_web(harness: Harness, web: TestClien
         assert hidden not in everything, hidden
     for power in POWERS:
         assert secret(power) not in everything and player(power) not in everything
-    assert not re.findall(r"[\w.+-]+@[\w-]+\.[\w.-]+", everything)  # no address at all
+    # No address at all but the judge's own, which every page gives for joining.
+    assert set(re.findall(r"[\w.+-]+@[\w-]+\.[\w.-]+", everything)) == {JUDGE}
 
     for url in ("/games/alone", "/games/closed", "/games/nosuch", "/games/webby/phases/S1905M",
                 "/games/webby/phases/W1901A", "/games/webby/phases/junk", "/api/games/closed",
@@ -251,3 +252,243 @@ def test_results_mail_links_to_the_phase_page(tmp_path: Path, smtp_sink: object)
         table.play_phase({"FRANCE": ["A PAR - BUR"]})
         body = text_of(h.results_for("linked", "S1901M")[0].message)
         assert "https://judge.example.test/games/linked/phases/S1901M" in body
+
+
+def test_the_feed_takes_no_link_from_the_host_header(harness: Harness) -> None:
+    """The feed's links and ids come from web.base_url, else are relative links and tag:
+    ids: a request with a forged Host header changes nothing, and the cached copy every
+    reader gets points where the judge says."""
+    from dataclasses import replace
+
+    from mailjudge.settings import current_settings
+
+    table = seated(harness, "feedy")
+    table.sign_on()
+    table.play_phase({"FRANCE": ["A PAR - BUR"]})
+    plain = current_settings()
+    configured = replace(plain, web=replace(plain.web, base_url="https://dip.example.org/"))
+    atom = "{http://www.w3.org/2005/Atom}"
+    for settings, link in ((configured, "https://dip.example.org/games/feedy"),
+                           (plain, "/games/feedy")):  # fmt: skip
+        with TestClient(make_app(settings=settings)) as client:
+            forged = client.get("/games/feedy/feed.atom", headers={"Host": "evil.example"})
+            honest = client.get("/games/feedy/feed.atom")
+            assert forged.text == honest.text
+            assert "evil" not in forged.text and "testserver" not in forged.text
+            feed = ET.fromstring(forged.text)
+            hrefs = [e.get("href") for e in feed.iter(f"{atom}link")]
+            assert hrefs and all(h and h.startswith(link) for h in hrefs), hrefs
+            ids = [e.text or "" for e in feed.iter(f"{atom}id")]
+            if settings is plain:
+                assert all(i.startswith("tag:example.test,") for i in ids), ids
+            else:
+                assert all(i.startswith(link) for i in ids), ids
+
+
+def test_cache_busting_costs_nothing(harness: Harness, web: TestClient) -> None:
+    """Query parameters a page does not read are not part of its cache key: 300 distinct
+    URLs of the feed are one cached page, answered from the cache; and the cache is
+    bounded by pages and by bytes whatever is asked."""
+    from mailjudge.web.cache import Page, PageCache
+
+    table = seated(harness, "busted")
+    table.sign_on()
+    table.play_phase({"FRANCE": ["A PAR - BUR"]})
+    cache = web.app.state.pages  # type: ignore[attr-defined]
+    first = web.get("/games/busted/feed.atom")
+    for n in range(300):
+        got = web.get(f"/games/busted/feed.atom?x={n}&_={n * 7}")
+        assert got.status_code == 200 and got.text == first.text
+    assert len(cache) == 1
+    for n in range(50):  # an unknown zone is read as UTC: one page too
+        web.get(f"/games/busted?tz=Nowhere/{n}&junk={n}")
+    web.get("/games/busted?tz=UTC")
+    assert len(cache) == 2
+
+    small = PageCache(size=8, max_bytes=10_000)
+    for n in range(100):
+        small.put(f"/p{n}", 0, Page("x" * 3000, None, "text/html", str(n)))
+        assert len(small) <= 8 and small.bytes <= 10_000
+    assert small.get("/p99", 0) is not None and small.get("/p0", 0) is None
+
+
+def test_the_names_shown_are_the_ones_chosen(harness: Harness, web: TestClient) -> None:
+    """JOIN ... AS name shows that name; a player who chose none shows none, never a part
+    of their address, before the start and after."""
+    h = harness
+    assert "created" in h.command(MASTER, "CREATE named masterpw RULES POWER_CHOICE")
+    assert "joined" in h.command("zed.quietly@mail.test", "JOIN named pw-zed ENGLAND")
+    assert "joined" in h.command(player("FRANCE"), f"JOIN named {secret('FRANCE')} FRANCE AS Marianne")  # fmt: skip
+    forming = web.get("/games/named").text
+    assert "joined: Marianne" in forming
+    assert "zed" not in forming and "quietly" not in forming
+    for power in ("GERMANY", "ITALY", "AUSTRIA", "RUSSIA", "TURKEY"):
+        h.command(player(power), f"JOIN named {secret(power)} {power}")
+    h.wait_until(lambda: get_game("named").state == "active")
+    page = web.get("/games/named").text
+    assert re.search(r"France</td><td>played by Marianne", page)
+    assert re.search(r"England</td><td>played \(no public name chosen\)", page)
+    assert "zed" not in page and "quietly" not in page
+
+
+def test_a_democratic_game_counts_its_citizens(harness: Harness, web: TestClient) -> None:
+    """14 citizens: 14 people on the list of games, 14 citizens over the powers (none
+    'vacant'), and each diplomat by the public name chosen."""
+    from mailjudge.models import Seat
+
+    h = harness
+    assert "created" in h.command(MASTER, "CREATE demos masterpw VARIANT democratic")
+    for n in range(14):
+        chosen = f" AS Citizen-{n}" if n % 2 else ""  # half choose a name
+        assert "joined" in h.command(f"person{n:02d}@citizens.test", f"JOIN demos pw{n}{chosen}")
+    assert "started" in h.command(MASTER, "SIGNON Mdemos masterpw\nSTART").lower()
+    index = web.get("/").text
+    assert re.search(r'href="/games/demos">demos</a></td>\s*<td[^>]*>democratic</td>\s*'
+                     r'<td[^>]*>[^<]*</td>\s*<td[^>]*>active</td>\s*<td[^>]*>14</td>', index)  # fmt: skip
+    page = web.get("/games/demos").text
+    seats = page[page.index("Who plays what") : page.index("Rules</h2>")]
+    counts = [int(n) for n in re.findall(r"<td>(\d+) citizens?", seats)]
+    assert sum(counts) == 14 and len(counts) == 7
+    assert "vacant" not in seats and "person" not in page
+    # A citizen who chose a name, made diplomat, is shown by it; one who chose none is not
+    # shown by anything made from the address.
+    named = Seat.get(Seat.public_name == "Citizen-1")
+    unnamed = Seat.get(Seat.name == "person00")
+    Seat.update(role="diplomat").where(Seat.id.in_([named.id, unnamed.id])).execute()
+    web.app.state.pages.lifetime = 0  # type: ignore[attr-defined]
+    page = web.get("/games/demos").text
+    assert "diplomat: Citizen-1" in page and "person00" not in page
+    assert "elected, no public name" in page
+
+
+def test_a_visitor_learns_how_to_join(harness: Harness, web: TestClient) -> None:
+    """The list of games and a forming game's page give the judge's address, as a mailto:
+    link, and the JOIN line to send."""
+    assert "created" in harness.command(MASTER, "CREATE joinme masterpw RULES POWER_CHOICE")
+    index = web.get("/").text
+    assert f'href="mailto:{JUDGE}"' in index and "JOIN game your-password" in index
+    page = web.get("/games/joinme").text
+    assert f'href="mailto:{JUDGE}"' in page
+    assert "JOIN joinme your-password [power] AS your-public-name" in page
+    assert_html5(index) or assert_html5(page)
+
+
+def test_a_player_sees_what_is_owed_the_time_left_and_last_phase(
+    harness: Harness, web: TestClient
+) -> None:
+    """A running game shows who still owes orders (powers only, never an order), the
+    deadline with a countdown, the board with last phase's orders, the units as text and
+    the boards full size."""
+    table = seated(harness, "owing")
+    table.sign_on()
+    table.play_phase({"FRANCE": ["A PAR - BUR", "A MAR - SPA"]})
+    web.app.state.pages.lifetime = 0  # type: ignore[attr-defined]
+    page = web.get("/games/owing").text
+    owed = re.search(r"Orders still owed for Fall 1901 movement: <strong>([^<]*)</strong>", page)
+    assert owed and owed.group(1) == "Austria, England, France, Germany, Italy, Russia, Turkey"
+    table.send_orders("FRANCE", ["A BUR - BEL", "A SPA H", "F BRE - MAO"])
+    table.send_orders("ENGLAND", ["F LON - NTH", "F EDI - NWG", "A LVP - YOR"])
+    page = web.get("/games/owing").text
+    owed = re.search(r"Orders still owed for Fall 1901 movement: <strong>([^<]*)</strong>", page)
+    assert owed and owed.group(1) == "Austria, Germany, Italy, Russia, Turkey"
+    assert "BUR - BEL" not in page and "LON - NTH" not in page  # the orders stay secret
+    assert 'class="countdown" data-deadline="' in page and "<script>" in page
+    assert "Last phase&#39;s orders: Spring 1901 movement" in page or \
+        "Last phase's orders: Spring 1901 movement" in page  # fmt: skip
+    assert page.count("<svg") == 2  # the board now and the chart; last phase's is linked
+    assert '<img src="/games/owing/phases/S1901M/board.svg"' in page
+    assert "Army Burgundy (BUR)" in page and "Fleet Brest (BRE)" in page
+    board = web.get("/games/owing/board.svg")
+    assert board.headers["content-type"].startswith("image/svg+xml")
+    assert board.text.startswith("<svg") and "Fall 1901" in board.text
+    phase = web.get("/games/owing/phases/S1901M/board.svg")
+    assert phase.status_code == 200 and "stroke-dasharray" not in phase.text.split("</title>")[0]
+    blind = web.get("/games/owing?palette=colourblind").text
+    from mailjudge.render.board.style import PALETTES
+
+    assert PALETTES["colourblind"].powers["FRANCE"] in blind
+    assert PALETTES["colourblind"].powers["FRANCE"] not in page
+    assert 'href="/games/owing/phases/S1901M?palette=colourblind"' in blind  # kept on links
+
+
+def test_old_records_are_paged(
+    harness: Harness, web: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Democratic game's published counts pile up each phase: the game page keeps the
+    newest, and the older ones are on pages of their own, so the game page stays small
+    however long the game runs."""
+    from mailjudge.variants.democratic.country_lists import JUDGE as AUTHOR
+    from mailjudge.variants.democratic.public import ELECTION_SUBJECT
+    from mailjudge.variants.democratic.tables import ListPost
+
+    h = harness
+    assert "created" in h.command(MASTER, "CREATE longrun masterpw VARIANT democratic")
+    for n in range(7):
+        h.command(f"c{n}@citizens.test", f"JOIN longrun pw{n} AS c{n}")
+    assert "started" in h.command(MASTER, "SIGNON Mlongrun masterpw\nSTART").lower()
+    game = get_game("longrun")
+    body = "Counts, stage by stage:\n" + "\n".join(f"c{n}: {n} votes" for n in range(7)) * 20
+
+    def publish(phases: int) -> None:
+        for year in range(phases):
+            for power in POWERS:
+                ListPost.create(game=game, power=power, phase=f"S{1901 + year}M",
+                                author=AUTHOR, subject=ELECTION_SUBJECT, body=body)  # fmt: skip
+
+    web.app.state.pages.lifetime = 0  # type: ignore[attr-defined]
+    publish(4)
+    small = len(web.get("/games/longrun").content)
+    publish(96)  # 100 phases: 700 records
+    page = web.get("/games/longrun")
+    assert len(page.content) < small * 1.05, (small, len(page.content))
+    assert len(page.content) < MAX_PAGE
+    assert page.text.count("the diplomats (") == 14
+    total = ListPost.select().where(
+        (ListPost.game == game) & (ListPost.subject == ELECTION_SUBJECT)
+    ).count()  # fmt: skip
+    assert total >= 700
+    older = total - 14
+    assert f"{older} earlier records" in page.text
+    pages = crawl(web, "/games/longrun/records")
+    records = [u for u in pages if u.startswith("/games/longrun/records")]
+    assert len(records) == -(-older // 28)  # 28 a page
+    assert sum(p.count("the diplomats (") for u, p in pages.items() if u in records) == older
+    beyond = f"/games/longrun/records?page={len(records) + 1}"
+    assert web.get(beyond).status_code == 404
+
+
+def test_a_democratic_count_names_no_one_by_their_address(
+    harness: Harness, web: TestClient
+) -> None:
+    """Citizens who chose no public name are elected and counted: the published counts on
+    the web name them by no part of their address."""
+    from mailjudge.models import Seat
+
+    h = harness
+    assert "created" in h.command(MASTER, "CREATE quiet masterpw VARIANT democratic")
+    for n in range(7):
+        assert "joined" in h.command(f"hushed{n}@citizens.test", f"JOIN quiet pw{n}")
+    assert "started" in h.command(MASTER, "SIGNON Mquiet masterpw\nSTART").lower()
+    for seat in Seat.select().where((Seat.game == get_game("quiet")) & (Seat.role == "citizen")):
+        say = f"SIGNON {seat.name}@quiet pw{seat.name[-1]}\n"
+        assert "nominated" in h.command(f"{seat.name}@citizens.test", say + f"NOMINATE {seat.name}")
+        assert "recorded" in h.command(
+            f"{seat.name}@citizens.test", say + f"VOTE DIPLOMAT {seat.name}"
+        )
+    assert "processed" in h.command(MASTER, "SIGNON Mquiet masterpw\nPROCESS!")
+    # A broadcast from a seat that holds no power (as stored, whoever may send one).
+    from mailjudge.models import Press
+
+    citizen = Seat.get((Seat.game == get_game("quiet")) & (Seat.name == "hushed0"))
+    Press.create(game=get_game("quiet"), sender=citizen, recipients="ALL", broadcast=True,
+                 body="hello all")  # fmt: skip
+    pages = crawl(web, "/games/quiet")
+    assert (
+        "From a citizen" in pages["/games/quiet/press"]
+        or "From a diplomat" in pages["/games/quiet/press"]
+    )
+    everything = "\n".join(pages.values())
+    assert "votes" in everything or "elected" in everything
+    assert "hushed" not in everything  # the count says "citizen 3", not "hushed2"
+    # The JSON of the game names the broadcast's sender as the pages do.
+    assert re.search(r'"from": "(citizen|diplomat) \d"', pages["/api/games/quiet"])

@@ -5,7 +5,9 @@ A seeded game of random orders is played for --phases phases into a fresh SQLite
 (not counted); the site is then started in a process of its own, and --clients threads of
 this process fetch one page over and over on keep-alive connections for --seconds. The
 figures: requests per second and the median and 95th percentile time of one request, for
-the game page and for a phase page (board with orders, and the results).
+the game page and for a phase page (board with orders, and the results). Then the Atom
+feed is fetched at --busting distinct URLs (``?bust=N``: a cache-busting visitor): the time
+of one such request and how much the server process grew (its resident memory).
 """
 
 from __future__ import annotations
@@ -115,8 +117,42 @@ def load(port: int, path: str, clients: int, seconds: float) -> dict[str, float]
     }
 
 
+def _rss_mb(pid: int | None) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def bust(port: int, path: str, urls: int, pid: int | None) -> dict[str, float]:
+    """``path?bust=0`` ... ``path?bust=urls-1``, one after the other."""
+    before = _rss_mb(pid)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    times = []
+    for n in range(urls):
+        start = time.perf_counter()
+        conn.request("GET", f"{path}?bust={n}")
+        response = conn.getresponse()
+        response.read()
+        times.append(time.perf_counter() - start)
+        if response.status != 200:
+            raise RuntimeError(f"{path}: {response.status}")
+    conn.close()
+    return {
+        "first_ms": times[0] * 1000,
+        "median_ms": statistics.median(times) * 1000,
+        "rss_before": before,
+        "rss_after": _rss_mb(pid),
+    }
+
+
 def measure_site(
-    database: Path, pages: dict[str, str], clients: int, seconds: float, cache_seconds: float
+    database: Path,
+    pages: dict[str, str],
+    clients: int,
+    seconds: float,
+    cache_seconds: float,
+    busting: int = 0,
 ) -> None:
     mp = multiprocessing.get_context("spawn")
     stop = mp.Event()
@@ -133,6 +169,11 @@ def measure_site(
             print(f"  {label:<10} {path:<28} {got['per_second']:7.0f} requests/s  "
                   f"median {got['median_ms']:5.1f} ms  p95 {got['p95_ms']:5.1f} ms  "
                   f"{got['bytes'] / 1024:.0f} KB")  # fmt: skip
+        if busting:
+            got = bust(port, f"/games/{GAME}/feed.atom", busting, server.pid)
+            print(f"  feed at {busting} distinct URLs: first {got['first_ms']:.0f} ms, median "
+                  f"{got['median_ms']:.1f} ms; server {got['rss_before']:.0f} -> "
+                  f"{got['rss_after']:.0f} MB")  # fmt: skip
     finally:
         stop.set()
         server.join(timeout=10)
@@ -154,6 +195,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--clients", type=int, default=4, help="concurrent clients (default 4)")
     ap.add_argument("--seconds", type=float, default=8.0, help="time per page (default 8)")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--busting", type=int, default=520,
+                    help="distinct feed URLs fetched (default 520; 0: none)")  # fmt: skip
     args = ap.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="mailjudge-bench-web-"))
     database = folder / "judge.db"
@@ -163,5 +206,5 @@ def main(argv: list[str]) -> int:
     pages = {"game page": f"/games/{GAME}", "phase page": f"/games/{GAME}/phases/{played[-1]}"}
     for cache_seconds, how in ((5.0, "as served"), (0.0, "built each time")):
         print(f" {how}:")
-        measure_site(database, pages, args.clients, args.seconds, cache_seconds)
+        measure_site(database, pages, args.clients, args.seconds, cache_seconds, args.busting)
     return 0

@@ -16,6 +16,7 @@ from mailjudge.service.state import (
     has_rule,
     person_for,
     players,
+    public_name,
     seat_in,
     seat_named,
     unique_name,
@@ -110,6 +111,7 @@ def join(
             person=person,
             role="player",
             name=seat_name,
+            public_name=public_name(name),
             powers=chosen,
             password_hash=hash_password(password),
         )

@@ -248,6 +248,14 @@ def seat_named(game: Game, name: str) -> Seat:
     return seat
 
 
+def public_name(chosen: str | None) -> str:
+    """The name a player chose with JOIN ... AS name, as the web shows it: letters, digits
+    and a few marks, at most 40; never anything like an address ("" then)."""
+    if not chosen or "@" in chosen:
+        return ""
+    return re.sub(r"[^\w .'-]", "", chosen)[:40].strip()
+
+
 def unique_name(game: Game, wanted: str) -> str:
     base = re.sub(r"[^a-z0-9_.-]", "", wanted.lower())[:28] or "player"
     taken = {s.name for s in _seats(game)}

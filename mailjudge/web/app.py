@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from email.utils import format_datetime, parsedate_to_datetime
 from typing import Any
+from urllib.parse import quote
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from starlette.applications import Starlette
@@ -24,12 +25,13 @@ from starlette.routing import Route
 
 from mailjudge.models import GAME_STATES, Game, GameState, PhaseRecord
 from mailjudge.render import render
+from mailjudge.render.board.style import LEGEND_HEIGHT, PALETTES
 from mailjudge.render.chart import centre_chart
 from mailjudge.service.archive import export_game
 from mailjudge.service.schedule import timing_of
 from mailjudge.service.state import game_map
+from mailjudge.settings import Settings, current_settings
 from mailjudge.timing import show
-from mailjudge.variants import variant_of
 from mailjudge.web import pages
 from mailjudge.web.cache import Page, PageCache
 
@@ -60,8 +62,21 @@ def _page(body: str, changed: datetime | None, media_type: str = "text/html") ->
 GameBuilder = Callable[[Request, Game], Page]
 
 
-def _cached(build: GameBuilder) -> Callable[[Request], Awaitable[Response]]:
-    """A game's page: from the cache while the game's stamp is unchanged, else built."""
+def cache_key(request: Request, depends_on: tuple[str, ...]) -> str:
+    """The path and, of the query, only the parameters the page is built from, each as
+    the page reads it (an unknown zone is UTC): ``?tz=UTC&junk=1`` and ``?`` are one page."""
+    readers: dict[str, Callable[[Request], object]] = {
+        "tz": _zone, "palette": _palette, "page": _page_number,
+    }  # fmt: skip
+    parts = [f"{name}={readers[name](request)}" for name in depends_on]
+    return request.url.path + "?" + "&".join(parts)
+
+
+def _cached(
+    build: GameBuilder, depends_on: tuple[str, ...] = ()
+) -> Callable[[Request], Awaitable[Response]]:
+    """A game's page: from the cache while the game's stamp is unchanged, else built.
+    ``depends_on``: the query parameters the page reads; any other is ignored."""
 
     async def endpoint(request: Request) -> Response:
         name = request.path_params["name"]
@@ -69,7 +84,7 @@ def _cached(build: GameBuilder) -> Callable[[Request], Awaitable[Response]]:
         if stamp is None:
             raise HTTPException(404, "There is no public game of that name.")
         cache: PageCache = request.app.state.pages
-        key = request.url.path + "?" + request.url.query
+        key = cache_key(request, depends_on)
         page = cache.get(key, stamp)
         if page is None:
             game = pages.public_game(name)
@@ -100,6 +115,23 @@ def _parse_date(text: str | None) -> datetime | None:
         return None
 
 
+def _palette(request: Request) -> str:
+    """?palette=colourblind or standard; else the judge's web.palette."""
+    asked = request.query_params.get("palette", "")
+    return asked if asked in PALETTES else str(request.app.state.settings.web.palette)
+
+
+def _page_number(request: Request) -> int:
+    text = request.query_params.get("page", "1")
+    return int(text) if text.isdigit() and 0 < len(text) < 6 else 1
+
+
+def _join(request: Request) -> dict[str, str]:
+    """How to join: the judge's address (public by nature: every player writes to it)."""
+    address = str(request.app.state.settings.judge.address)
+    return {"address": address, "mailto": "mailto:" + quote(address, safe="@")}
+
+
 def _zone(request: Request) -> str:
     name = request.query_params.get("tz", "UTC")
     try:
@@ -117,15 +149,34 @@ async def index(request: Request) -> Response:
     newest = PhaseRecord.select(PhaseRecord.processed_at).order_by(
         PhaseRecord.processed_at.desc()
     ).first()  # fmt: skip
-    body = render("web/index.html.j2", games=games, state=state, states=GAME_STATES, show=show)
+    body = render(
+        "web/index.html.j2", games=games, state=state, states=GAME_STATES, show=show,
+        join=_join(request),
+    )  # fmt: skip
     return _respond(request, _page(body, newest.processed_at if newest else None))
+
+
+# The variant's records (Democratic: each country's election counts) on the game page: the
+# newest this many; older ones on /games/NAME/records?page=N, as many a page.
+RECORDS_ON_GAME_PAGE = 14
+RECORDS_PER_PAGE = 28
+
+
+def _board_title(game: Game, position: dict[str, Any]) -> str:
+    return f"{game.name}: {pages.phase_name(position['phase'])}"
 
 
 def game_page(request: Request, game: Game) -> Page:
     zone = _zone(request)
+    palette = _palette(request)
     records = pages.played_phases(game)
     powers = game_map(game).power_names
     history = pages.centre_history(game, records)
+    sections = pages.public_sections(game)
+    older = 0
+    for section in sections:  # the newest records here, the rest on the records pages
+        older += max(0, len(section.texts) - RECORDS_ON_GAME_PAGE)
+        section.texts = section.texts[:RECORDS_ON_GAME_PAGE]
     context: dict[str, Any] = {
         "game": game,
         "phase": pages.phase_name(game.phase),
@@ -137,24 +188,75 @@ def game_page(request: Request, game: Game) -> Page:
         "rules": pages.rule_lines(game),
         "counts": pages.centre_counts(game.position),
         "phases": [(r.phase, pages.phase_name(r.phase)) for r in records],
-        "sections": variant_of(game).public_sections(game),
+        "sections": sections,
+        "older_records": older,
         "board": None,
+        "last": None,
+        "units": pages.unit_lines(game, game.position),
         "chart": centre_chart(history, powers, game.victory_count) if history else None,
         "deadline": game.deadline if game.state == GameState.ACTIVE else None,
+        "owing": pages.owing_orders(game),
+        "join": _join(request) if game.state == GameState.FORMING else None,
+        "palette": palette,
+        "palette_query": "" if palette == "standard" else f"?palette={palette}",
     }
     if game.position:
-        title = f"{game.name}: {pages.phase_name(game.position['phase'])}"
-        context["board"] = pages.board_svg(game, game.position, [], title)
+        title = _board_title(game, game.position)
+        context["board"] = pages.board_svg(game, game.position, [], title, palette)
+    if records:
+        # Linked, not inline: a second board in the page would double its size.
+        last = records[-1]
+        width, height = game_map(game).board_size
+        context["last"] = {
+            "code": last.phase, "name": pages.phase_name(last.phase),
+            "width": width, "height": height + LEGEND_HEIGHT,
+        }  # fmt: skip
     body = render("web/game.html.j2", **context)
     return _page(body, pages.last_changed(game))
 
 
+def records_page(request: Request, game: Game) -> Page:
+    """The variant's older records, RECORDS_PER_PAGE a page, newest first."""
+    number = _page_number(request)
+    sections = pages.public_sections(game)
+    texts = [text for section in sections for text in section.texts][RECORDS_ON_GAME_PAGE:]
+    last_page = max(1, -(-len(texts) // RECORDS_PER_PAGE))
+    if number > last_page:
+        raise HTTPException(404, f"The records have {last_page} page(s).")
+    shown = texts[(number - 1) * RECORDS_PER_PAGE : number * RECORDS_PER_PAGE]
+    body = render(
+        "web/records.html.j2", game=game, texts=shown, number=number, last_page=last_page,
+    )  # fmt: skip
+    return _page(body, pages.last_changed(game))
+
+
 def phase_page(request: Request, game: Game) -> Page:
-    page = pages.phase_page(game, request.path_params["phase"])
+    palette = _palette(request)
+    page = pages.phase_page(game, request.path_params["phase"], palette)
     if page is None:
         raise HTTPException(404, "The game has no processed phase of that name.")
-    body = render("web/phase.html.j2", game=game, page=page)
+    body = render(
+        "web/phase.html.j2", game=game, page=page,
+        palette_query="" if palette == "standard" else f"?palette={palette}",
+    )  # fmt: skip
     return _page(body, page.processed_at)
+
+
+def board_now(request: Request, game: Game) -> Page:
+    """The board now as an SVG file of its own, full size (to zoom on a phone)."""
+    if not game.position:
+        raise HTTPException(404, "The game has not started: there is no board yet.")
+    svg = pages.board_svg(
+        game, game.position, [], _board_title(game, game.position), _palette(request)
+    )
+    return _page(svg, pages.last_changed(game), media_type="image/svg+xml")
+
+
+def phase_board(request: Request, game: Game) -> Page:
+    page = pages.phase_page(game, request.path_params["phase"], _palette(request))
+    if page is None:
+        raise HTTPException(404, "The game has no processed phase of that name.")
+    return _page(page.svg, page.processed_at, media_type="image/svg+xml")
 
 
 def press_page(request: Request, game: Game) -> Page:
@@ -162,40 +264,64 @@ def press_page(request: Request, game: Game) -> Page:
     return _page(body, pages.last_changed(game))
 
 
+def _feed_ids(request: Request, game: Game) -> tuple[str, str]:
+    """(link base, id base) for the feed: from web.base_url when set; otherwise links
+    relative to the site and ids as tag: URIs. Never from the request's Host header: the
+    page cache serves one copy to every reader, and a visitor must not choose its links."""
+    base = request.app.state.settings.web.base_url
+    if base:
+        base = str(base).rstrip("/")
+        return base, base
+    domain = str(request.app.state.settings.judge.address).rpartition("@")[2] or "localhost"
+    return "", f"tag:{domain},{game.created_at:%Y-%m-%d}:"
+
+
 def feed(request: Request, game: Game) -> Page:
-    base = str(request.base_url).rstrip("/")
+    base, ids = _feed_ids(request, game)
     entries = []
-    for record in pages.played_phases(game):
-        phase = pages.phase_page(game, record.phase)
-        if phase is None:
-            continue
+    records = pages.played_phases(game)
+    for i, record in enumerate(records):
+        path = f"/games/{game.name}/phases/{record.phase}"
         entries.append({
-            "id": f"{base}/games/{game.name}/phases/{record.phase}",
-            "title": f"Results of {phase.name}",
+            "id": ids + path,
+            "title": f"Results of {pages.phase_name(record.phase)}",
             "updated": record.processed_at,
-            "link": f"{base}/games/{game.name}/phases/{record.phase}",
-            "text": "\n".join(phase.results),
+            "link": base + path,
+            "text": "\n".join(pages.phase_results(game, records, i)),
         })  # fmt: skip
     for item in pages.public_press(game):
+        path = f"/games/{game.name}/press#press-{item.id}"
         entries.append({
-            "id": f"{base}/games/{game.name}/press#press-{item.id}",
+            "id": ids + path,
             "title": f"Broadcast from {item.sender}",
             "updated": item.sent_at,
-            "link": f"{base}/games/{game.name}/press#press-{item.id}",
+            "link": base + path,
             "text": item.body,
         })  # fmt: skip
     entries.sort(key=lambda e: e["updated"], reverse=True)
     changed = pages.last_changed(game)
     body = render(
-        "web/feed.atom.j2", game=game, base=base, entries=entries, updated=changed,
+        "web/feed.atom.j2", game=game, base=base, ids=ids, entries=entries, updated=changed,
         iso=lambda moment: moment.astimezone(UTC).isoformat(timespec="seconds"),
     )  # fmt: skip
     return _page(body, changed, media_type="application/atom+xml")
 
 
 def api_game(request: Request, game: Game) -> Page:
-    body = json.dumps(export_game(game), indent=1, ensure_ascii=False) + "\n"
+    """The game as `mailjudge export` writes it, with no seat name made from an address."""
+    made = pages.names_from_addresses(game)
+    body = json.dumps(_scrubbed(export_game(game), made), indent=1, ensure_ascii=False) + "\n"
     return _page(body, pages.last_changed(game), media_type="application/json")
+
+
+def _scrubbed(value: Any, made: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return pages.without_address_names(value, made)
+    if isinstance(value, list):
+        return [_scrubbed(item, made) for item in value]
+    if isinstance(value, dict):
+        return {key: _scrubbed(item, made) for key, item in value.items()}
+    return value
 
 
 async def not_found(request: Request, exc: Exception) -> Response:
@@ -205,16 +331,21 @@ async def not_found(request: Request, exc: Exception) -> Response:
     return Response(body, status_code=status, media_type="text/html; charset=utf-8")
 
 
-def make_app(cache_seconds: float = 5.0) -> Starlette:
-    """The site; the database must already be connected (db.connect)."""
+def make_app(cache_seconds: float = 5.0, settings: Settings | None = None) -> Starlette:
+    """The site; the database must already be connected (db.connect). ``settings``: the
+    judge's (its address for joining, web.base_url, web.palette); the current ones if None."""
     routes = [
         Route("/", index),
-        Route("/games/{name}", _cached(game_page)),
-        Route("/games/{name}/phases/{phase}", _cached(phase_page)),
+        Route("/games/{name}", _cached(game_page, ("tz", "palette"))),
+        Route("/games/{name}/board.svg", _cached(board_now, ("palette",))),
+        Route("/games/{name}/records", _cached(records_page, ("page",))),
+        Route("/games/{name}/phases/{phase}", _cached(phase_page, ("palette",))),
+        Route("/games/{name}/phases/{phase}/board.svg", _cached(phase_board, ("palette",))),
         Route("/games/{name}/press", _cached(press_page)),
         Route("/games/{name}/feed.atom", _cached(feed)),
         Route("/api/games/{name}", _cached(api_game)),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: not_found})
     app.state.pages = PageCache(lifetime=cache_seconds)
+    app.state.settings = settings if settings is not None else current_settings()
     return app

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -22,11 +23,13 @@ from peewee import fn
 from mailjudge.db import compiled_sql, database_proxy
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.state import Phase
-from mailjudge.models import Game, GameState, PhaseRecord, Press, Seat
+from mailjudge.models import Game, GameState, Person, PhaseRecord, Press, Seat
 from mailjudge.render.board import draw_picture
 from mailjudge.render.results import record_facts, report_lines
 from mailjudge.rules import RuleSet, catalogue
 from mailjudge.service.state import HIDDEN_FROM_PUBLIC, game_map, is_public, phase_label
+from mailjudge.variants import variant_of
+from mailjudge.variants.base import PublicSection
 
 # Seats the public sees: who plays which power. Observers, masters and (in Democratic)
 # the citizens are people, not powers; the variant sections show what is public of them.
@@ -74,7 +77,11 @@ def _line(game: Game, players: int) -> GameLine:
 def _player_counts() -> dict[int, int]:
     rows = (
         Seat.select(Seat.game, fn.COUNT(Seat.id))
-        .where(Seat.role.in_((*PLAYING_ROLES, "citizen", "diplomat")) & (Seat.status == "active"))
+        .where(
+            Seat.role.in_((*PLAYING_ROLES, "citizen", "diplomat"))
+            & (Seat.status == "active")
+            & Seat.person.is_null(False)  # a vacant or dummy power is nobody
+        )
         .group_by(Seat.game)
         .tuples()
     )
@@ -100,31 +107,102 @@ def played_phases(game: Game) -> list[PhaseRecord]:
 @dataclass
 class SeatLine:
     power: str
-    who: str  # a public name or a description: never an address
+    who: str  # a public name or a description: never an address, nor a name made from one
+
+
+def _shown(seat: Seat) -> str:
+    """The public name the player chose (JOIN ... AS name), else nothing."""
+    return str(seat.public_name or "")
 
 
 def seat_lines(game: Game) -> list[SeatLine]:
-    """Who plays what: each power and, where the player chose one, the public name."""
+    """Who plays what: each power and, where the player chose one, the public name. A game
+    whose powers nobody holds alone (Democratic) shows its citizens per power instead."""
+    if not variant_of(game).has_players:
+        return citizen_lines(game)
     lines = []
-    held: set[str] = set()
     for seat in Seat.select().where(
         (Seat.game == game) & Seat.role.in_(PLAYING_ROLES)
     ).order_by(Seat.id):  # fmt: skip
-        powers = " and ".join(p.title() for p in seat.powers)
-        held.update(seat.powers)
+        powers = " and ".join(p.title() for p in seat.powers) or "(dealt at the start)"
+        name = _shown(seat)
         if seat.role == "teammate":
-            who = f"teammate {seat.name}" + ("" if seat.status == "active" else f" ({seat.status})")
+            who = f"teammate {name}" if name else "a teammate"
+            who += "" if seat.status == "active" else f" ({seat.status})"
         elif seat.dummy:
             who = "a dummy (civil disorder)"
         elif seat.person_id is None or seat.status != "active":
             who = f"vacant ({seat.status})" if seat.status != "active" else "vacant"
+        elif game.state == GameState.FORMING:
+            who = f"joined: {name}" if name else "joined (no public name chosen)"
         else:
-            shown = seat.name if seat.name.upper() not in seat.powers else ""
-            who = f"played by {shown}" if shown else "played"
+            who = f"played by {name}" if name else "played (no public name chosen)"
             if seat.eliminated:
                 who += ", eliminated"
         lines.append(SeatLine(powers, who))
     return lines
+
+
+def citizen_lines(game: Game) -> list[SeatLine]:
+    """Democratic: how many citizens each power has, and its diplomat's public name."""
+    owners: dict[str, str] = (game.position or {}).get("sc_owners") or {}
+    counts: dict[str, int] = {}
+    diplomats: dict[str, str] = {}
+    unplaced = 0
+    for seat in Seat.select().where(
+        (Seat.game == game) & Seat.role.in_(("citizen", "diplomat")) & (Seat.status == "active")
+    ):  # fmt: skip
+        power = owners.get(seat.centre or "")
+        if power is None:
+            unplaced += 1
+            continue
+        counts[power] = counts.get(power, 0) + 1
+        if seat.role == "diplomat":
+            diplomats[power] = _shown(seat) or "elected, no public name"
+    lines = []
+    for power in game_map(game).power_names:
+        n = counts.get(power, 0)
+        who = f"{n} citizen{'' if n == 1 else 's'}"
+        if power in diplomats:
+            who += f"; diplomat: {diplomats[power]}"
+        lines.append(SeatLine(power.title(), who))
+    if unplaced:
+        many = "" if unplaced == 1 else "s"
+        lines.append(SeatLine("Not yet placed", f"{unplaced} citizen{many}"))
+    return lines
+
+
+def names_from_addresses(game: Game) -> dict[str, str]:
+    """Seat names the judge made from an address (a JOIN without AS: ``hushed3`` from
+    hushed3@...), each with what the web shows instead ("citizen 2"). The variants' own
+    public texts (Democratic counts) name seats; these names must not reach a page."""
+    made: dict[str, str] = {}
+    rows = (
+        Seat.select(Seat.name, Seat.role, Seat.public_name, Person.email)
+        .join(Person)
+        .where((Seat.game == game) & (Seat.public_name == ""))
+        .order_by(Seat.id)
+    )
+    for n, seat in enumerate(rows, start=1):
+        email = seat.person.email if seat.person is not None else ""
+        local = re.sub(r"[^a-z0-9_.-]", "", email.split("@")[0].lower())[:28]
+        if local and seat.name.startswith(local):
+            made[seat.name] = f"{seat.role} {n}"
+    return made
+
+
+def without_address_names(text: str, made: dict[str, str]) -> str:
+    """``text`` with each name made from an address replaced, as a whole word."""
+    if not made:
+        return text
+    # A word of its own; or after a written-out newline ("\\n"), as a count's tie-break
+    # seed quotes its candidates.
+    pattern = (
+        r"(?:(?<=\\n)|(?<![\w.@-]))("
+        + "|".join(re.escape(n) for n in sorted(made, key=len, reverse=True))
+        + r")(?![\w-])"
+    )
+    return re.sub(pattern, lambda m: made[m.group(1).lower()], text, flags=re.IGNORECASE)
 
 
 def rule_lines(game: Game) -> list[tuple[str, str]]:
@@ -161,9 +239,17 @@ class PhasePage:
     previous: str | None
     following: str | None
     processed_at: datetime
+    units: list[UnitLine]
 
 
-def phase_page(game: Game, code: str) -> PhasePage | None:
+def phase_results(game: Game, records: list[PhaseRecord], i: int) -> list[str]:
+    """The results of the i-th processed phase as the results mail gives them (no board:
+    the feed needs only this, and drawing 100 boards per feed request is what made it slow)."""
+    following = records[i + 1].position if i + 1 < len(records) else game.position
+    return report_lines(record_facts(records[i], following, game_map(game)))
+
+
+def phase_page(game: Game, code: str, palette: str = "standard") -> PhasePage | None:
     """A processed phase: its board with the orders drawn, and the results as mailed."""
     records = played_phases(game)
     codes = [r.phase for r in records]
@@ -171,17 +257,72 @@ def phase_page(game: Game, code: str) -> PhasePage | None:
         return None
     i = codes.index(code.upper())
     record = records[i]
-    gmap = game_map(game)
-    following = records[i + 1].position if i + 1 < len(records) else game.position
-    text = report_lines(record_facts(record, following, gmap))
     title = f"{game.name}: {phase_name(record.phase)}"
     return PhasePage(
         code=record.phase, name=phase_name(record.phase),
-        svg=board_svg(game, record.position, record.results.get("results", []), title),
-        results=text, previous=codes[i - 1] if i else None,
+        svg=board_svg(game, record.position, record.results.get("results", []), title, palette),
+        results=phase_results(game, records, i), previous=codes[i - 1] if i else None,
         following=codes[i + 1] if i + 1 < len(codes) else None,
-        processed_at=record.processed_at,
+        processed_at=record.processed_at, units=unit_lines(game, record.position),
     )  # fmt: skip
+
+
+@dataclass
+class UnitLine:
+    """One power's units as text, for who cannot read the picture (a phone, a screen reader)."""
+
+    power: str
+    units: list[str]  # "A Paris (PAR)", "F Spain, south coast (SPA/SC)"
+    dislodged: list[str]
+
+
+def _unit_text(gmap: Any, unit_type: str, loc: str) -> str:
+    code, _, coast = loc.partition("/")
+    prov = gmap.provinces.get(code)
+    name = prov.name if prov is not None else code.upper()
+    where = f"{name}, {coast.lower()}" if coast else name
+    kind = "Army" if unit_type == "A" else "Fleet"
+    return f"{kind} {where} ({loc.upper()})"
+
+
+def unit_lines(game: Game, position: dict[str, Any] | None) -> list[UnitLine]:
+    if not position:
+        return []
+    gmap = game_map(game)
+    board = position_from_dict(position, gmap)
+    lines = []
+    for power in gmap.power_names:
+        units = sorted(_unit_text(gmap, u.type, u.loc) for u in board.units.values()
+                       if u.power == power)  # fmt: skip
+        gone = sorted(_unit_text(gmap, d.unit.type, d.unit.loc) for d in board.dislodged.values()
+                      if d.unit.power == power)  # fmt: skip
+        if units or gone:
+            lines.append(UnitLine(power.title(), units, gone))
+    return lines
+
+
+def owing_orders(game: Game) -> list[str]:
+    """The powers that still owe orders for the phase now played: names only, never what
+    anyone has ordered (the orders stay secret until the phase is processed)."""
+    if game.state != GameState.ACTIVE or not game.position:
+        return []
+    from mailjudge.service.processing import late_powers
+
+    return [power.title() for power in late_powers(game)]
+
+
+def public_sections(game: Game) -> list[PublicSection]:
+    """What the game's variant makes public, with no name made from an address."""
+    sections = variant_of(game).public_sections(game)
+    made = names_from_addresses(game)
+    if made:
+        for section in sections:
+            for table in section.tables:
+                table.rows = [[without_address_names(c, made) for c in row] for row in table.rows]
+            for text in section.texts:
+                text.caption = without_address_names(text.caption, made)
+                text.body = without_address_names(text.body, made)
+    return sections
 
 
 # Drawing a board takes tens of milliseconds; a page read a hundred times draws it once.
@@ -189,14 +330,17 @@ _BOARDS: OrderedDict[str, str] = OrderedDict()
 _BOARDS_KEPT = 256
 
 
-def board_svg(game: Game, position: dict[str, Any], results: list[Any], title: str) -> str:
+def board_svg(
+    game: Game, position: dict[str, Any], results: list[Any], title: str, palette: str = "standard"
+) -> str:
     key = hashlib.sha256(
-        json.dumps([game.map_name, position, results, title], sort_keys=True).encode()
+        json.dumps([game.map_name, position, results, title, palette], sort_keys=True).encode()
     ).hexdigest()
     svg = _BOARDS.get(key)
     if svg is None:
         gmap = game_map(game)
-        svg = draw_picture(gmap, position_from_dict(position, gmap), results, title, png=False).svg
+        board = position_from_dict(position, gmap)
+        svg = draw_picture(gmap, board, results, title, png=False, palette=palette).svg
         _BOARDS[key] = svg
         while len(_BOARDS) > _BOARDS_KEPT:
             _BOARDS.popitem(last=False)
@@ -227,7 +371,9 @@ def public_press(game: Game) -> list[PressItem]:
         elif press.sender.role == "master":
             sender = "the master"
         else:
-            sender = " and ".join(p.title() for p in press.sender.powers) or press.sender.name
+            # A power; else the public name chosen, never a seat name made from an address.
+            powers = " and ".join(p.title() for p in press.sender.powers)
+            sender = powers or press.sender.public_name or f"a {press.sender.role}"
         items.append(PressItem(press.phase or "", sender, press.sent_at, press.body, press.id))
     return items
 

@@ -28,9 +28,15 @@ def draw_picture(
     title: str = "",
     png: bool = True,
     view: str = "map",
+    palette: str | None = None,
 ) -> Picture:
     """The board as a map of province outlines (``view="map"``, where the map has them)
-    or as a graph of neighbours (``view="graph"``)."""
-    scene = draw_board(gmap, position, results, title, view)
+    or as a graph of neighbours (``view="graph"``), in the palette named (style.PALETTES;
+    None: the judge's web.palette setting, so the mailed pictures follow it)."""
+    if palette is None:
+        from mailjudge.settings import current_settings
+
+        palette = current_settings().web.palette
+    scene = draw_board(gmap, position, results, title, view, palette)
     image = png_backend.to_png(scene) if png and png_backend.available() else None
     return Picture(f"board-{position.phase}", to_svg(scene), image)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from mailjudge.engine.maps import ARMY
 from mailjudge.engine.state import Unit
 from mailjudge.render.board import style
-from mailjudge.render.board.shapes import Circle, Point, Polygon, Scene, Text
+from mailjudge.render.board.shapes import Circle, Line, Point, Polygon, Scene, Text
 
 
 def unit_glyph(scene: Scene, unit: Unit, at: Point, colour: str, small: bool = False) -> None:
@@ -19,3 +19,13 @@ def unit_glyph(scene: Scene, unit: Unit, at: Point, colour: str, small: bool = F
         hull = ((x - w, y - h), (x + w, y - h), (x + w * 0.62, y + h), (x - w * 0.62, y + h))
         scene.add(Polygon(hull, colour, "#ffffff", 2))
     scene.add(Text(x, y, unit.type, 11 * k, "#ffffff", bold=True))
+
+
+def dislodged_mark(scene: Scene, at: Point, half: float) -> None:
+    """A dislodged unit: a dashed square, black on white. Not a ring (a hold is a ring in
+    its power's colour) and in no power's colour, so no power's hold reads as it."""
+    x, y = at
+    square = ((x - half, y - half), (x + half, y - half), (x + half, y + half),
+              (x - half, y + half), (x - half, y - half))  # fmt: skip
+    scene.add(Line(square, "#ffffff", 4.5))
+    scene.add(Line(square, style.DISLODGED, 2.2, (4.0, 2.5)))

@@ -11,7 +11,7 @@ from typing import Any
 from mailjudge.engine.maps import WATER, GameMap, province_of
 from mailjudge.engine.state import Position
 from mailjudge.render.board import style
-from mailjudge.render.board.glyphs import unit_glyph
+from mailjudge.render.board.glyphs import dislodged_mark, unit_glyph
 from mailjudge.render.board.orders import draw_orders
 from mailjudge.render.board.places import GRAPH, MAP, Places, places
 from mailjudge.render.board.shapes import Circle, Line, Point, Polygon, Rect, Scene, Text
@@ -23,21 +23,24 @@ def draw_board(
     results: Sequence[Mapping[str, Any]] = (),
     title: str = "",
     view: str = MAP,
+    palette: str | None = None,
 ) -> Scene:
     """The picture of ``position``, with ``results`` (this phase's orders and outcomes,
-    as stored) drawn over it; ``view`` "map" (the outlines) or "graph" (circles)."""
+    as stored) drawn over it; ``view`` "map" (the outlines) or "graph" (circles);
+    ``palette`` one of style.PALETTES (the standard one when None)."""
     if not gmap.positions:
         raise ValueError(f"map {gmap.name} has no board positions to draw")
     width, height = gmap.board_size
     where = places(gmap, view)
-    background = style.SEA_FILL if where.view == MAP else style.SEA_BACKGROUND
+    paints = style.palette(palette)
+    background = paints.sea if where.view == MAP else style.SEA_BACKGROUND
     scene = Scene(width, height + style.LEGEND_HEIGHT, background, title)
-    colours = {p: style.power_colour(p, gmap.power_names) for p in gmap.power_names}
+    colours = {p: style.power_colour(p, gmap.power_names, paints) for p in gmap.power_names}
     if where.view == MAP:
-        _outlines(scene, gmap, position, colours, where)
+        _outlines(scene, gmap, position, colours, where, paints)
     else:
         _edges(scene, gmap)
-        _provinces(scene, gmap, position, colours)
+        _provinces(scene, gmap, position, colours, paints)
     points = unit_points(gmap, position, where)
     draw_orders(scene, gmap, position, results, points, colours, where)
     for unit in position.units.values():
@@ -45,7 +48,7 @@ def draw_board(
     for prov, dislodged in position.dislodged.items():
         x, y = points[f"dislodged {prov}"]
         unit_glyph(scene, dislodged.unit, (x, y), colours[dislodged.unit.power], small=True)
-        scene.add(Circle(x, y, style.UNIT_RADIUS + 1, stroke=style.DISLODGED, width=2.5))
+        dislodged_mark(scene, (x, y), style.UNIT_RADIUS + 2)
     _title(scene, title)
     _legend(scene, gmap, position, colours, height)
     return scene
@@ -66,18 +69,23 @@ def unit_points(gmap: GameMap, position: Position, where: Places) -> dict[str, P
 
 
 def _outlines(
-    scene: Scene, gmap: GameMap, position: Position, colours: Mapping[str, str], where: Places
+    scene: Scene,
+    gmap: GameMap,
+    position: Position,
+    colours: Mapping[str, str],
+    where: Places,
+    paints: style.Palette,
 ) -> None:
     """The provinces as shapes: seas blue, land in the colour of its centre's owner (or
     neutral), impassable land grey; then the split coasts, the names and the centres."""
     for code, shape in sorted(gmap.outlines.items()):
         owner = position.sc_owners.get(code)
         if shape.kind == WATER:
-            fill, stroke = style.SEA_FILL, style.COAST_STROKE
+            fill, stroke = paints.sea, style.COAST_STROKE
         elif shape.kind == "impassable":
-            fill, stroke = style.IMPASSABLE_FILL, style.LAND_STROKE
+            fill, stroke = paints.impassable, style.LAND_STROKE
         else:
-            fill = style.tint(colours[owner]) if owner else style.LAND_FILL
+            fill = paints.land_of(colours[owner]) if owner else paints.land
             stroke = style.LAND_STROKE
         scene.add(Polygon(shape.points, fill, stroke, 1.2, id=f"province-{code}"))
     for shape in gmap.outlines.values():
@@ -86,16 +94,16 @@ def _outlines(
             dx, dy = cx - shape.label[0], cy - shape.label[1]
             n = math.hypot(dx, dy) or 1.0
             tx, ty = cx + dx / n * 13, cy + dy / n * 13
-            scene.add(Circle(cx, cy, 4, style.SEA_FILL, style.COAST_STROKE, 1.2),
+            scene.add(Circle(cx, cy, 4, paints.sea, style.COAST_STROKE, 1.2),
                       Text(tx, ty, coast.upper(), 9, style.WATER_LABEL, bold=True,
-                           halo=style.LAND_FILL))  # fmt: skip
+                           halo=paints.land))  # fmt: skip
     for code, shape in sorted(gmap.outlines.items()):
         if code not in gmap.provinces:  # impassable: named, never a home of units
             scene.add(Text(*shape.label, code.upper(), 10, "#6b6558", bold=True))
             continue
         water = shape.kind == WATER
         label = style.WATER_LABEL if water else style.LAND_LABEL
-        halo = style.SEA_FILL if water else None
+        halo = paints.sea if water else None
         scene.add(Text(*shape.label, code.upper(), 11, label, bold=True, halo=halo))
         if gmap.provinces[code].centre:
             owner = position.sc_owners.get(code)
@@ -126,7 +134,13 @@ def _pos(gmap: GameMap, loc: str) -> Point:
     return float(x), float(y)
 
 
-def _provinces(scene: Scene, gmap: GameMap, position: Position, colours: Mapping[str, str]) -> None:
+def _provinces(
+    scene: Scene,
+    gmap: GameMap,
+    position: Position,
+    colours: Mapping[str, str],
+    paints: style.Palette,
+) -> None:
     for code, prov in gmap.provinces.items():
         x, y = gmap.positions[code]
         r = node_radius(gmap, code)
@@ -134,7 +148,7 @@ def _provinces(scene: Scene, gmap: GameMap, position: Position, colours: Mapping
         if prov.kind == WATER:
             scene.add(Circle(x, y, r, style.WATER_FILL, style.WATER_STROKE, 1.5))
         else:
-            fill = style.tint(colours[owner]) if owner else style.LAND_FILL
+            fill = paints.land_of(colours[owner]) if owner else paints.land
             scene.add(Circle(x, y, r, fill, style.LAND_STROKE, 1.5))
         for coast in prov.coasts:
             cx, cy = gmap.positions[f"{code}/{coast}"]
@@ -189,15 +203,18 @@ def _key(scene: Scene, y: float) -> None:
         ("support", Line(((0, 0), (26, 0)), grey, 2, (5, 4))),
         ("convoy", Line(((0, 0), (26, 0)), grey, 2, (2, 3))),
         ("failed", Line(((0, 0), (26, 0)), style.FAILED, 2.5, (7, 4))),
-        ("dislodged", Circle(13, 0, 8, None, style.DISLODGED, 2.5)),
+        ("hold", Circle(13, 0, 8, None, grey, 2.5)),
+        ("dislodged", None),
     ]
     for label, shape in items:
         if isinstance(shape, Line):
             pts = tuple((px + x, py + y) for px, py in shape.points)
             scene.add(Line(pts, shape.color, shape.width, shape.dash))
-        else:
+        elif isinstance(shape, Circle):
             scene.add(Circle(shape.x + x, y, shape.r, None, shape.stroke, shape.width))
+        else:
+            dislodged_mark(scene, (x + 13, y), 8)
         scene.add(Text(x + 34, y, label, 12, anchor="start"))
         x += 34 + 7.2 * len(label) + 26
-    key = "A army   F fleet   small disc: supply centre, in its owner's colour"
+    key = "A army  F fleet  disc: supply centre, owner's colour"
     scene.add(Text(x, y, key, 12, anchor="start"))

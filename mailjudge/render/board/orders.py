@@ -14,7 +14,7 @@ from mailjudge.engine.orders import OrderError, Place, Syntax
 from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import Position, Unit
 from mailjudge.render.board import style
-from mailjudge.render.board.glyphs import unit_glyph
+from mailjudge.render.board.glyphs import dislodged_mark, unit_glyph
 from mailjudge.render.board.places import Places
 from mailjudge.render.board.shapes import Circle, Line, Point, Polygon, Scene
 
@@ -166,4 +166,4 @@ def _own_order(board: _Board, result: Mapping[str, Any], syntax: Syntax) -> None
     elif syntax.kind in ("disband", "remove"):
         cross(scene, start, 11.0)
     if str(result.get("outcome")) == "dislodged":
-        scene.add(Circle(start[0], start[1], style.UNIT_RADIUS + 3, None, style.DISLODGED, 2.5))
+        dislodged_mark(scene, start, style.UNIT_RADIUS + 4)

@@ -321,19 +321,27 @@ def outlines(d: Drawing, amount: float = 0.22) -> dict[str, Any]:
 
 def _beside(shape: Any, unit: Point, avoid: list[Point], distance: float, margin: float) -> Point:
     """A point ``distance`` from the unit, inside the shape by ``margin`` where it can be,
-    the farthest such point from those to ``avoid``."""
+    else inside the shape at all (a small province: Portugal), nearer the unit if need be;
+    the farthest such point from those to ``avoid``. Never outside when any point inside
+    is found: a dislodged unit drawn in the next province reads as that province's."""
     from shapely.geometry import Point as ShapelyPoint
 
     core = shape.buffer(-margin)
     best: tuple[float, Point] | None = None
-    for step in range(24):
-        turn = step * math.pi / 12
-        for reach in (distance, distance * 0.85, distance * 1.2):
-            here = (unit[0] + reach * math.cos(turn), unit[1] + reach * math.sin(turn))
-            inside = core.contains(ShapelyPoint(here))
-            score = min(math.dist(here, a) for a in avoid) + (1000.0 if inside else 0.0)
-            if best is None or score > best[0]:
-                best = (score, here)
+    for reaches in ((1.0, 0.85, 1.2), (0.7, 0.55, 0.4)):
+        for step in range(24):
+            turn = step * math.pi / 12
+            for reach in reaches:
+                here = (unit[0] + distance * reach * math.cos(turn),
+                        unit[1] + distance * reach * math.sin(turn))  # fmt: skip
+                point = ShapelyPoint(here)
+                inside = 2000 if core.contains(point) else 1000 if shape.contains(point) else 0
+                score = min(math.dist(here, a) for a in avoid) + inside
+                if best is None or score > best[0]:
+                    best = (score, here)
+        assert best is not None
+        if best[0] >= 2000:  # well inside at the usual distance: done
+            break
     assert best is not None
     return best[1]
 

@@ -2,37 +2,68 @@
 
 from __future__ import annotations
 
-# Our own palette: strong colours for units and owned centres, told apart also in grey.
-POWER_COLOURS = {
-    "AUSTRIA": "#d0393e",
-    "ENGLAND": "#3b4cc0",
-    "FRANCE": "#2a9fd8",
-    "GERMANY": "#5b4636",
-    "ITALY": "#2f9e44",
-    "RUSSIA": "#8d54b8",
-    "TURKEY": "#e0a100",
-}
+from dataclasses import dataclass
+
+
+# Our own palettes. "standard": strong colours for units and owned centres; "colourblind":
+# one whose units stay apart for red-green colour blindness (deuteranopia). In both, every
+# two of the land fills (each power's tint, neutral land, Switzerland) and the sea, and every
+# two unit colours, are at least 10 apart by CIEDE2000 (tests/test_board.py measures it with
+# render/board/colour.py); in "colourblind" the unit colours are also 10 apart as a
+# deuteranope sees them.
+@dataclass(frozen=True)
+class Palette:
+    powers: dict[str, str]
+    land: str  # neutral land
+    impassable: str  # Switzerland
+    sea: str
+    tint: float  # how much white an owner's colour is mixed with, as its land's fill
+
+    def land_of(self, colour: str) -> str:
+        return tint(colour, self.tint)
+
+
+PALETTES = {
+    "standard": Palette(
+        powers={
+            "AUSTRIA": "#d0393e", "ENGLAND": "#475790", "FRANCE": "#2a9aca",
+            "GERMANY": "#65432e", "ITALY": "#2c9f45", "RUSSIA": "#944cb7", "TURKEY": "#d88101",
+        },
+        land="#fdf9e6", impassable="#c4c4a6", sea="#a2c7ff", tint=0.66,
+    ),
+    "colourblind": Palette(
+        powers={
+            "AUSTRIA": "#c05604", "ENGLAND": "#1c47af", "FRANCE": "#379ce7",
+            "GERMANY": "#454a5a", "ITALY": "#029e73", "RUSSIA": "#cc79a7", "TURKEY": "#c78a00",
+        },
+        land="#f8f2e0", impassable="#c9c3b3", sea="#a0c8ce", tint=0.665,
+    ),
+}  # fmt: skip
+DEFAULT_PALETTE = "standard"
+POWER_COLOURS = PALETTES[DEFAULT_PALETTE].powers
 SPARE_COLOURS = ("#e8590c", "#0b7285", "#c2255c", "#5c940d", "#364fc7", "#862e9c")
 
 SEA_BACKGROUND = "#bcd7ec"
-LAND_FILL = "#f3ead3"
+LAND_FILL = PALETTES[DEFAULT_PALETTE].land
 LAND_STROKE = "#b9a77c"
 WATER_FILL = "#dcebf7"
 WATER_STROKE = "#7fa7c9"
 WATER_LABEL = "#2f5f8a"
 LAND_LABEL = "#5a4a2a"
 NEUTRAL_CENTRE = "#ffffff"
-IMPASSABLE_FILL = "#c9c3b3"
+IMPASSABLE_FILL = PALETTES[DEFAULT_PALETTE].impassable
 # The map view: seas a stronger blue than the graph view's, so that no tint of a power's
 # colour on land reads as water.
-SEA_FILL = "#a9c8e3"
+SEA_FILL = PALETTES[DEFAULT_PALETTE].sea
 COAST_STROKE = "#6f8fae"
 CENTRE_STROKE = "#333333"
 ARMY_EDGE = "#d9c9a0"
 FLEET_EDGE = "#9dbcd8"
 FAILED = "#8c8c8c"
 FAILED_MARK = "#d7191c"
-DISLODGED = "#d7191c"
+# A dislodged unit: a dashed square in black on white, no power's colour and not a ring
+# (a hold is a ring in the power's colour).
+DISLODGED = "#111111"
 
 LAND_RADIUS = 24
 WATER_RADIUS = 27
@@ -41,9 +72,15 @@ UNIT_RADIUS = 10
 LEGEND_HEIGHT = 84
 
 
-def power_colour(power: str, order: tuple[str, ...]) -> str:
-    if power in POWER_COLOURS:
-        return POWER_COLOURS[power]
+def palette(name: str | None) -> Palette:
+    """The palette of that name; the standard one for None or a name not known."""
+    return PALETTES.get(name or DEFAULT_PALETTE, PALETTES[DEFAULT_PALETTE])
+
+
+def power_colour(power: str, order: tuple[str, ...], colours: Palette | None = None) -> str:
+    powers = (colours or PALETTES[DEFAULT_PALETTE]).powers
+    if power in powers:
+        return powers[power]
     index = order.index(power) if power in order else len(order)
     return SPARE_COLOURS[index % len(SPARE_COLOURS)]
 

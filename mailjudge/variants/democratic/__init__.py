@@ -40,6 +40,7 @@ from mailjudge.service.state import (
     person_for,
     phase_of,
     powers_owing,
+    public_name,
     unique_name,
 )
 from mailjudge.variants.base import PressRoutes, PublicSection, Variant
@@ -104,6 +105,7 @@ def join_citizen(
             person=person,
             role="citizen",
             name=unique_name(game, name or person.email.split("@")[0]),
+            public_name=public_name(name),
             centre=centre,
             password_hash=hash_password(password),
             status="active" if confirmed else "invited",

@@ -20,7 +20,9 @@ def sections(game: Game) -> list[PublicSection]:
     rows = []
     for power in game_map(game).power_names:
         seat = diplomat_of(game, power) if game.position else None
-        rows.append([power.title(), seat.name if seat is not None else "none elected"])
+        # The name the citizen chose to show (JOIN ... AS name), never one made from an address.
+        shown = (seat.public_name or "elected, no public name") if seat is not None else None
+        rows.append([power.title(), shown or "none elected"])
     section = PublicSection(
         "The diplomats", [PublicTable("Elected diplomats now", ["Country", "Diplomat"], rows)]
     )

@@ -26,7 +26,9 @@ def sections(game: Game) -> list[PublicSection]:
         caption = f"Proposal {proposal.number} ({phase_label(proposal.phase)}{votes})"
         enacted.texts.append(PublicText(caption, proposal.text))
     rows = [
-        [seat.name, " and ".join(p.title() for p in seat.powers), seat.status]
+        # The name chosen with AS, never one made from the address.
+        [seat.public_name or "(no public name)", " and ".join(p.title() for p in seat.powers),
+         seat.status]
         for seat in Seat.select()
         .where((Seat.game == game) & (Seat.role == "teammate"))
         .order_by(Seat.id)

@@ -17,7 +17,7 @@ from mailjudge.passwords import hash_password
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
 from mailjudge.service.errors import NotAllowed, NotFound
-from mailjudge.service.state import person_for, unique_name
+from mailjudge.service.state import person_for, public_name, unique_name
 
 
 def _in_game(game: Game, person: Person) -> list[Seat]:
@@ -52,6 +52,7 @@ def invite(contestant: Seat, address: str, name: str | None = None) -> Seat:
         seat = earlier or Seat(game=game, person=person, role="teammate")
         if earlier is None:
             seat.name = unique_name(game, name or person.email.split("@")[0])
+            seat.public_name = public_name(name)
         seat.assists = contestant
         seat.powers = contestant.powers
         seat.status = "invited"
@@ -87,6 +88,7 @@ def accept(game: Game, address: str, password: str, name: str | None = None) -> 
         if taken is not None:
             raise NotAllowed(f"the name {name.lower()} is taken in {game.name}; choose another")
         seat.name = unique_name(game, name)
+        seat.public_name = public_name(name)
     seat.password_hash = hash_password(password)
     seat.status = "active"
     seat.save()
