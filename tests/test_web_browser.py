@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from browser import chromium, require_browser
-from e2e import JUDGE, MASTER, Harness, seated
+from e2e import JUDGE, MASTER, Harness, join_by_mail, seated
 from PIL import Image
 
 from mailjudge.demo import mailroom
@@ -227,7 +227,7 @@ def test_a_long_democratic_game_in_the_browser(
     h = served
     assert "created" in h.command(MASTER, "CREATE agora masterpw VARIANT democratic")
     for n in range(14):
-        h.command(f"voter{n}@citizens.test", f"JOIN agora pw{n} AS Voter-{n}")
+        join_by_mail(h, f"voter{n}@citizens.test", f"JOIN agora pw{n} AS Voter-{n}")
     assert "started" in h.command(MASTER, "SIGNON Magora masterpw\nSTART").lower()
     game = get_game("agora")
     body = "\n".join(f"Voter-{n}: {n} votes" for n in range(14)) * 10
