@@ -5,12 +5,10 @@ from __future__ import annotations
 import os
 import signal
 import smtplib
-import socket
 import sqlite3
 import subprocess
 import sys
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +19,7 @@ import pytest
 
 from mailjudge import db, migrations
 from mailjudge.cli import main
-from mailjudge.demo.sink import free_port
+from mailjudge.demo.sink import free_port, wait_for_port
 from mailjudge.models import Game
 from mailjudge.outbound.sent_record import record_path
 from mailjudge.running import no_judge_running, serving
@@ -227,14 +225,3 @@ def test_restore_refuses_while_a_judge_serves_the_database(
                               text=True, timeout=120).stderr.strip().endswith(
             "a restore is under way on " + f"{tmp_path}/judge.db; start the judge when it is done"
         )  # fmt: skip
-
-
-def wait_for_port(port: int, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise TimeoutError(f"nothing listens on {port}")

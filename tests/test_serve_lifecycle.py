@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from mailjudge.demo.sink import MailSink, free_port
+from mailjudge.demo.sink import MailSink, free_port, wait_for_port
 
 MAILJUDGE = str(Path(sys.executable).parent / "mailjudge")
 LINE = re.compile(
@@ -56,17 +56,6 @@ def _mail(n: int) -> EmailMessage:
     return message
 
 
-def _wait_for_port(port: int, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise TimeoutError(f"nothing listens on {port}")
-
-
 def _replies(sink: MailSink) -> dict[str, int]:
     counts: dict[str, int] = {}
     for mail in sink.mails:
@@ -84,7 +73,7 @@ def test_sigterm_mid_stream_loses_nothing_and_answers_once(tmp_path: Path) -> No
     judge = _serve(env, log)
     accepted: list[str] = []
     try:
-        _wait_for_port(port)
+        wait_for_port(port)
 
         def stream() -> None:
             for n in range(80):
@@ -142,7 +131,7 @@ def test_json_log_lines(tmp_path: Path) -> None:
     log = tmp_path / "serve.log"
     judge = _serve(_env(tmp_path, port, sink.port, MAILJUDGE_LOGGING_FORMAT="json"), log)
     try:
-        _wait_for_port(port)
+        wait_for_port(port)
         with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
             client.send_message(_mail(1))
         deadline = time.monotonic() + 60
@@ -186,8 +175,8 @@ def test_serve_answers_mail_and_serves_the_pages_then_mailjudge_web_alone(tmp_pa
     log = tmp_path / "serve.log"
     judge = _serve(env, log)
     try:
-        _wait_for_port(smtp)
-        _wait_for_port(web)
+        wait_for_port(smtp)
+        wait_for_port(web)
         with smtplib.SMTP("127.0.0.1", smtp, timeout=10) as client:
             client.send_message(_mail(1))
         page = urllib.request.urlopen(f"http://127.0.0.1:{web}/", timeout=10)
@@ -207,7 +196,7 @@ def test_serve_answers_mail_and_serves_the_pages_then_mailjudge_web_alone(tmp_pa
     alone = subprocess.Popen([MAILJUDGE, "web"], env=env, stdout=log.open("ab"),
                              stderr=subprocess.STDOUT)  # fmt: skip
     try:
-        _wait_for_port(web)
+        wait_for_port(web)
         missing = urllib.request.Request(f"http://127.0.0.1:{web}/games/nosuch")
         try:
             urllib.request.urlopen(missing, timeout=10)
@@ -252,7 +241,7 @@ def _stop_rounds(tmp_path: Path, rounds: int) -> tuple[list[float], int]:
             stream: threading.Thread | None = None
             halt = threading.Event()
             try:
-                _wait_for_port(smtp)
+                wait_for_port(smtp)
                 if burst:
 
                     def send_mails(first: int = n * 1000, halt: threading.Event = halt) -> None:

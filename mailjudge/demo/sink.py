@@ -12,6 +12,7 @@ import email.policy
 import re
 import socket
 import threading
+import time
 from dataclasses import dataclass
 from email.message import EmailMessage
 from functools import cached_property
@@ -35,6 +36,18 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind((LOOPBACK, 0))
         return int(probe.getsockname()[1])
+
+
+def wait_for_port(port: int, timeout: float = 60) -> None:
+    """Until a server listens on the loopback port (a judge started as a process)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection((LOOPBACK, port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise TimeoutError(f"nothing listens on {port}")
 
 
 @dataclass

@@ -27,8 +27,11 @@ def sections(game: Game) -> list[PublicSection]:
         enacted.texts.append(PublicText(caption, proposal.text))
     rows = [
         # The name chosen with AS, never one made from the address.
-        [seat.public_name or "(no public name)", " and ".join(p.title() for p in seat.powers),
-         seat.status]
+        [
+            seat.public_name or "(no public name)",
+            " and ".join(p.title() for p in seat.powers),
+            seat.status,
+        ]
         for seat in Seat.select()
         .where((Seat.game == game) & (Seat.role == "teammate"))
         .order_by(Seat.id)
