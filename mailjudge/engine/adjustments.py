@@ -89,6 +89,13 @@ def seeded_removals(
     return sorted(units, key=key)[:count]
 
 
+# Which rule chose a removal nobody ordered: kept with the result (its reason), so the
+# results name that rule (render/results.py).
+BY_DRAW = "random"  # seed 001's CIVIL_DISORDER draw
+BY_DISTANCE = Removal.FARTHEST.value  # DATC 6.J, Diplonomic rule 24
+BY_LISTING = Removal.LISTED_OFF_CENTRE.value  # Survive rule 4b
+
+
 def passive_removals(
     gmap: GameMap, passive: Passive, units: Sequence[Unit], count: int
 ) -> list[Unit]:
@@ -97,7 +104,8 @@ def passive_removals(
     return civil_disorder_removals(gmap, units, count)
 
 
-AdjustmentResult = tuple[str, Order, str]  # (power, order, outcome)
+# (power, order, outcome, the rule that chose it when nobody ordered it)
+AdjustmentResult = tuple[str, Order, str, str]
 
 
 def resolve_adjustments(
@@ -121,41 +129,41 @@ def resolve_adjustments(
             mine = [u for u in after.values() if u.power == power]
             for unit in passive_removals(gmap, passive, mine, max(0, -due)):
                 del after[province_of(unit.loc)]
-                results.append((power, Remove(unit), "civil disorder"))
+                results.append((power, Remove(unit), "civil disorder", passive.removal.value))
         elif due > 0:
             homes = gmap.home_centres.get(power, frozenset())
             used = 0
             for order in given:
                 if used >= due:
-                    results.append((power, order, "void"))
+                    results.append((power, order, "void", ""))
                 elif type(order) is Waive:
                     used += 1
-                    results.append((power, order, "succeeds"))
+                    results.append((power, order, "succeeds", ""))
                 elif type(order) is Build:
                     prov = province_of(order.unit.loc)
                     if prov in after:
-                        results.append((power, order, "void"))
+                        results.append((power, order, "void", ""))
                     elif not build_any and prov not in homes:
-                        results.append((power, order, "invalid"))
+                        results.append((power, order, "invalid", ""))
                     else:
                         after[prov] = order.unit
                         used += 1
-                        results.append((power, order, "succeeds"))
+                        results.append((power, order, "succeeds", ""))
                 else:
-                    results.append((power, order, "void"))
+                    results.append((power, order, "void", ""))
         elif due < 0:
             removed: set[str] = set()
             for order in given:
                 if type(order) is Remove and len(removed) < -due:
                     prov = province_of(order.unit.loc)
                     if prov in removed or after.get(prov) != order.unit:
-                        results.append((power, order, "void"))
+                        results.append((power, order, "void", ""))
                         continue
                     removed.add(prov)
                     del after[prov]
-                    results.append((power, order, "succeeds"))
+                    results.append((power, order, "succeeds", ""))
                 else:
-                    results.append((power, order, "void"))
+                    results.append((power, order, "void", ""))
             missing = -due - len(removed)
             if missing > 0:
                 left = [u for u in after.values() if u.power == power]
@@ -164,9 +172,10 @@ def resolve_adjustments(
                     if civil_disorder_seed
                     else civil_disorder_removals(gmap, left, missing)
                 )
+                rule = BY_DRAW if civil_disorder_seed else BY_DISTANCE
                 for unit in chosen:
                     del after[province_of(unit.loc)]
-                    results.append((power, Remove(unit), "civil disorder"))
+                    results.append((power, Remove(unit), "civil disorder", rule))
         else:
-            results.extend((power, order, "void") for order in given)
+            results.extend((power, order, "void", "") for order in given)
     return after, results

@@ -248,8 +248,8 @@ def process_phase(
         units, adj = resolve_adjustments(
             gmap, pos, parsed, options.build_any, passive, options.civil_disorder_seed
         )
-        for power, order, outcome in adj:
-            results.append(OrderResult(power, order, outcome, "", outcome == "civil disorder"))
+        for power, order, outcome, rule in adj:  # rule: who chose an unordered removal
+            results.append(OrderResult(power, order, outcome, rule, outcome == "civil disorder"))
         after = Position(pos.phase, units, dict(pos.sc_owners))
         nxt = Position(next_phase(pos.phase), units, dict(pos.sc_owners))
     won = over = frozenset[str]()

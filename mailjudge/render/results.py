@@ -104,24 +104,41 @@ def _unused_adjustments(gmap: GameMap, facts: PhaseFacts) -> dict[str, str]:
     return lines
 
 
-SEEDED_REMOVALS = (
-    "CIVIL_DISORDER: drawn at random, units off supply centres first; the draw is the order"
-    " of sha256 of game:phase:POWER:place, lowest first"
-)
-DISTANCE_REMOVALS = "farthest from home first, then fleets, then by name (DATC 6.J)"
+# The rule that chose each removal nobody ordered, by the name the engine keeps with it
+# (engine/adjustments.py): the results say which one, in its own words.
+REMOVAL_RULES = {
+    "random": (
+        "CIVIL_DISORDER (seed 001): drawn at random, units off supply centres first; the"
+        " draw is the order of sha256 of game:phase:POWER:place, lowest first"
+    ),
+    "farthest": (
+        "Diplonomic rule 24 and DATC 6.J: the units farthest from home first, then fleets"
+        " before armies, then by province name"
+    ),
+    "listed off centre": (
+        "Survive rule 4b: the first unit listed that is not on a supply centre, else the"
+        " first unit listed"
+    ),
+}
+UNNAMED_REMOVALS = "the civil-disorder rule"  # a phase stored before the rule was kept
 
 
 def report(facts: PhaseFacts, build_any: bool = False, seeded: bool = False) -> dict[str, Any]:
+    """The words of a phase's results. ``seeded`` is no longer read: each removal nobody
+    ordered names the rule that chose it."""
     gmap = load_map("standard")
     by_power: dict[str, list[str]] = {}
     reasons: list[str] = []
-    removed_by_rule: list[str] = []
+    removed_by_rule: dict[str, list[str]] = {}
     for r in facts.results:
         by_power.setdefault(r["power"], []).append(order_line(r))
         if r["outcome"] == "invalid" and r.get("reason"):
             reasons.append(f"{r['power']}: {r['order']}: {r['reason']}")
         if r["outcome"] == "civil disorder" and facts.after.phase.type == ADJUSTMENT:
-            removed_by_rule.append(f"{r['power']} {r['order'].removesuffix(' D')}")
+            rule = REMOVAL_RULES.get(r.get("reason", ""), UNNAMED_REMOVALS)
+            removed_by_rule.setdefault(rule, []).append(
+                f"{r['power']} {r['order'].removesuffix(' D')}"
+            )
     if facts.after.phase.type == ADJUSTMENT:
         for power, line in _unused_adjustments(gmap, facts).items():
             by_power.setdefault(power, []).append(line)
@@ -156,8 +173,7 @@ def report(facts: PhaseFacts, build_any: bool = False, seeded: bool = False) -> 
             (p, counts.get(p, 0), " ".join(cs)) for p, cs in sorted(owners_by_power.items())
         ],
         "adjustments": adjustments,
-        "removed_by_rule": removed_by_rule,
-        "removal_rule": SEEDED_REMOVALS if seeded else DISTANCE_REMOVALS,
+        "removed_by_rule": removed_by_rule,  # {the rule's words: ["FRANCE A GAS", ...]}
         "next_phase": nxt.phase.long_name(),
         "winners": facts.winners,
     }

@@ -37,7 +37,9 @@ def engine_options(game: Game) -> EngineOptions:
         hold_win=rules.has("HOLD_WIN"),
         passive=variant.passive(game, game.sequence),
         keep_adjustments_every=variant.keep_adjustments_every,
-        civil_disorder_seed=game.name if rules.has("CIVIL_DISORDER") else "",
+        civil_disorder_seed=(
+            game.name if rules.has("CIVIL_DISORDER") and variant.random_removals else ""
+        ),
         multiple_orders_hold=rules.has("NO_CHECK"),
     )
 

@@ -67,6 +67,9 @@ class Variant:
     # Tell the master of powers late at the end of the grace period even though the
     # civil-disorder defaults play them (Diplonomic rule 24: the master tries to replace).
     replace_the_late = False
+    # False: a power that sends no removals loses units by the variant's own rule (the
+    # distance rule: Diplonomic rule 24), not by CIVIL_DISORDER's random draw (seed 001).
+    random_removals = True
     # Why a passive power's orders are refused ("FRANCE " comes before it).
     passive_note = (
         "is out of the game and takes no orders: its units hold, disband when dislodged and"

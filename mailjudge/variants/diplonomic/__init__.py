@@ -9,8 +9,9 @@ What the variant changes in the game itself:
 - rule 24: a power whose contestant left and was not replaced (vacant, or a DUMMY) is in
   civil disorder: its units hold without supporting each other, disband when dislodged,
   never build, and are removed farthest from home first, fleets before armies, then by
-  province name. A contestant who misses one deadline gets the same defaults for that
-  phase (CIVIL_DISORDER is on by default);
+  province name. A country that sends no orders for one phase gets the same defaults
+  for that phase, its removals too (CIVIL_DISORDER is on by default, but its random
+  removals of seed 001 give way to rule 24's "farthest from the country first");
 - rule 15: the RULE15 timing, on by default (orders due at 12:00 UTC, a day after the day
   of negotiation), with ALWAYS_WAIT so orders can change until the deadline; retreats
   and builds may be given with the movement orders (variants/diplonomic/rule15.py).
@@ -81,6 +82,7 @@ class Diplonomic(Variant):
     )  # fmt: skip
     default_timing = "RULE15"
     replace_the_late = True
+    random_removals = False  # rule 24: a silent country's units go farthest first
     passive_note = (
         "is in civil disorder (rule 24) and takes no orders: its units hold without"
         " supporting each other, disband when dislodged and never build"
