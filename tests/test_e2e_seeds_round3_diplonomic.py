@@ -71,3 +71,83 @@ def test_a_silent_country_loses_its_farthest_unit(harness: Harness) -> None:
     assert "FRANCE A BEL" in results and "drawn at random" not in results
     units = {u["loc"] for u in get_game(GAME).position["units"]}
     assert {"gas", "par"} <= units and "bel" not in units
+
+
+RING_PLAYERS = ["ann", "ben", "cat", "dan", "eve", "fay", "gus"]
+
+
+def start_lytton(h: Harness, game: str, owners: dict[str, int]) -> None:
+    """A Double game under DOUBLE_LYTTON, put in F1901M with these centre counts."""
+    assert "created" in h.command(
+        MASTER, f"CREATE {game} masterpw VARIANT double RULES DOUBLE_LYTTON"
+    )
+    for name in RING_PLAYERS:
+        joined = h.command(f"{name}@players.test", f"JOIN {game} pw-{name} AS {name}")
+        assert "you joined" in joined
+    h.wait_until(lambda: get_game(game).state == "active")
+    centres = sorted(get_game(game).position["sc_owners"]) + sorted(
+        c
+        for c in (
+            "bel",
+            "bul",
+            "den",
+            "gre",
+            "hol",
+            "nwy",
+            "por",
+            "rum",
+            "ser",
+            "spa",
+            "swe",
+            "tun",
+        )
+    )
+    taken: dict[str, str] = {}
+    for power, count in owners.items():
+        for _ in range(count):
+            taken[centres.pop(0)] = power
+    state = get_game(game)
+    state.phase = "F1901M"
+    state.position = position("F1901M", ["RUSSIA A ukr"], taken)
+    state.save()
+
+
+def test_lytton_results_say_nobody_has_won_while_the_joint_win_is_voted(
+    harness: Harness,
+) -> None:
+    """Seed 004, Lytton's rule 7: "If 2 or more players draw on their SC count of 21 or
+    over then an immediate JOINT WIN (not a JOINT SOLO) will be offered to those players.
+    They can vote YES to accept the joint win or NO to force the game into a TIEBREAK".
+    England at 14 would be a joint win alone, but england-turkey and austria-england are
+    at 21 each: the results must not say "The game is won by ENGLAND"."""
+    h = harness
+    start_lytton(h, "lyt", {"ENGLAND": 14, "TURKEY": 7, "AUSTRIA": 7})
+    assert "processed" in h.command(MASTER, "SIGNON Mlyt masterpw\nPROCESS!")
+    h.wait_until(lambda: len(h.results_for("lyt", "F1901M")) == 8)
+    results = flat(text_of(h.results_for("lyt", "F1901M")[0].message))
+    assert "The game is won by" not in results, results
+    assert (
+        "Nobody has won yet: austria-england and england-turkey reached 21 centres each and"
+        " are offered a joint win; they vote YES or NO" in results
+    )
+    assert get_game("lyt").state == "active"
+    # Nobody votes: silence is NO, and the winter's results tell of the tie-break.
+    assert "processed" in h.command(MASTER, "SIGNON Mlyt masterpw\nPROCESS!")
+    h.wait_until(lambda: len(h.results_for("lyt", "W1901A")) == 8)
+    winter = flat(text_of(h.results_for("lyt", "W1901A")[0].message))
+    assert "The game is won by" not in winter
+    assert "the tie-break between austria-england and england-turkey goes on" in winter
+
+
+def test_lytton_results_name_the_two_power_solo(harness: Harness) -> None:
+    """Seed 004, Lytton's rules 2 and 7: "SOLO win - bring your two countries to a
+    combined SC count of 21" and "A Solo win outranks a joint win". Italy at 14 with
+    Germany at 8 is germany-italy's solo, and the results say so, not "won by ITALY"."""
+    h = harness
+    start_lytton(h, "lys", {"ITALY": 14, "GERMANY": 8})
+    assert "processed" in h.command(MASTER, "SIGNON Mlys masterpw\nPROCESS!")
+    h.wait_until(lambda: len(h.results_for("lys", "F1901M")) == 8)
+    results = flat(text_of(h.results_for("lys", "F1901M")[0].message))
+    assert "The game is won by ITALY" not in results, results
+    assert "The game is over: SOLO germany-italy with 22 centres." in results
+    assert get_game("lys").outcome == "SOLO germany-italy with 22 centres"

@@ -176,6 +176,8 @@ def report(facts: PhaseFacts, build_any: bool = False, seeded: bool = False) -> 
         "removed_by_rule": removed_by_rule,  # {the rule's words: ["FRANCE A GAS", ...]}
         "next_phase": nxt.phase.long_name(),
         "winners": facts.winners,
+        "ending": None,  # how the game ended, when a variant's rule and not the count decided
+        "pending": None,  # what stands between the game and its end (Double's joint vote)
     }
 
 

@@ -57,6 +57,7 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
     before = record.position.get("sc_owners") if record is not None else None
     facts = facts_of(done.results, done.outcome, before)
     words = report(facts, has_rule(game, "BUILD_ANY"), has_rule(game, "CIVIL_DISORDER"))
+    words.update(outcome_words(game, done, words["winners"]))
     picture = played_picture(game, record) if record is not None else None
     shown = picture is not None and picture.png is not None  # the PNG in the HTML part
     mails = []
@@ -82,6 +83,20 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
             mail.board = picture.id
         mails.append(mail)
     return mails
+
+
+def outcome_words(game: Game, done: Any, winners: list[str]) -> dict[str, Any]:
+    """The results say what the game's variant decided, not what the centre count alone
+    would: a power at the count has won only when the game ended with that win (seed 004,
+    Lytton: a two-power solo outranks it, equal solos vote on a joint win first)."""
+    from mailjudge.variants import variant_of  # the variants import this module
+
+    ended = game.state == GameState.FINISHED and game.phase == done.next_phase and game.outcome
+    if ended:
+        if game.outcome == "WIN " + " ".join(winners):
+            return {}  # "The game is won by FRANCE."
+        return {"winners": [], "ending": game.outcome}
+    return {"winners": [], "pending": variant_of(game).pending_outcome(game)}
 
 
 def processed_record(game: Game, phase: str) -> PhaseRecord | None:

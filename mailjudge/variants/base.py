@@ -145,6 +145,11 @@ class Variant:
         """How the game ends after this phase ('WIN FRANCE'), or None: it goes on."""
         return "WIN " + " ".join(sorted(outcome.winners)) if outcome.winners else None
 
+    def pending_outcome(self, game: Game) -> str | None:
+        """What stands between the game and its end, for the results (Double's joint-win
+        vote or tie-break); None when nothing does."""
+        return None
+
     def draws_allowed(self, game: Game) -> str | None:
         """None, or why no draw may be proposed or voted now."""
         return None

@@ -315,6 +315,25 @@ class Double(Variant):
         _start_tiebreak(game, state, vote["players"])
         return tiebreak_notices(game)
 
+    def pending_outcome(self, game: Game) -> str | None:
+        """Seed 004 (Lytton): equal solos are offered a joint win, and a NO starts the
+        tie-break; until either ends the game, nobody has won."""
+        state = game.variant_state or {}
+        vote = state.get("joint_vote")
+        if vote:
+            who = " and ".join(vote["players"])
+            return (
+                f"Nobody has won yet: {who} reached {vote['centres']} centres each and are"
+                " offered a joint win; they vote YES or NO (a NO starts a tie-break)."
+            )
+        if state.get("tiebreak"):
+            who = " and ".join(state["tiebreak"])
+            return (
+                f"Nobody has won yet: the tie-break between {who} goes on until one of them"
+                f" leads with {SOLO_CENTRES} or more centres after a Fall."
+            )
+        return None
+
     def draws_allowed(self, game: Game) -> str | None:
         if (game.variant_state or {}).get("tiebreak"):
             return "the game is in a tie-break: no draw is proposed or taken until it ends"
