@@ -151,3 +151,38 @@ def test_lytton_results_name_the_two_power_solo(harness: Harness) -> None:
     assert "The game is won by ITALY" not in results, results
     assert "The game is over: SOLO germany-italy with 22 centres." in results
     assert get_game("lys").outcome == "SOLO germany-italy with 22 centres"
+
+
+CONTESTANTS = ["alice", "bruno", "chloe", "dmitri", "elif", "farid"]  # and one with no AS
+
+
+def test_the_assignments_of_great_powers_are_published(harness: Harness) -> None:
+    """Seed 003, rule 25: "The Gamemaster SHALL, no later than July 10, publish the
+    assignments of Great Powers and announce the day on which the game will begin." and
+    rule 6: "The Gamemaster SHALL assign Great Powers to Contestants according to an
+    equitable and random method." Each contestant is published by the name given with
+    JOIN ... AS name; LIST says who plays each country, not just "played"."""
+    h = harness
+    assert "created" in h.command(MASTER, "CREATE nomic25 masterpw VARIANT diplonomic")
+    for name in CONTESTANTS:
+        joined = h.command(f"{name}@people.test", f"JOIN nomic25 pw-{name} AS {name}")
+        assert "you joined" in joined, joined
+    assert "you joined" in h.command("quiet@people.test", "JOIN nomic25 pw-quiet")
+    h.wait_until(lambda: get_game("nomic25").state == "active")
+    h.wait_until(lambda: len(mails(h, "the assignments of the Great Powers")) == 8)
+    announced = mails(h, "the assignments of the Great Powers")
+    told = sorted(r for m in announced for r in m.rcpt_tos)
+    expected = [MASTER, "quiet@people.test", *(f"{n}@people.test" for n in CONTESTANTS)]
+    assert told == sorted(expected)
+    text = text_of(announced[0].message)
+    assert "people.test" not in text  # names, never addresses
+    assert "The game began" in text and "with S1901M" in text
+    listed = h.command("anyone@example.test", "LIST nomic25")
+    powers = set()
+    for name in CONTESTANTS:
+        line = next(x for x in text.splitlines() if x.strip().endswith(f" {name}"))
+        power = line.split()[0]
+        powers.add(power)
+        assert f"{power:<10} played by {name}" in listed, listed
+    assert len(powers) == 6 and "a contestant who chose no public name" in text
+    assert listed.count("played by") == 6 and "people.test" not in listed

@@ -33,6 +33,8 @@ class List(Command):
             Seat.select().where((Seat.game == game) & (Seat.role == "player")).order_by(Seat.name)
         ):
             who = "dummy" if seat.dummy else "vacant" if seat.person is None else "played"
+            if who == "played" and seat.public_name:  # chosen with JOIN ... AS name
+                who = f"played by {seat.public_name}"
             out = " (eliminated)" if seat.eliminated else ""
             team = [t.name for t in seat.teammates if t.status == "active"]
             helped = f", teammates: {', '.join(sorted(team))}" if team else ""

@@ -101,12 +101,31 @@ class Diplonomic(Variant):
         return centres // 2 + 1  # rule 16: 18 on the standard map
 
     def on_start(self, game: Game, rng: random.Random, now: datetime) -> list[Outgoing]:
+        mails = self._assignments(game, now)
         current = rc.latest(game)
         if current is None:
-            return []
+            return mails
         body = render("diplonomic/rulebook.txt.j2", game=game, rulebook=current)
         subject = f"the rules, version {current.version}"
-        return mail_to_everyone(game, subject, body)
+        return mails + mail_to_everyone(game, subject, body)
+
+    def _assignments(self, game: Game, now: datetime) -> list[Outgoing]:
+        """Rule 25: "The Gamemaster SHALL ... publish the assignments of Great Powers and
+        announce the day on which the game will begin." Each contestant by the public
+        name chosen with JOIN ... AS name (never one made from an address)."""
+        rows = []
+        for seat in Seat.select().where((Seat.game == game) & (Seat.role == "player")):
+            if seat.dummy or seat.person_id is None:
+                who = "nobody: in civil disorder (rule 24)"
+            else:
+                who = seat.public_name or "a contestant who chose no public name"
+            rows.append((str(seat.powers), who))
+        body = render(
+            "diplonomic/assignments.txt.j2", game=game, rows=sorted(rows),
+            began=show(game.started_at or now, game.timezone),
+            deadline=show(game.deadline, game.timezone) if game.deadline else "",
+        )  # fmt: skip
+        return mail_to_everyone(game, "the assignments of the Great Powers", body)
 
     def ready(self, game: Game, now: datetime, standard: Readiness) -> Readiness:
         """Rule 15: retreats and adjustments given in advance let their phase go ahead
