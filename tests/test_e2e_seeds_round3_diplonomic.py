@@ -186,3 +186,36 @@ def test_the_assignments_of_great_powers_are_published(harness: Harness) -> None
         assert f"{power:<10} played by {name}" in listed, listed
     assert len(powers) == 6 and "a contestant who chose no public name" in text
     assert listed.count("played by") == 6 and "people.test" not in listed
+
+
+def test_a_contestant_who_resigns_is_announced_to_the_master_and_everyone(
+    harness: Harness,
+) -> None:
+    """Seed 003, rule 24: "If a Contestant leaves the game ... the Gamemaster SHALL attempt
+    to replace em with a new Contestant, but if this fails, it's assumed that eir
+    government has collapsed." The master cannot seek a replacement unless told: RESIGN
+    is announced to the master and every other contestant."""
+    h = harness
+    start_diplonomic(h, "nomic24")
+    left = say(h, "nomic24", "FRANCE", "RESIGN")
+    assert "you left nomic24; FRANCE is vacant" in left
+    h.wait_until(lambda: len(mails(h, "FRANCE has no contestant (rule 24)")) == 7)
+    told = sorted(r for m in mails(h, "FRANCE has no contestant") for r in m.rcpt_tos)
+    assert told == sorted([MASTER, *(player(p) for p in POWERS if p != "FRANCE")])
+    text = flat(text_of(mails(h, "FRANCE has no contestant")[0].message))
+    assert "the contestant of FRANCE has left the game (RESIGN)" in text
+    assert "TAKEOVER france@nomic24 password" in text and "civil disorder" in text
+
+
+def test_different_adjudication_is_accepted_and_explained(harness: Harness) -> None:
+    """Seed 001 lists "<!-- RULE DIFFERENT_ADJUDICATION -->" under "Movement Order" and
+    says nothing else of it. The judge accepts it and HELP RULES says what it does here:
+    nothing, since there is one adjudicator."""
+    h = harness
+    created = h.command(MASTER, "CREATE diffadj masterpw RULES DIFFERENT_ADJUDICATION")
+    assert "created" in created and "ERROR" not in created, created
+    listed = flat(h.command("anyone@example.test", "LIST diffadj"))
+    assert "DIFFERENT_ADJUDICATION" in listed
+    rules = flat(h.command("anyone@example.test", "HELP RULES"))
+    assert "DIFFERENT_ADJUDICATION" in rules
+    assert "accepted and changes nothing: seed 001 names it without saying what it does" in rules

@@ -37,6 +37,7 @@ SEED_RULES = {
     "HOLD_WIN": "",
     "SHARED_VICTORY": "",
     "NO_CHECK": "",
+    "DIFFERENT_ADJUDICATION": "",  # named by seed 001, never described
 }
 
 FORBIDDEN_PAIRS = [("REAL_TIME", "ALWAYS_WAIT"), ("PROPOSE_DIAS", "NO_DIAS")]

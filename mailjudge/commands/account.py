@@ -14,6 +14,7 @@ from mailjudge.service.bounces import clear_bounces
 from mailjudge.service.errors import BadSecret, NotFound, ServiceError
 from mailjudge.settings import current_settings
 from mailjudge.timing import zone_of
+from mailjudge.variants import variant_of
 
 
 def spend_password_hash(ctx: Context) -> None:
@@ -388,6 +389,7 @@ class Resign(Command):
         game, seat = ctx.signed_on()
         ctx.require(Action.SEAT)
         seats.resign(seat)
+        ctx.outgoing += variant_of(game).on_resign(game, seat)  # Diplonomic rule 24
         ctx.seat = None
         return [f"you left {game.name}; {seat.powers or seat.name} is vacant"]
 

@@ -145,6 +145,10 @@ class Variant:
         """How the game ends after this phase ('WIN FRANCE'), or None: it goes on."""
         return "WIN " + " ".join(sorted(outcome.winners)) if outcome.winners else None
 
+    def on_resign(self, game: Game, seat: Seat) -> list[Outgoing]:
+        """After ``seat`` has RESIGNed (its person already gone): whom the variant tells."""
+        return []
+
     def pending_outcome(self, game: Game) -> str | None:
         """What stands between the game and its end, for the results (Double's joint-win
         vote or tie-break); None when nothing does."""

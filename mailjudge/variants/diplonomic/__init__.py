@@ -109,6 +109,17 @@ class Diplonomic(Variant):
         subject = f"the rules, version {current.version}"
         return mails + mail_to_everyone(game, subject, body)
 
+    def on_resign(self, game: Game, seat: Seat) -> list[Outgoing]:
+        """Rule 24: a contestant who leaves is to be replaced by the Gamemaster, so the
+        master and everyone else are told (a teammate who leaves is not a contestant)."""
+        if seat.role != "player" or game.state not in (GameState.ACTIVE, GameState.PAUSED):
+            return []
+        who = seat.public_name or f"the contestant of {seat.powers}"
+        body = render(
+            "diplonomic/contestant_left.txt.j2", game=game, who=who, powers=str(seat.powers)
+        )
+        return mail_to_everyone(game, f"{seat.powers} has no contestant (rule 24)", body)
+
     def _assignments(self, game: Game, now: datetime) -> list[Outgoing]:
         """Rule 25: "The Gamemaster SHALL ... publish the assignments of Great Powers and
         announce the day on which the game will begin." Each contestant by the public
