@@ -219,3 +219,32 @@ def test_different_adjudication_is_accepted_and_explained(harness: Harness) -> N
     rules = flat(h.command("anyone@example.test", "HELP RULES"))
     assert "DIFFERENT_ADJUDICATION" in rules
     assert "accepted and changes nothing: seed 001 names it without saying what it does" in rules
+
+
+def test_a_convoyed_move_must_give_its_path(harness: Harness) -> None:
+    """Seed 003, rule 17: "A Move order making use of a Convoy must specify what Convoy
+    paths it will use or conditionals to determine such." A LON - BEL (or ... VIA) is
+    refused, and the orders on file stand; A LON - NTH - BEL is taken and played."""
+    h = harness
+    start_diplonomic(h, "nomic17")
+    game = get_game("nomic17")
+    game.position = position(
+        "S1901M",
+        ["ENGLAND A lon", "ENGLAND F nth", "FRANCE A par"],
+        {"lon": "ENGLAND", "edi": "ENGLAND", "par": "FRANCE"},
+    )
+    game.save()
+    assert "ERROR" not in say(h, "nomic17", "ENGLAND", "A LON H\nF NTH H")
+    for move in ("A LON - BEL", "A LON - BEL VIA"):
+        refused = say(h, "nomic17", "ENGLAND", f"{move}\nF NTH C A LON - BEL")
+        assert "rule 17: a move by convoy must specify the convoy path it will use" in refused
+        assert "A LON - NTH - BEL" in refused and "the orders on file stand" in refused
+    status = say(h, "nomic17", "ENGLAND", "STATUS")
+    assert "A LON H" in status and "F NTH H" in status
+    taken = say(h, "nomic17", "ENGLAND", "A LON - NTH - BEL\nF NTH C A LON - BEL")
+    assert "ERROR" not in taken and "A LON - NTH - BEL" in taken, taken
+    assert "A PAR - BUR" in say(h, "nomic17", "FRANCE", "A PAR - BUR")  # a walk needs no path
+    assert "S1901M processed" in master(h, "nomic17", "PROCESS")
+    h.wait_until(lambda: get_game("nomic17").phase != "S1901M")
+    units = {u["loc"] for u in get_game("nomic17").position["units"]}
+    assert "bel" in units and "lon" not in units

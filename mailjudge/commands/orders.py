@@ -51,6 +51,9 @@ def submit(ctx: Context, power: str, texts: list[str], merge: bool = False) -> l
         raise CommandError(f"{game.name} has not started: orders are for a running game")
     if merge:
         texts = service_orders.merged_with_file(game, seat, power, texts)
+    refused = variant_of(game).refuse_orders(game, power, texts)  # Diplonomic rule 17
+    if refused:
+        raise CommandError(refused)
     report = service_orders.submit_orders(game, seat, power, texts)
     ctx.orders_given = True
     if not report.missing:

@@ -145,6 +145,11 @@ class Variant:
         """How the game ends after this phase ('WIN FRANCE'), or None: it goes on."""
         return "WIN " + " ".join(sorted(outcome.winners)) if outcome.winners else None
 
+    def refuse_orders(self, game: Game, power: str, texts: list[str]) -> str | None:
+        """Why a set of orders is refused whole by the variant's own rule (Diplonomic rule
+        17: convoy paths), before the standard checks; None: no such reason."""
+        return None
+
     def on_resign(self, game: Game, seat: Seat) -> list[Outgoing]:
         """After ``seat`` has RESIGNed (its person already gone): whom the variant tells."""
         return []

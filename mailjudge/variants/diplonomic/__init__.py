@@ -31,10 +31,10 @@ from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
 from mailjudge.service.errors import NotAllowed
 from mailjudge.service.outcomes import Processed, Readiness
-from mailjudge.service.state import has_rule, phase_of
+from mailjudge.service.state import current_position, game_map, has_rule, phase_of
 from mailjudge.timing import show
 from mailjudge.variants.base import PublicSection, Variant
-from mailjudge.variants.diplonomic import public, rule15
+from mailjudge.variants.diplonomic import convoys, public, rule15
 from mailjudge.variants.diplonomic import rule_changes as rc
 from mailjudge.variants.diplonomic import teammates as tm
 from mailjudge.variants.diplonomic.tables import Rulebook
@@ -108,6 +108,10 @@ class Diplonomic(Variant):
         body = render("diplonomic/rulebook.txt.j2", game=game, rulebook=current)
         subject = f"the rules, version {current.version}"
         return mails + mail_to_everyone(game, subject, body)
+
+    def refuse_orders(self, game: Game, power: str, texts: list[str]) -> str | None:
+        """Rule 17: a move by convoy names its path."""
+        return convoys.refusal(game_map(game), current_position(game), power, texts)
 
     def on_resign(self, game: Game, seat: Seat) -> list[Outgoing]:
         """Rule 24: a contestant who leaves is to be replaced by the Gamemaster, so the
