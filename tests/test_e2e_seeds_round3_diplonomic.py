@@ -248,3 +248,60 @@ def test_a_convoyed_move_must_give_its_path(harness: Harness) -> None:
     h.wait_until(lambda: get_game("nomic17").phase != "S1901M")
     units = {u["loc"] for u in get_game("nomic17").position["units"]}
     assert "bel" in units and "lon" not in units
+
+
+def test_a_resigned_contestant_loses_units_by_rule_24_and_the_note_says_so(
+    harness: Harness,
+) -> None:
+    """Seed 003, rule 24: "If a Contestant leaves the game ... If a country in civil
+    disorder has to remove units, the units farthest from the country are removed
+    first." France's contestant resigns; the winter removes A BEL (two provinces from
+    Paris), not A GAS, and the results name rule 24."""
+    h = harness
+    start_diplonomic(h, "nomic24r")
+    game = get_game("nomic24r")
+    game.phase = "F1901M"
+    game.position = position(
+        "F1901M",
+        ["FRANCE A gas", "FRANCE A bel", "FRANCE A par", "ENGLAND F lon"],
+        {"par": "FRANCE", "bel": "FRANCE", "lon": "ENGLAND"},
+    )
+    game.save()
+    assert "FRANCE is vacant" in say(h, "nomic24r", "FRANCE", "RESIGN")
+    assert "F1901M processed" in master(h, "nomic24r", "PROCESS")
+    # Nobody else adjusts and France takes no orders: the winter is played at once.
+    h.wait_until(lambda: len(mails(h, "[nomic24r] results W1901A")) == 7)
+    results = flat(text_of(mails(h, "[nomic24r] results W1901A")[0].message))
+    assert "A BEL D (*civil disorder*)" in results and "A GAS D" not in results
+    assert "(Diplonomic rule 24 and DATC 6.J: the units farthest from home first" in results
+
+
+def test_a_survive_outcast_removal_names_rule_4b(harness: Harness) -> None:
+    """Seed 002, rule 4b: "If a voted out player must remove a unit in the adjustment
+    phase, they must remove the first unit of theirs listed (in the game listing) that is
+    not sitting on an SC." The results name rule 4b, not a random draw."""
+    from mailjudge.variants.survive import outcasts
+
+    h = harness
+    assert "created" in h.command(
+        MASTER, "CREATE surv4b masterpw VARIANT survive RULES POWER_CHOICE CIVIL_DISORDER"
+    )
+    for power in POWERS:
+        assert "you joined" in h.command(player(power), f"JOIN surv4b {secret(power)} {power}")
+    h.wait_until(lambda: get_game("surv4b").state == "active")
+    game = get_game("surv4b")
+    game.phase = "F1901M"
+    game.position = position(
+        "F1901M",
+        ["TURKEY A arm", "TURKEY A con", "TURKEY F ank", "RUSSIA A mos"],
+        {"con": "TURKEY", "ank": "TURKEY", "mos": "RUSSIA"},
+    )
+    game.save()
+    outcasts.record(game, ["TURKEY"], "voted")  # as if voted out in W1900A
+    assert "F1901M processed" in master(h, "surv4b", "PROCESS")
+    # Only the outcast adjusts, and takes no orders: the winter is played at once.
+    h.wait_until(lambda: len(mails(h, "[surv4b] results W1901A")) == 8)
+    results = flat(text_of(mails(h, "[surv4b] results W1901A")[0].message))
+    assert "A ARM D (*civil disorder*)" in results, results
+    assert "(Survive rule 4b: the first unit listed that is not on a supply centre" in results
+    assert "drawn at random" not in results
