@@ -186,6 +186,14 @@ def test_the_assignments_of_great_powers_are_published(harness: Harness) -> None
         assert f"{power:<10} played by {name}" in listed, listed
     assert len(powers) == 6 and "a contestant who chose no public name" in text
     assert listed.count("played by") == 6 and "people.test" not in listed
+    # alice leaves; whoever takes her country over is not published under her name.
+    alices = next(p for p in powers if f"{p:<10} played by alice" in listed)
+    signon = f"SIGNON alice@nomic25 pw-alice\nRESIGN"
+    assert f"{alices} is vacant" in h.command("alice@people.test", signon)
+    taken = h.command("newbie@people.test", f"TAKEOVER {alices.lower()}@nomic25 pw-newbie")
+    assert "you now play" in taken, taken
+    relisted = h.command("anyone@example.test", "LIST nomic25")
+    assert "alice" not in relisted and f"{alices:<10} played\n" in relisted, relisted
 
 
 def test_a_contestant_who_resigns_is_announced_to_the_master_and_everyone(

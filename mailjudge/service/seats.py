@@ -164,6 +164,7 @@ def takeover(game: Game, power: str, email: str, password: str) -> Seat:
         raise NotAllowed(f"you already play {held[0].powers} in {game.name}; one power per player")
     seat.person = person
     seat.password_hash = hash_password(password)
+    seat.public_name = ""  # the name was the one who left; the newcomer has chosen none
     seat.dummy = False
     seat.status = "active"
     seat.failed_signons = 0
