@@ -188,7 +188,7 @@ def test_the_assignments_of_great_powers_are_published(harness: Harness) -> None
     assert listed.count("played by") == 6 and "people.test" not in listed
     # alice leaves; whoever takes her country over is not published under her name.
     alices = next(p for p in powers if f"{p:<10} played by alice" in listed)
-    signon = f"SIGNON alice@nomic25 pw-alice\nRESIGN"
+    signon = "SIGNON alice@nomic25 pw-alice\nRESIGN"
     assert f"{alices} is vacant" in h.command("alice@people.test", signon)
     taken = h.command("newbie@people.test", f"TAKEOVER {alices.lower()}@nomic25 pw-newbie")
     assert "you now play" in taken, taken
