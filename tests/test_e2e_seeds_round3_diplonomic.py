@@ -192,6 +192,9 @@ def test_the_assignments_of_great_powers_are_published(harness: Harness) -> None
     assert f"{alices} is vacant" in h.command("alice@people.test", signon)
     taken = h.command("newbie@people.test", f"TAKEOVER {alices.lower()}@nomic25 pw-newbie")
     assert "you now play" in taken, taken
+    new = f"{alices} has a new contestant"
+    h.wait_until(lambda: len(mails(h, new)) == 8)  # the master, the six and the newcomer
+    assert "newbie@people.test" in {r for m in mails(h, new) for r in m.rcpt_tos}
     relisted = h.command("anyone@example.test", "LIST nomic25")
     assert "alice" not in relisted and f"{alices:<10} played\n" in relisted, relisted
 

@@ -370,6 +370,7 @@ class Takeover(Command):
         game = state.get_game(game_name)
         spend_password_hash(ctx)
         seat = seats.takeover(game, power, ctx.sender, args[1])
+        ctx.outgoing += variant_of(game).on_takeover(game, seat)  # Diplonomic rule 25
         ctx.game, ctx.seat = game, seat
         return [f"you now play {seat.powers} in {game.name}"]
 

@@ -150,6 +150,10 @@ class Variant:
         17: convoy paths), before the standard checks; None: no such reason."""
         return None
 
+    def on_takeover(self, game: Game, seat: Seat) -> list[Outgoing]:
+        """After a TAKEOVER gave ``seat`` a new player: whom the variant tells."""
+        return []
+
     def on_resign(self, game: Game, seat: Seat) -> list[Outgoing]:
         """After ``seat`` has RESIGNed (its person already gone): whom the variant tells."""
         return []

@@ -113,6 +113,15 @@ class Diplonomic(Variant):
         """Rule 17: a move by convoy names its path."""
         return convoys.refusal(game_map(game), current_position(game), power, texts)
 
+    def on_takeover(self, game: Game, seat: Seat) -> list[Outgoing]:
+        """Rules 24 and 25: the replacement contestant's assignment is published."""
+        body = (
+            f"Diplonomic, game {game.name}: {seat.powers} has a new contestant, who took it"
+            " over (rule 24); the assignments of the Great Powers are published (rule 25):"
+            f" LIST {game.name} shows them."
+        )
+        return mail_to_everyone(game, f"{seat.powers} has a new contestant", body)
+
     def on_resign(self, game: Game, seat: Seat) -> list[Outgoing]:
         """Rule 24: a contestant who leaves is to be replaced by the Gamemaster, so the
         master and everyone else are told (a teammate who leaves is not a contestant)."""
