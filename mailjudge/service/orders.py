@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from mailjudge.db import database_proxy, execute_compiled
-from mailjudge.engine.checker import check_order, entry_check
+from mailjudge.engine.checker import ambiguous_name, check_order, entry_check
 from mailjudge.engine.maps import GameMap
-from mailjudge.engine.orders import OrderError
+from mailjudge.engine.orders import OrderError, Syntax
 from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import Phase, Position
 from mailjudge.models import Game, OrderLine, Seat, utcnow
@@ -70,7 +71,7 @@ def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submi
         try:
             syntax = read_order(line, gmap, pos.phase.type)
             text = (
-                str(entry_check(syntax))
+                str(_entry_check(line, syntax, gmap, pos))
                 if no_check
                 else str(check_order(syntax, pos, power, gmap, build_any=build_any))
             )
@@ -88,24 +89,51 @@ def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submi
     report.accepted = kept
     refuse_late_change(game, seat, power, kept)
     with database_proxy.atomic():
+        senders = _senders_on_file(game, seat, power, kept)
         _delete_orders(game, power, _own_only(game, seat))
-        now = utcnow()
         if kept:
             rows = [
                 {"game": game.id, "phase": game.phase, "power": power, "line": n, "text": text,
-                 "submitted_by": seat.id, "submitted_at": now}
-                for n, text in enumerate(kept)
+                 "submitted_by": by, "submitted_at": at}
+                for n, (text, (by, at)) in enumerate(zip(kept, senders, strict=True))
             ]  # fmt: skip
-            stamp = OrderLine.submitted_at.db_value(now)
             params = [
-                v for n, text in enumerate(kept)
-                for v in (game.id, game.phase, power, n, text, seat.id, stamp)
+                v for n, (text, (by, at)) in enumerate(zip(kept, senders, strict=True))
+                for v in (game.id, game.phase, power, n, text, by,
+                          OrderLine.submitted_at.db_value(at))
             ]  # fmt: skip
             execute_compiled(
                 f"insert-orders-{len(kept)}", lambda: OrderLine.insert_many(rows), params
             )
     report.missing = missing_orders(game, pos, power, kept)
     return report
+
+
+def _senders_on_file(
+    game: Game, seat: Seat, power: str, kept: list[str]
+) -> list[tuple[int | None, datetime]]:
+    """Who sent each of ``kept``, and when: an order already on file word for word keeps
+    its sender (seed 003, rule 7: STATUS says "by whom" each order was given, so a
+    teammate's order does not become the last sender's because another line came in);
+    a new or changed line is the sender's, now."""
+    now = utcnow()
+    only = _own_only(game, seat)
+    on_file: dict[str, list[tuple[int | None, datetime]]] = {}
+    for line in orders_on_file(game).get(power, []):
+        if only is None or line.submitted_by_id == only.id:
+            on_file.setdefault(line.text, []).append((line.submitted_by_id, line.submitted_at))
+    out: list[tuple[int | None, datetime]] = []
+    for text in kept:
+        earlier = on_file.get(text)
+        out.append(earlier.pop(0) if earlier else (seat.id, now))
+    return out
+
+
+def _entry_check(line: str, syntax: Syntax, gmap: GameMap, pos: Position) -> Syntax:
+    """NO_CHECK's checks at entry (seed 001): readable, not ambiguous, no coast in a
+    support's destination; legality waits for processing."""
+    ambiguous_name(line, gmap)
+    return entry_check(syntax, gmap, pos)
 
 
 def _kept_from_file(

@@ -72,6 +72,8 @@ def _standard_readiness(game: Game, now: datetime, need_late: bool) -> Readiness
         if waiting:
             return Readiness(False, f"{', '.join(waiting)} asked to WAIT for the deadline")
     late = late_powers(game, players(game))
+    if not late and not deadline_passed and _empty_phase_kept(game):
+        return Readiness(False, "DONT_SKIP_PHASES: an empty phase waits for its deadline")
     if has_rule(game, "ALWAYS_WAIT") and not deadline_passed:
         return Readiness(False, "ALWAYS_WAIT: not before the deadline", late)
     if not late and (not waiting or deadline_passed):
@@ -83,6 +85,16 @@ def _standard_readiness(game: Game, now: datetime, need_late: bool) -> Readiness
     if late:
         return Readiness(False, "orders are missing", late)
     return Readiness(False, f"{', '.join(waiting)} asked to WAIT for the deadline", late)
+
+
+def _empty_phase_kept(game: Game) -> bool:
+    """Seed 001, DONT_SKIP_PHASES: "all phases (including phases where all players need to
+    issue blank orders) will be played, and empty phases won't be skipped". A phase in which
+    nobody has anything to order is played at its deadline, so that the blank orders the
+    rule exists for can be sent; it is not processed the moment it opens."""
+    if not has_rule(game, "DONT_SKIP_PHASES") or has_rule(game, "NO_DEADLINE"):
+        return False
+    return not powers_to_order(game, current_position(game))
 
 
 def _grace(game: Game) -> timedelta:
