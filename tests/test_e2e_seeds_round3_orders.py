@@ -50,12 +50,12 @@ def _double_game(h: Harness, name: str) -> dict[str, str]:
 
 
 def test_double_orders_after_a_rollback_are_synchronised(harness: Harness) -> None:
-    """Seed 004, Double Diplomacy: each power is shared by two players, whose orders are
-    synchronised: "If the orders of the two players for a unit are different, the unit
-    will hold" (identical orders stand). After the master's ROLLBACK the restored orders
-    are each partner's starting set: one partner's new `F EDI - NTH` is set against the
-    other's restored `F EDI - NWG` (so F EDI holds, and both are told), and when both send
-    `F EDI - NTH` it stands, once, with nothing marked (*replaced*)."""
+    """Seed 004, Double Diplomacy: "The GM will only execute those orders which
+    'synchronize'. That is, units not in sync by the two rulers will hold (example 1)."
+    After the master's ROLLBACK the restored orders are each partner's starting set: one
+    partner's new `F EDI - NTH` is set against the other's restored `F EDI - NWG` (so F EDI
+    holds, and both are told), and when both send `F EDI - NTH` it stands, once, with
+    nothing marked (*replaced*)."""
     h = harness
     at = _double_game(h, "rb")
 
@@ -115,11 +115,11 @@ TINA = "tina@teammates.test"
 
 
 def test_status_keeps_each_orders_sender(harness: Harness) -> None:
-    """Seed 003, rule 7 (as amended in its own example): "A Contestant CAN by announcement
+    """Seed 003, rule 7 as its enacted amendment reads: "A Contestant CAN by announcement
     grant (or revoke) authorization to a teammate to submit or change orders for eir
-    country", and STATUS tells a contestant which orders are on file and by whom. A line
-    France sends does not make teammate tina's order France's: each order keeps its sender
-    until that order itself changes."""
+    country. On a contestant's request, the Gamemaster SHALL inform em which orders have
+    been submitted for eir country, and by whom." A line France sends does not make
+    teammate tina's order France's: each order keeps its sender until it changes."""
     h = harness
     game = "bywhom"
 
