@@ -199,21 +199,34 @@ def test_no_check_refuses_ambiguous_orders_at_entry(harness: Harness) -> None:
 # --- point 8: DONT_SKIP_PHASES (seed 001) ---------------------------------------------------
 
 
-def test_dont_skip_phases_waits_for_the_deadline(harness: Harness) -> None:
+def test_dont_skip_phases_waits_for_blank_orders_or_the_deadline(harness: Harness) -> None:
     """Seed 001, DONT_SKIP_PHASES: "If this rule is used, all phases (including phases
     where all players need to issue blank orders) will be played, and empty phases won't
     be skipped." An empty phase is not processed in the same step as the one before: it
-    waits for its deadline, and then is played."""
+    waits for every power's blank orders (an order mail with none), or for its deadline."""
     table = seated(harness, "noskip")
     table.sign_on("POWER_CHOICE DONT_SKIP_PHASES")
-    played = table.play_phase(
-        {p: [f"{u} H" for u in table.position().units.values() if u.power == p] for p in POWERS}
-    )
-    assert played == "S1901M"
-    # The empty retreat phase is there, and stays until its deadline.
+
+    def hold_all() -> None:
+        table.play_phase(
+            {p: [f"{u} H" for u in table.position().units.values() if u.power == p] for p in POWERS}
+        )
+
+    hold_all()
+    # The empty retreat phase is there, and stays until every power has sent blank orders.
     status = flat(table.say(table.players["FRANCE"], f"{table.signon('FRANCE')}\nSTATUS"))
     assert "noskip S1901R" in status, status
+    for power in POWERS[:-1]:
+        table.say(table.players[power], f"{table.signon(power)}\nORDERS\nEND")
     assert get_game("noskip").phase == "S1901R"
-    Game.update(deadline=utcnow() - timedelta(minutes=1)).where(Game.name == "noskip").execute()
-    harness.wait_until(lambda: get_game("noskip").phase == "F1901M", what="the deadline")
+    table.say(table.players[POWERS[-1]], f"{table.signon(POWERS[-1])}\nORDERS\nEND")
+    harness.wait_until(lambda: get_game("noskip").phase == "F1901M", what="the blank orders")
     harness.wait_until(lambda: bool(table.results("S1901R")), what="the empty phase's results")
+    # The next empty phase, with no blank orders, is played at its deadline.
+    hold_all()
+    assert get_game("noskip").phase == "F1901R"
+    status = flat(table.say(table.players["ITALY"], f"{table.signon('ITALY')}\nSTATUS"))
+    assert "noskip F1901R" in status, status
+    Game.update(deadline=utcnow() - timedelta(minutes=1)).where(Game.name == "noskip").execute()
+    harness.wait_until(lambda: get_game("noskip").phase == "W1901A", what="the deadline")
+    harness.wait_until(lambda: bool(table.results("F1901R")), what="the empty phase's results")

@@ -11,7 +11,7 @@ from mailjudge.engine.maps import GameMap
 from mailjudge.engine.orders import OrderError, Syntax
 from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import Phase, Position
-from mailjudge.models import Game, OrderLine, Seat, utcnow
+from mailjudge.models import Ballot, Game, OrderLine, Seat, utcnow
 from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.games import passive_now
 from mailjudge.service.state import (
@@ -106,7 +106,32 @@ def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submi
                 f"insert-orders-{len(kept)}", lambda: OrderLine.insert_many(rows), params
             )
     report.missing = missing_orders(game, pos, power, kept)
+    _note_blank_orders(game, seat, power, pos)
     return report
+
+
+BLANK = "blank"  # the Ballot kind that records a power's blank orders in an empty phase
+
+
+def _note_blank_orders(game: Game, seat: Seat, power: str, pos: Position) -> None:
+    """Under DONT_SKIP_PHASES a power's order mail in an empty phase is its blank orders
+    (seed 001: "phases where all players need to issue blank orders")."""
+    if not has_rule(game, "DONT_SKIP_PHASES") or powers_to_order(game, pos):
+        return
+    Ballot.delete().where(
+        (Ballot.game == game) & (Ballot.kind == BLANK) & (Ballot.subject == power)
+        & (Ballot.phase == game.phase)
+    ).execute()  # fmt: skip
+    Ballot.create(game=game, phase=game.phase, kind=BLANK, subject=power, voter=seat,
+                  content={})  # fmt: skip
+
+
+def blank_orders_in(game: Game) -> set[str]:
+    """The powers that sent their blank orders for this (empty) phase."""
+    rows = Ballot.select(Ballot.subject).where(
+        (Ballot.game == game) & (Ballot.kind == BLANK) & (Ballot.phase == game.phase)
+    )
+    return {str(row.subject) for row in rows}
 
 
 def _senders_on_file(

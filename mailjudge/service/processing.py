@@ -15,8 +15,8 @@ from mailjudge.engine.interchange import position_to_dict
 from mailjudge.engine.phases import PhaseOutcome, process_phase, result_rows
 from mailjudge.models import Game, GameState, OrderLine, PhaseRecord, Seat, utcnow
 from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.games import engine_options
-from mailjudge.service.orders import powers_to_order
+from mailjudge.service.games import engine_options, passive_now
+from mailjudge.service.orders import blank_orders_in, powers_to_order
 from mailjudge.service.outcomes import Processed, Readiness
 from mailjudge.service.schedule import schedule_phase, timing_of
 from mailjudge.service.state import (
@@ -73,7 +73,10 @@ def _standard_readiness(game: Game, now: datetime, need_late: bool) -> Readiness
             return Readiness(False, f"{', '.join(waiting)} asked to WAIT for the deadline")
     late = late_powers(game, players(game))
     if not late and not deadline_passed and _empty_phase_kept(game):
-        return Readiness(False, "DONT_SKIP_PHASES: an empty phase waits for its deadline")
+        return Readiness(
+            False,
+            "DONT_SKIP_PHASES: an empty phase waits for its deadline or every power's blank orders",
+        )
     if has_rule(game, "ALWAYS_WAIT") and not deadline_passed:
         return Readiness(False, "ALWAYS_WAIT: not before the deadline", late)
     if not late and (not waiting or deadline_passed):
@@ -90,11 +93,18 @@ def _standard_readiness(game: Game, now: datetime, need_late: bool) -> Readiness
 def _empty_phase_kept(game: Game) -> bool:
     """Seed 001, DONT_SKIP_PHASES: "all phases (including phases where all players need to
     issue blank orders) will be played, and empty phases won't be skipped". A phase in which
-    nobody has anything to order is played at its deadline, so that the blank orders the
-    rule exists for can be sent; it is not processed the moment it opens."""
+    nobody has anything to order waits for its deadline, or for every power in play to send
+    its blank orders (an order mail with no orders); it is not processed the moment it
+    opens."""
     if not has_rule(game, "DONT_SKIP_PHASES") or has_rule(game, "NO_DEADLINE"):
         return False
-    return not powers_to_order(game, current_position(game))
+    pos = current_position(game)
+    if powers_to_order(game, pos):
+        return False
+    seats = players(game)
+    in_play = {u.power for u in pos.units.values()} | set(pos.sc_owners.values())
+    owing = in_play - passive_now(game) - _exempt(game, seats)
+    return not owing <= blank_orders_in(game)
 
 
 def _grace(game: Game) -> timedelta:
