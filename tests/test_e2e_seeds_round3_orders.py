@@ -119,7 +119,8 @@ def test_status_keeps_each_orders_sender(harness: Harness) -> None:
     grant (or revoke) authorization to a teammate to submit or change orders for eir
     country. On a contestant's request, the Gamemaster SHALL inform em which orders have
     been submitted for eir country, and by whom." A line France sends does not make
-    teammate tina's order France's: each order keeps its sender until it changes."""
+    teammate tina's order France's: an order on file that a mail does not name keeps its
+    sender; the lines a mail gives (or a whole ORDERS ... END set) are the sender's."""
     h = harness
     game = "bywhom"
 
@@ -157,6 +158,12 @@ def test_status_keeps_each_orders_sender(harness: Harness) -> None:
     status = h.command(france, signon("FRANCE") + "STATUS")
     by = dict(re.findall(r"^\s+(\S.*?\S)\s+\(by (\w+),", status, re.MULTILINE))
     assert by == {"A MAR - PIE": "france", "F BRE H": "france", "A PAR H": "tina"}, status
+    # A whole set sent with ORDERS ... END is all the sender's: tina submitted every line.
+    whole = f"SIGNON tina@{game} tinasecret\nORDERS\nA PAR H\nA MAR - PIE\nF BRE H\nEND"
+    assert "ERROR" not in h.command(TINA, whole)
+    status = h.command(france, signon("FRANCE") + "STATUS")
+    by = dict(re.findall(r"^\s+(\S.*?\S)\s+\(by (\w+),", status, re.MULTILINE))
+    assert by == {"A MAR - PIE": "tina", "F BRE H": "tina", "A PAR H": "tina"}, status
 
 
 # --- point 3: NO_CHECK still refuses what cannot be read for sure (seed 001) ----------------

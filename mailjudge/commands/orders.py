@@ -49,9 +49,10 @@ def submit(ctx: Context, power: str, texts: list[str], merge: bool = False) -> l
     ctx.require(Action.ORDERS)
     if not game.phase:  # a forming game (the master may order; there is no board yet)
         raise CommandError(f"{game.name} has not started: orders are for a running game")
+    carried: list[str] = []  # orders on file the mail did not name: they keep their sender
     if merge:
-        texts = service_orders.merged_with_file(game, seat, power, texts)
-    report = service_orders.submit_orders(game, seat, power, texts)
+        texts, carried = service_orders.merged_with_file(game, seat, power, texts)
+    report = service_orders.submit_orders(game, seat, power, texts, carried)
     ctx.orders_given = True
     if not report.missing:
         ctx.touched.add(game.id)  # only a complete order set can make the game ready

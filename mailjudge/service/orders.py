@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -43,13 +44,17 @@ class Submission:
     several: list[str] = field(default_factory=list)
 
 
-def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submission:
+def submit_orders(
+    game: Game, seat: Seat, power: str, lines: list[str], carried: Sequence[str] = ()
+) -> Submission:
     """Replace ``power``'s orders for this phase with the valid ones among ``lines``.
 
     Every line is checked now (under NO_CHECK only the Urk and name checks: the rest is
     decided at processing). Under IGNORE_ERRORS bad lines are dropped without a word.
     A refused line never takes away a good order: a unit it names keeps the order on file
     it had (unless another line of the set orders it), and the report says so.
+    ``carried``: the lines that are orders on file the mail did not name (bare order lines
+    laid over the file); they, like the orders a refused line leaves, keep their sender.
     """
     require_active(game)
     power = power.upper()
@@ -82,14 +87,15 @@ def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submi
                 refused.setdefault(syntax.loc[0], line.strip())
             continue
         kept.append(text)
-    kept += _kept_from_file(game, seat, power, refused, kept, report)
+    from_file = _kept_from_file(game, seat, power, refused, kept, report)
+    kept += from_file
     if no_check:
         units = [_unit_of(text, gmap, pos.phase.type) for text in kept]
         report.several = sorted({u for u in units if u is not None and units.count(u) > 1})
     report.accepted = kept
     refuse_late_change(game, seat, power, kept)
     with database_proxy.atomic():
-        senders = _senders_on_file(game, seat, power, kept)
+        senders = _senders_on_file(game, seat, power, kept, [*carried, *from_file])
         _delete_orders(game, power, _own_only(game, seat))
         if kept:
             rows = [
@@ -135,22 +141,28 @@ def blank_orders_in(game: Game) -> set[str]:
 
 
 def _senders_on_file(
-    game: Game, seat: Seat, power: str, kept: list[str]
+    game: Game, seat: Seat, power: str, kept: list[str], carried: list[str]
 ) -> list[tuple[int | None, datetime]]:
-    """Who sent each of ``kept``, and when: an order already on file word for word keeps
-    its sender (seed 003, rule 7: STATUS says "by whom" each order was given, so a
-    teammate's order does not become the last sender's because another line came in);
-    a new or changed line is the sender's, now."""
+    """Who sent each of ``kept``, and when: an order on file that the mail did not name
+    (``carried``) keeps its sender (seed 003, rule 7: the Gamemaster tells "which orders
+    have been submitted for eir country, and by whom", so a teammate's order does not
+    become France's because France sent another line); a line the mail gives is the
+    sender's, now."""
     now = utcnow()
     only = _own_only(game, seat)
     on_file: dict[str, list[tuple[int | None, datetime]]] = {}
     for line in orders_on_file(game).get(power, []):
         if only is None or line.submitted_by_id == only.id:
             on_file.setdefault(line.text, []).append((line.submitted_by_id, line.submitted_at))
+    left = list(carried)
     out: list[tuple[int | None, datetime]] = []
     for text in kept:
-        earlier = on_file.get(text)
-        out.append(earlier.pop(0) if earlier else (seat.id, now))
+        earlier = on_file.get(text) if text in left else None
+        if earlier:
+            left.remove(text)
+            out.append(earlier.pop(0))
+        else:
+            out.append((seat.id, now))
     return out
 
 
@@ -236,10 +248,13 @@ def _delete_orders(game: Game, power: str, only: Seat | None = None) -> None:
                      [game.id, game.phase, power, only.id])  # fmt: skip
 
 
-def merged_with_file(game: Game, seat: Seat, power: str, texts: list[str]) -> list[str]:
+def merged_with_file(
+    game: Game, seat: Seat, power: str, texts: list[str]
+) -> tuple[list[str], list[str]]:
     """``power``'s orders on file with ``texts`` laid over them: a new order for a unit
     replaces that unit's order on file, and the units the texts do not name keep theirs
-    (how bare order lines in a mail are read; ORDERS ... END replaces the whole set)."""
+    (how bare order lines in a mail are read; ORDERS ... END replaces the whole set).
+    Returns the whole set and, of it, the orders carried over from the file."""
     gmap = game_map(game)
     phase_type = current_position(game).phase.type
 
@@ -256,7 +271,7 @@ def merged_with_file(game: Game, seat: Seat, power: str, texts: list[str]) -> li
         text for text, by in order_texts(game, power.upper())
         if (only is None or by == only.id) and unit_of(text) not in named
     ]  # fmt: skip
-    return on_file + texts
+    return on_file + texts, on_file
 
 
 def clear_orders(game: Game, seat: Seat, power: str) -> None:
