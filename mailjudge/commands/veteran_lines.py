@@ -20,7 +20,7 @@ NJUDGE_IF = (
     "PHASE Fall 1901 Movement first, then IF A PAR AND NOT F BRE, orders, ELSE, orders, "
     "ENDIF (for this phase, send the orders the board already calls for)"
 )
-HELD_BY_IF = "inside an IF ... ENDIF whose IF line was refused, so not filed"
+HELD_BY_IF = "inside an IF refused above"
 
 
 def conditional_text(ctx: Context, gmap: GameMap) -> str | None:
