@@ -55,11 +55,14 @@ def test_conditional_orders_are_kept_shown_and_resolved_when_the_phase_begins(
 ) -> None:
     table = seated(harness, "conds")
     table.sign_on()
+    # A plain order sent ahead first: the conditional order sent after it replaces it.
+    assert "sent ahead" in france(table, "PHASE Fall 1901 Movement\nA PAR H")
     reply = france(table, PLAN)
     assert "ERROR" not in reply, reply
     assert "for F1901M if A PAR AND NOT F BRE then" in reply
     assert ahead("conds") == sorted(
         [
+            "A PAR H",
             "IF A PAR AND NOT F BRE: A PAR - BUR",
             "IF NOT (A PAR AND NOT F BRE): A PAR - PIC",
             "IF F MAO AND A MAR: F MAO - POR",

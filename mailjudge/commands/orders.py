@@ -240,11 +240,18 @@ class Orders(Command):
 class IfOrder(Command):
     action = Action.ORDERS
     name = "IF"
-    usage = "IF DISLODGED A PAR R BUR | IF DISLODGED A PAR D | IF ADJUSTING BUILD A PAR"
+    usage = (
+        "IF A PAR AND NOT F BRE ... [ELSE ...] ENDIF | IF DISLODGED A PAR R BUR"
+        " | IF DISLODGED A PAR D | IF ADJUSTING BUILD A PAR"
+    )
     summary = (
-        "Diplonomic rule 15 (RULE15 timing): with the movement orders, the retreat you want"
-        " if a unit is dislodged, or (in Fall) a build, REMOVE or WAIVE if the count changes;"
-        " used at once when that phase comes"
+        "njudge's conditional orders, after a PHASE line: the order lines up to ELSE stand"
+        " if the condition (unit positions like A PAR or RUSSIAN F SEV, POWER OWNS BEL,"
+        " with NOT, AND, OR, parentheses) holds when that phase begins, those after ELSE if"
+        " not; blocks may nest. Diplonomic rule 15 (RULE15 timing): IF DISLODGED / IF"
+        " ADJUSTING, with the movement orders, the retreat you want if a unit is dislodged,"
+        " or (in Fall) a build, REMOVE or WAIVE if the count changes; used at once when"
+        " that phase comes"
     )
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:

@@ -80,9 +80,9 @@ def file_conditional_orders(
 
 def resolve_conditional_orders(game: Game) -> list[str]:
     """The phase ``game`` is now at has begun: each conditional line on file for it is
-    filed as its order if its condition holds on this board, else withdrawn. An order
-    so filed replaces the other orders sent ahead for the same unit. Returns one note a
-    line, saying what was decided."""
+    filed as its order if its condition holds on this board, else withdrawn. Where a unit
+    is then left with several orders sent ahead, the last one sent stands (as when plain
+    orders are sent ahead twice). Returns one note a line, saying what was decided."""
     rows = list(
         OrderLine.select()
         .where((OrderLine.game == game.id) & (OrderLine.phase == game.phase))
@@ -93,28 +93,37 @@ def resolve_conditional_orders(game: Game) -> list[str]:
     gmap = game_map(game)
     pos = current_position(game)
     notes: list[str] = []
+    standing: list[OrderLine] = []
     with database_proxy.atomic():
         for row in rows:
             parts = split_stored(row.text)
             if parts is None:
+                standing.append(row)
                 continue
             condition, order = parts
             try:
                 holds = parse_condition(condition, gmap).holds(pos)
             except ConditionError:
-                holds = False  # checked when filed; a map change could only make it unreadable
-            if not holds:
-                notes.append(f"{row.power}: IF {condition} is false, not filed: {order}")
+                holds = False  # read when filed; only a changed map could make it unreadable
+            notes.append(
+                f"{row.power}: IF {condition} "
+                + (f"holds, filed: {order}" if holds else f"is false, not filed: {order}")
+            )
+            if holds:
+                row.text = order
+                row.save()
+                standing.append(row)
+            else:
                 row.delete_instance()
+        last: dict[tuple[str, str], OrderLine] = {}
+        for row in standing:  # in line order, so a later line replaces an earlier one
+            unit = _unit(row.text, gmap, pos.phase.type)
+            if unit is None:
                 continue
-            notes.append(f"{row.power}: IF {condition} holds, filed: {order}")
-            unit = _unit(order, gmap, pos.phase.type)
-            earlier = [o for o in rows if o.power == row.power and o.line < row.line]
-            for other in earlier:
-                if unit is not None and _unit(other.text, gmap, pos.phase.type) == unit:
-                    OrderLine.delete().where(OrderLine.id == other.id).execute()
-            row.text = order
-            row.save()
+            earlier = last.get((row.power, unit))
+            if earlier is not None:
+                earlier.delete_instance()
+            last[(row.power, unit)] = row
     return notes
 
 
