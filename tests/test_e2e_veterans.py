@@ -66,7 +66,9 @@ def test_sign_off_with_a_space_ends_the_mail(harness: Harness) -> None:
     assert on_file("signs")["GERMANY"] == ["A BER H"]
 
 
-def test_njudge_conditional_orders_are_refused_and_none_filed(harness: Harness) -> None:
+def test_njudge_conditional_orders_are_kept_for_the_phase_named(harness: Harness) -> None:
+    """The IF block after PHASE is kept with its conditions (tests/test_e2e_conditional_
+    orders.py plays it through); an IF with no PHASE line is refused, none of it filed."""
     table = seated(harness, "ifs")
     table.sign_on()
     france(table, "A PAR H\nA MAR H\nF BRE H")
@@ -75,19 +77,17 @@ def test_njudge_conditional_orders_are_refused_and_none_filed(harness: Harness) 
         "PHASE Fall 1901 Movement\nIF A PAR AND NOT F BRE\nA PAR - BUR\nELSE\nA PAR - PIC\n"
         "ENDIF\nA MAR - PIE",
     )
-    assert "conditional orders" in reply and "none of the orders up to ENDIF" in reply
-    assert reply.count("not filed: inside njudge's IF") == 2  # both branches
-    # Nothing of the IF is on file, now or for the phase named; the line after ENDIF is
-    # read as usual (here, for the phase named by PHASE).
+    assert "ERROR" not in reply
     assert set(on_file("ifs")["FRANCE"]) == {"A PAR H", "A MAR H", "F BRE H"}
-    assert ahead("ifs", "FRANCE") == {"F1901M": ["A MAR - PIE"]}
-    # An IF never closed holds back every order line after it.
+    assert sorted(ahead("ifs", "FRANCE")["F1901M"]) == [
+        "A MAR - PIE",
+        "IF A PAR AND NOT F BRE: A PAR - BUR",
+        "IF NOT (A PAR AND NOT F BRE): A PAR - PIC",
+    ]
+    # An IF for this phase, even never closed, holds back every order line after it.
     reply = france(table, "IF A PAR\nA PAR - BUR")
-    assert "not filed" in reply and set(on_file("ifs")["FRANCE"]) == {
-        "A PAR H",
-        "A MAR H",
-        "F BRE H",
-    }
+    assert "conditional orders" in reply and "not filed" in reply
+    assert set(on_file("ifs")["FRANCE"]) == {"A PAR H", "A MAR H", "F BRE H"}
 
 
 def test_phase_short_form_and_a_refused_phase_keeps_its_orders_out(harness: Harness) -> None:

@@ -14,6 +14,7 @@ from mailjudge.db import database_proxy, is_postgres
 from mailjudge.engine.interchange import position_to_dict
 from mailjudge.engine.phases import PhaseOutcome, process_phase, result_rows
 from mailjudge.models import Game, GameState, OrderLine, PhaseRecord, Seat, utcnow
+from mailjudge.service.conditional import resolve_conditional_orders
 from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.games import engine_options, passive_now
 from mailjudge.service.orders import blank_orders_in, powers_to_order
@@ -242,6 +243,7 @@ def _run(
     game.phase = str(outcome.next.phase)
     game.position = position_to_dict(outcome.next)
     _mark_eliminated(game, outcome)
+    resolve_conditional_orders(game)  # njudge's IF ... ENDIF sent ahead for this phase
     ending = variant_of(game).ending(game, outcome)
     if ending:
         finish_game(game, ending)
