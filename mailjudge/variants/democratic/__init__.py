@@ -112,6 +112,19 @@ def join_citizen(
         )
 
 
+def citizen_joined_notice(game: Game, seat: Seat) -> Outgoing | None:
+    """One post on a country's list when a citizen joins it in a running game (seed 000, Setup
+    Rule 2: "Add each citizen to their country's mailing list"): it hears of them once."""
+    power = country_of(seat)
+    if power is None:
+        return None
+    body = (
+        f"{seat.name} joined the citizens of {power} ({(seat.centre or '').upper()}) "
+        f"in {game.phase}.\n"
+    )
+    return list_mail(game, power, f"new citizen: {seat.name}", body)
+
+
 def nominate(game: Game, seat: Seat, name: str, commentary: str = "") -> Proposal:
     """NOMINATE a citizen of one's own country (oneself included) for diplomat."""
     power = _own_country(seat)
