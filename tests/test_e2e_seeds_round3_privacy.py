@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import re
 
-from e2e import MASTER, POWERS, Harness, join_by_mail, player, seated, secret
+from e2e import MASTER, POWERS, Harness, join_by_mail, player, seated, secret, text_of
 
 from mailjudge.demo.sink import Received
-from mailjudge.service.state import get_game
+from mailjudge.service.state import current_position, get_game
 
 DEM = "late3"
 CITIZENS = [f"c{i:02d}" for i in range(22)]  # one to each home centre
@@ -54,6 +54,44 @@ def test_late_democratic_join_mails_the_joiner_and_its_list_once(harness: Harnes
     notices = subjects(h, "new citizen: late")
     assert len(notices) == 1
     assert newcomer in notices[0].rcpt_tos and len(notices[0].rcpt_tos) >= 2
+
+
+def test_citizens_write_abroad_until_they_have_a_diplomat_and_vote_no_draws(
+    harness: Harness,
+) -> None:
+    """Seed 000, Diplomatic Phase Rule 1: "A diplomat that represents their country should
+    be selected to communicate with other countries", and Rule 2: "The selected diplomat of
+    each country communicates with other selected diplomats." No diplomat exists before the
+    first count, at the end of S1901M: until its country has one, a citizen writes abroad
+    itself, and press to a country without a diplomat goes to its list."""
+    h = harness
+    assert "created" in h.command(MASTER, f"CREATE {DEM} masterpw VARIANT democratic")
+    for name in CITIZENS:
+        assert "you joined" in join_by_mail(h, address(name), f"JOIN {DEM} pw-{name} AS {name}")
+    assert "has started" in h.command(MASTER, f"SIGNON M{DEM} masterpw\nSTART")
+    h.wait_until(lambda: len(subjects(h, "you are a citizen of")) == len(CITIZENS))
+    country = {}
+    for mail in subjects(h, "you are a citizen of"):
+        told = re.search(r"citizen of (\w+) ", mail.message["Subject"])
+        assert told is not None
+        country[mail.rcpt_tos[0]] = told.group(1)
+    writer = address("c00")
+    other = next(p for p in sorted(set(country.values())) if p != country[writer])
+    reply = flat(
+        h.command(
+            writer, f"SIGNON c00@{DEM} pw-c00\nPRESS TO {other}\nHello before the count\nENDPRESS"
+        )
+    )
+    assert f"press sent to {other}" in reply, reply
+    h.wait_until(lambda: subjects(h, f"press from {country[writer]}"), what="the press")
+    (press,) = subjects(h, f"press from {country[writer]}")
+    assert sorted(press.rcpt_tos) == sorted(a for a, p in country.items() if p == other)
+
+    # Seed 000: "This variant allows an unlimited number of players to play, until the end.
+    # Everyone wins." Citizens vote for diplomats and orders, not for draws.
+    reply = flat(h.command(writer, f"SIGNON c00@{DEM} pw-c00\nVOTE DRAW"))
+    assert "a Democratic game is played to the end" in reply, reply
+    assert "the master may DECLARE DRAW" in reply
 
 
 STRANGER = "stranger@elsewhere.test"
@@ -147,3 +185,80 @@ def test_solitaire_is_a_rule_of_game_creation(harness: Harness) -> None:
     ))  # fmt: skip
     assert "SOLITAIRE cannot be set once the game exists" in reply, reply
     assert "proposal 1 received" not in reply
+
+    # HELP RULES says the judge's choices where the seeds leave a question open.
+    help_rules = flat(h.command(STRANGER, "HELP RULES"))
+    assert "SOLITAIRE: every power is a dummy" in help_rules
+    assert "SOLITAIRE is a rule of game creation" in help_rules
+    assert "a second OVERRIDE in the same phase replaces the first" in help_rules
+    assert "citizens do not vote for draws" in help_rules
+
+
+def test_a_second_override_in_a_phase_says_it_replaced_the_first(harness: Harness) -> None:
+    """Seed 004 (Lytton rules), 4: "Once every 2 years, every player may OVERRIDE one order
+    by their joint leader and have their own order followed." One order: a second OVERRIDE
+    in the same phase takes the place of the first, and the reply says so."""
+    h = harness
+    names = ["ann", "ben", "cat", "dan", "eva", "fay", "gus"]
+    assert "created" in h.command(MASTER, "CREATE ov masterpw VARIANT double RULES DOUBLE_LYTTON")
+    for name in names:
+        assert "you joined ov" in h.command(f"{name}@players.test", f"JOIN ov pw-{name} AS {name}")
+    h.wait_until(lambda: get_game("ov").state == "active")
+    h.wait_until(lambda: len(subjects(h, "has started")) >= 8)
+    for mail in subjects(h, "has started"):
+        told = re.search(
+            r"You play ([A-Z ]+)\. Sign on with: SIGNON ([\w-]+)@ov", text_of(mail.message)
+        )
+        if told and "ENGLAND" in told.group(1).split():
+            who, seat = mail.rcpt_tos[0].split("@")[0], told.group(2)
+            break
+    else:
+        raise AssertionError("nobody was told they play ENGLAND")
+    signon = f"SIGNON {seat}@ov pw-{who}\n"
+    first = flat(h.command(f"{who}@players.test", signon + "OVERRIDE ENGLAND F LON - NTH"))
+    assert "OVERRIDE for ENGLAND in S1901M: F LON - NTH" in first, first
+    assert "replaces" not in first
+    second = flat(h.command(f"{who}@players.test", signon + "OVERRIDE ENGLAND F LON - ENG"))
+    assert (
+        "OVERRIDE for ENGLAND in S1901M: F LON - ENG; it replaces your earlier OVERRIDE F LON - NTH"
+        in second
+    ), second
+
+
+SURVIVE_BALLOTS = {
+    "AUSTRIA": "VOTE OUT TURKEY 3",
+    "ENGLAND": "VOTE OUT TURKEY 3",
+    "FRANCE": "VOTE OUT TURKEY 3",
+    "GERMANY": "VOTE OUT TURKEY 3",
+    "ITALY": "VOTE OUT TURKEY 3",
+    "RUSSIA": "VOTE OUT TURKEY 4",
+    "TURKEY": "VOTE OUT RUSSIA 3",
+}
+
+
+def test_a_survive_outcast_with_units_may_not_resign(harness: Harness) -> None:
+    """Seed 002 (Survive), rule 8: "If you are voted out, you must remain in the game as
+    least until the judge recognizes you have no units left! Do not resign, even if your
+    units are immobile." The judge follows it: an outcast's RESIGN is refused, with the
+    rule, while its power has units; a power still in play may resign as ever."""
+    h = harness
+    assert "created" in h.command(MASTER, "CREATE sv masterpw VARIANT survive RULES POWER_CHOICE")
+    for power in POWERS:
+        assert "you joined" in h.command(player(power), f"JOIN sv {secret(power)} {power}")
+    h.wait_until(lambda: get_game("sv").state == "active")
+
+    def say(power: str, text: str) -> str:
+        return flat(h.command(player(power), f"SIGNON {power.lower()}@sv {secret(power)}\n{text}"))
+
+    for phase in ("S1901M", "F1901M", "S1902M", "F1902M"):  # everyone holds
+        pos = current_position(get_game("sv"))
+        for power in POWERS:
+            assert "ERROR" not in say(power, "\n".join(f"{u} H" for u in pos.units_of(power)))
+        h.wait_until(lambda done=phase: len(h.results_for("sv", done)) == 8)
+    for power, ballot in SURVIVE_BALLOTS.items():
+        assert "vote-out ballot recorded" in say(power, ballot)
+    h.wait_until(lambda: get_game("sv").phase == "S1903M")
+    refused = say("TURKEY", "RESIGN")
+    assert "TURKEY is voted out but still has 3 unit(s): Survive rule 8" in refused, refused
+    assert "RESIGN once they are gone" in refused
+    assert "you left sv" in say("AUSTRIA", "RESIGN")

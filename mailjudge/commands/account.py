@@ -15,6 +15,7 @@ from mailjudge.service.bounces import clear_bounces
 from mailjudge.service.errors import BadSecret, NotFound, ServiceError
 from mailjudge.settings import current_settings
 from mailjudge.timing import zone_of
+from mailjudge.variants import variant_of
 from mailjudge.variants.democratic import citizen_joined_notice
 
 
@@ -423,6 +424,9 @@ class Resign(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
         ctx.require(Action.SEAT)
+        refused = variant_of(game).resign_refused(game, seat)
+        if refused:
+            raise CommandError(refused)
         seats.resign(seat)
         ctx.seat = None
         return [f"you left {game.name}; {seat.powers or seat.name} is vacant"]

@@ -8,6 +8,7 @@ from mailjudge.engine.interchange import position_from_dict
 from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.policy import check_read
 from mailjudge.permissions.vocabulary import Action
+from mailjudge.render import render
 from mailjudge.render.results import map_mail, record_facts, report_lines
 from mailjudge.rules import catalogue
 from mailjudge.service import diary, pictures, processing, state
@@ -160,7 +161,9 @@ class Help(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         if args and args[0].upper() == "RULES":
             cat = catalogue()
-            return [line for name in cat.names for line in (f"{name}: {cat.get(name).summary}",)]
+            flags = [f"{name}: {cat.get(name).summary}" for name in cat.names]
+            # The judge's choices where the seeds are silent or contradict themselves.
+            return [*flags, "", *render("help_choices.txt.j2").rstrip("\n").splitlines()]
         # Signed on to a game, HELP lists that game's commands: the shared ones and its
         # variant's own.
         variant = ctx.game.variant if ctx.game is not None else None

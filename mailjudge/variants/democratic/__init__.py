@@ -26,7 +26,8 @@ from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import read_order
 from mailjudge.models import Ballot, Game, GameState, OrderLine, PhaseRecord, Proposal, Seat
 from mailjudge.passwords import hash_password
-from mailjudge.permissions.rows import ALLOW, DENY, Row, role
+from mailjudge.permissions.actors import Actor
+from mailjudge.permissions.rows import ALLOW, DENY, Row, both, role
 from mailjudge.permissions.vocabulary import Action, Role
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
@@ -110,6 +111,15 @@ def join_citizen(
             password_hash=hash_password(password),
             status="active" if confirmed else "invited",
         )
+
+
+def _no_diplomat_yet(actor: Actor) -> bool:
+    """The citizen's country has no diplomat (none exists before the first count, at the
+    end of the first movement phase): its citizens then write abroad themselves."""
+    if actor.game is None or actor.seat is None:
+        return False
+    power = country_of(actor.seat)
+    return power is not None and diplomat_of(actor.game, power) is None
 
 
 def citizen_joined_notice(game: Game, seat: Seat) -> Outgoing | None:
@@ -362,6 +372,8 @@ class Democratic(Variant):
             " VOTE ORDERS"),
         Row(Action.PRESS_COUNTRY, role(*CITIZEN_ROLE_SET), ALLOW,
             "citizens write to their own country"),
+        Row(Action.PRESS_PRIVATE, both(role(Role.CITIZEN), _no_diplomat_yet), ALLOW,
+            "until its country has a diplomat, a citizen writes abroad itself"),
         Row(Action.PRESS_PRIVATE, role(Role.CITIZEN), DENY,
             "citizens write to their own country's list; only the diplomat writes to other"
             " countries"),
@@ -379,6 +391,15 @@ class Democratic(Variant):
     def join(self, game: Game, email: str, password: str, name: str | None) -> Seat | None:
         return join_citizen(game, email, password, name)
 
+    def draws_allowed(self, game: Game) -> str | None:
+        """Seed 000: "This variant allows an unlimited number of players to play, until the
+        end. Everyone wins." Its votes choose diplomats and orders only: citizens do not
+        vote for draws or concessions; the master may still DECLARE DRAW."""
+        return (
+            'a Democratic game is played to the end (seed 000: "Everyone wins"): citizens '
+            "vote for diplomats and orders, not for draws; the master may DECLARE DRAW"
+        )
+
     def speaks_for(self, seat: Seat) -> list[str]:
         country = country_of(seat) if seat.role in CITIZEN_ROLES else None
         return [country] if country else list(seat.powers)
@@ -391,18 +412,22 @@ class Democratic(Variant):
         diplomat's press to another country reaches that country's diplomat only; its
         citizens read what their own diplomat chooses to post. Press to one's own country,
         and the master's press to a country, go to that country's list; CC LIST posts a
-        diplomat's press on their own country's list as well."""
+        diplomat's press on their own country's list as well. No diplomat exists before
+        the first count (end of S1901M): until its country has one, a citizen writes
+        abroad itself, to the other country's diplomat, or to its list while it has none."""
         routes = PressRoutes()
         own = country_of(sender) if sender.role in CITIZEN_ROLES else None
         lists: set[str] = set()
         for country in recipients:
             if country == PRESS_TO_MASTER:
                 continue
-            if country == own or sender.role != "diplomat":
+            if country == own or sender.role not in CITIZEN_ROLES:
                 lists.add(country)
                 continue
             seat = diplomat_of(game, country)
-            if seat is None or seat.person_id is None:
+            if (seat is None or seat.person_id is None) and sender.role == "citizen":
+                lists.add(country)  # before any diplomat: citizen to citizens
+            elif seat is None or seat.person_id is None:
                 routes.unreached.append(country)
             else:
                 routes.seats.append(seat)
