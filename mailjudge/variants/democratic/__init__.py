@@ -26,8 +26,7 @@ from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import read_order
 from mailjudge.models import Ballot, Game, GameState, OrderLine, PhaseRecord, Proposal, Seat
 from mailjudge.passwords import hash_password
-from mailjudge.permissions.actors import Actor
-from mailjudge.permissions.rows import ALLOW, DENY, Row, both, role
+from mailjudge.permissions.rows import ALLOW, DENY, Row, role
 from mailjudge.permissions.vocabulary import Action, Role
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
@@ -111,15 +110,6 @@ def join_citizen(
             password_hash=hash_password(password),
             status="active" if confirmed else "invited",
         )
-
-
-def _no_diplomat_yet(actor: Actor) -> bool:
-    """The citizen's country has no diplomat (none exists before the first count, at the
-    end of the first movement phase): its citizens then write abroad themselves."""
-    if actor.game is None or actor.seat is None:
-        return False
-    power = country_of(actor.seat)
-    return power is not None and diplomat_of(actor.game, power) is None
 
 
 def citizen_joined_notice(game: Game, seat: Seat) -> Outgoing | None:
@@ -372,11 +362,6 @@ class Democratic(Variant):
             " VOTE ORDERS"),
         Row(Action.PRESS_COUNTRY, role(*CITIZEN_ROLE_SET), ALLOW,
             "citizens write to their own country"),
-        Row(Action.PRESS_PRIVATE, both(role(Role.CITIZEN), _no_diplomat_yet), ALLOW,
-            "until its country has a diplomat, a citizen writes abroad itself"),
-        Row(Action.PRESS_PRIVATE, role(Role.CITIZEN), DENY,
-            "citizens write to their own country's list; only the diplomat writes to other"
-            " countries"),
         Row(Action.PRESS_BROADCAST, role(Role.CITIZEN), DENY,
             "only the diplomat speaks for the country to all"),
         Row(Action.VOTE, role(*CITIZEN_ROLE_SET), ALLOW, "citizens vote for their country"),
@@ -418,6 +403,16 @@ class Democratic(Variant):
         routes = PressRoutes()
         own = country_of(sender) if sender.role in CITIZEN_ROLES else None
         lists: set[str] = set()
+        abroad = [c for c in recipients if c not in (PRESS_TO_MASTER, own)]
+        if sender.role == "citizen" and abroad:
+            # Only while its country has no diplomat (the table lets citizens write; who
+            # holds the office is the database's to say, so it is checked here).
+            mine = diplomat_of(game, own) if own is not None else None
+            if own is None or mine is not None:
+                raise ServiceError(
+                    "citizens write to their own country's list; only the diplomat writes to "
+                    f"other countries (nothing was sent to {', '.join(abroad)})"
+                )
         for country in recipients:
             if country == PRESS_TO_MASTER:
                 continue
