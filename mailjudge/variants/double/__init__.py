@@ -107,10 +107,14 @@ def override(game: Game, seat: Seat, power: str, line: str) -> str:
         order = parse_order(line, current_position(game), power, game_map(game))
     except OrderError as err:
         raise ServiceError(f"{err.kind}: {err}; write OVERRIDE {power} A PAR - BUR") from None
-    Ballot.delete().where(mine & (Ballot.phase == game.phase)).execute()
+    # A second OVERRIDE in a phase replaces the first, and says so (issue 39, point 12).
+    this_phase = mine & (Ballot.phase == game.phase)
+    earlier = [b.content["order"] for b in Ballot.select().where(this_phase)]
+    Ballot.delete().where(this_phase).execute()
     Ballot.create(game=game, phase=game.phase, kind="override", subject=power, voter=seat,
                   content={"order": str(order)})  # fmt: skip
-    return f"OVERRIDE for {power} in {game.phase}: {order}"
+    replaced = f"; it replaces your earlier OVERRIDE {earlier[0]}" if earlier else ""
+    return f"OVERRIDE for {power} in {game.phase}: {order}{replaced}"
 
 
 def _partner_orders(
