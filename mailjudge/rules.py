@@ -24,7 +24,7 @@ RULES_FILE = DATA_DIR / "rules.toml"
 _NAME = re.compile(r"[A-Z][A-Z0-9_]*")
 _IMPLICATION = re.compile(r"([+\-!])([A-Z][A-Z0-9_]*)")
 _CHANGE_TOKEN = re.compile(r"([+-]?)([A-Za-z][A-Za-z0-9_]*)")
-_RULE_KEYS = frozenset({"group", "summary", "description", "implies", "variants"})
+_RULE_KEYS = frozenset({"group", "summary", "description", "implies", "variants", "at_creation"})
 _CHANGE_HINT = "write +NAME to set a rule and -NAME to drop one, e.g. +NO_PRESS -POWER_CHOICE"
 
 
@@ -72,6 +72,8 @@ class Rule:
     forbids: tuple[str, ...] = ()
     # None: fits every variant.
     variants: frozenset[str] | None = None
+    # A rule of game creation: named on the CREATE line, never set or lifted later.
+    at_creation: bool = False
 
     @property
     def implications(self) -> str:
@@ -320,8 +322,12 @@ def _rule_from_table(name: str, table: object) -> Rule:
         not isinstance(variants, list) or not all(isinstance(v, str) for v in variants)
     ):
         raise CatalogueError(f"rule {name}: variants must be a list of variant names")
+    at_creation = table.get("at_creation", False)
+    if not isinstance(at_creation, bool):
+        raise CatalogueError(f"rule {name}: at_creation must be true or false")
     return Rule(
         name=name,
+        at_creation=at_creation,
         adds=tuple(parts["+"]),
         removes=tuple(parts["-"]),
         forbids=tuple(parts["!"]),
@@ -341,6 +347,26 @@ def apply_change(
 ) -> RuleSet:
     """Apply a change such as "+NO_PRESS -POWER_CHOICE" to a game's rules."""
     return catalogue().apply(current, change, variant=variant)
+
+
+def later_change(
+    current: Iterable[str], change: str | Iterable[str], *, variant: str | None = None
+) -> RuleSet:
+    """A change to the rules of a game that exists (the master's SET RULE, an enacted
+    Diplonomic proposal). A rule of creation may not come or go then: seed 001 on
+    SOLITAIRE, "Make sure to have all relevant rules in place during preparation or when
+    creating the game"; set later it would leave the players ordering and no dummies."""
+    before = RuleSet(current)
+    after = apply_change(before, change, variant=variant)
+    for name in sorted(set(before) ^ set(after)):
+        rule = catalogue().get(name)
+        if rule.at_creation:
+            came = "set" if name in after else "lifted"
+            raise RuleError(
+                f"{name} cannot be {came} once the game exists: it is a rule of game creation "
+                f"({rule.summary}); name it on the CREATE line: CREATE game password RULES {name}"
+            )
+    return after
 
 
 def describe(name: str) -> str:

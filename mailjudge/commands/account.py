@@ -5,6 +5,7 @@ from __future__ import annotations
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.models import Game, GameState, Seat
+from mailjudge.passwords import verify_password
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.deadline import deadline_lines, deadline_text
@@ -15,6 +16,7 @@ from mailjudge.service.errors import BadSecret, NotFound, ServiceError
 from mailjudge.settings import current_settings
 from mailjudge.timing import zone_of
 from mailjudge.variants import variant_of
+from mailjudge.variants.democratic import citizen_joined_notice
 
 
 def spend_password_hash(ctx: Context) -> None:
@@ -251,6 +253,7 @@ class Join(Command):
             raise CommandError("write JOIN game password [power] [AS name]")
         started: list[Outgoing] = []
         proven = guard.is_proven(ctx.sender)
+        late = game.state == GameState.ACTIVE  # a citizen joining a running game
         seat = seats.join(
             game, ctx.sender, args[1], power=rest[0] if rest else None, name=name, started=started
         )
@@ -274,7 +277,10 @@ class Join(Command):
         ctx.outgoing += started
         ctx.game, ctx.seat = game, seat
         lines = [f"you joined {game.name} as {seat.name}"]
-        if game.state == GameState.ACTIVE:
+        if late:
+            ctx.outgoing += welcome_late_citizen(game, seat)
+            lines.append(f"the game is under way: you are a citizen of {seat_country(seat)}")
+        elif game.state == GameState.ACTIVE:
             announce_start(ctx, game)
             lines.append(f"the game has started: you play {seat.powers}")
         elif seat.powers:
@@ -285,14 +291,28 @@ class Join(Command):
         return lines
 
 
+def welcome_late_citizen(game: Game, seat: Seat) -> list[Outgoing]:
+    """Seed 000: "this variant allows any number of citizens to play", and Setup
+    Rule 2: "Add each citizen to their country's mailing list". A citizen joining a running game is
+    told the game is under way, and its country's list is told once; nobody else is mailed
+    (each late join used to re-send "the game has started" to every citizen)."""
+    mails = [started_mail(game, seat)]
+    notice = citizen_joined_notice(game, seat)
+    return mails + ([notice] if notice is not None else [])
+
+
+def started_mail(game: Game, seat: Seat) -> Outgoing:
+    joined_as = (game.variant_state or {}).get("joined_as", {}).get(str(seat.id))
+    body = render("game_started.txt.j2", game=game, seat=seat,
+                  country=seat_country(seat), joined_as=joined_as,
+                  deadline=deadline_lines(game, seat.person, "First deadline"))  # fmt: skip
+    return mail_to_seat(seat, "the game has started", body, "notice")
+
+
 def announce_start(ctx: Context, game: Game) -> None:
     for seat in Seat.select().where(Seat.game == game):
         if seat.person is not None:
-            joined_as = (game.variant_state or {}).get("joined_as", {}).get(str(seat.id))
-            body = render("game_started.txt.j2", game=game, seat=seat,
-                          country=seat_country(seat), joined_as=joined_as,
-                          deadline=deadline_lines(game, seat.person, "First deadline"))  # fmt: skip
-            ctx.outgoing.append(mail_to_seat(seat, "the game has started", body, "notice"))
+            ctx.outgoing.append(started_mail(game, seat))
 
 
 @register
@@ -308,6 +328,8 @@ class Observe(Command):
         ctx.game, ctx.seat = game, None
         ctx.require(Action.OBSERVE)
         spend_password_hash(ctx)
+        if game.rules.has("SOLITAIRE"):
+            require_privacy_password(game, args[1])
         seat = seats.observe(game, ctx.sender, args[1], name)
         token = confirmations.new_token("observe", seat, ctx.sender)
         ctx.token_for_sender = True  # the token goes to the observer's address only
@@ -317,6 +339,18 @@ class Observe(Command):
             "from this address. Nothing more is sent to it until then. If you did not ask "
             f"for this, do nothing; STOP {game.name} stops all mail from {game.name}.",
         ]
+
+
+def require_privacy_password(game: Game, password: str) -> None:
+    """Seed 001, SOLITAIRE: "A PRIVACY password will be automatically assigned, because
+    these are typically private games." Here the privacy password is the one the master
+    chose at CREATE (so no mail ever carries it): only who knows it may OBSERVE."""
+    master = Seat.get((Seat.game == game) & (Seat.role == "master"))
+    if not master.password_hash or not verify_password(password, master.password_hash):
+        raise CommandError(
+            f"{game.name} is a SOLITAIRE game, private: OBSERVE it with its privacy password "
+            f"(the one its master created it with): OBSERVE name@{game.name} privacy-password"
+        )
 
 
 @register
@@ -333,6 +367,8 @@ class Confirm(Command):
         if done.kind == "observe":
             return [f"you observe {game.name} as {seat.name}: its results come to this address"]
         if done.kind == "citizen":
+            if game.state == GameState.ACTIVE:  # a late citizen: told now, and its list once
+                ctx.outgoing += welcome_late_citizen(game, seat)
             return [f"you are a citizen of {game.name} as {seat.name}"]
         if not done.old_address:
             return [f"mail for {seat.name} in {game.name} now comes to this address"]
@@ -389,6 +425,9 @@ class Resign(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
         ctx.require(Action.SEAT)
+        refused = variant_of(game).resign_refused(game, seat)
+        if refused:
+            raise CommandError(refused)
         seats.resign(seat)
         ctx.outgoing += variant_of(game).on_resign(game, seat)  # Diplonomic rule 24
         ctx.seat = None

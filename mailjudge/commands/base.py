@@ -69,6 +69,9 @@ class Context:
     # Why the bare order lines that follow are not filed (a refused PHASE line, njudge's
     # IF ... ENDIF): they must not fall into another phase or run unconditionally.
     held_back: str | None = None
+    # njudge's IF ... ELSE ... ENDIF blocks open here, outermost first: each IF's condition
+    # (canonical text; None for one refused) and whether its ELSE was passed.
+    conditions: list[tuple[str | None, bool]] = field(default_factory=list)
     stopped_by: str = "SIGNON"  # the command whose failure stopped the mail
 
     @property

@@ -6,7 +6,9 @@ from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register, unique_commands
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.models import Game, GameState, Seat
+from mailjudge.permissions.policy import check_read
 from mailjudge.permissions.vocabulary import Action
+from mailjudge.render import render
 from mailjudge.render.results import map_mail, record_facts, report_lines
 from mailjudge.rules import catalogue
 from mailjudge.service import diary, pictures, processing, state
@@ -45,6 +47,16 @@ class List(Command):
         return lines
 
 
+def readable_game(ctx: Context, name: str) -> Game:
+    """The game named, if the sender may read it (permissions.policy.check_read): a game
+    closed to watchers (NO_OBSERVATIONS, SOLITAIRE) is read only by its own seats."""
+    game = state.get_game(name)
+    decision = check_read(ctx.actor, game)
+    if not decision:
+        raise CommandError(decision.reason)
+    return game
+
+
 @register
 class Summary(Command):
     action = Action.INFO
@@ -53,7 +65,7 @@ class Summary(Command):
     summary = "a game's centre counts and state"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        game = state.get_game(args[0])
+        game = readable_game(ctx, args[0])
         lines = [f"{game.name}: {game.state} {game.phase or ''} {game.outcome}".rstrip()]
         if game.position:
             pos = position_from_dict(game.position, state.game_map(game))
@@ -73,7 +85,7 @@ class History(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         if not args:
             raise CommandError("write HISTORY game [phase]")
-        game = state.get_game(args[0])
+        game = readable_game(ctx, args[0])
         records = processing.history(game)
         # Each phase is reported with the board that followed it: the next phase's start,
         # or for the last one played, the game now.
@@ -119,7 +131,7 @@ class Map(Command):
     summary = "a picture of the board now, or of a phase played with its orders"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        game = state.get_game(args[0])
+        game = readable_game(ctx, args[0])
         if game.id in ctx.pictured:
             raise CommandError(f"one picture of {game.name} per mail: ask for another phase "
                                "in a mail of its own")  # fmt: skip
@@ -151,7 +163,9 @@ class Help(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         if args and args[0].upper() == "RULES":
             cat = catalogue()
-            return [line for name in cat.names for line in (f"{name}: {cat.get(name).summary}",)]
+            flags = [f"{name}: {cat.get(name).summary}" for name in cat.names]
+            # The judge's choices where the seeds are silent or contradict themselves.
+            return [*flags, "", *render("help_choices.txt.j2").rstrip("\n").splitlines()]
         # Signed on to a game, HELP lists that game's commands: the shared ones and its
         # variant's own.
         variant = ctx.game.variant if ctx.game is not None else None

@@ -5,8 +5,9 @@ from __future__ import annotations
 from mailjudge.commands.base import JUDGE_ERRORS, Answer, Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.commands.veteran_lines import (
+    conditional_text,
     lines_by_named_power,
-    njudge_conditional,
+    open_if,
     order_block_lines,
     prepare_bare_lines,
 )
@@ -17,8 +18,8 @@ from mailjudge.engine.state import MOVEMENT, Phase
 from mailjudge.models import Game, OrderLine, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render.deadline import deadline_text
+from mailjudge.service import conditional, state
 from mailjudge.service import orders as service_orders
-from mailjudge.service import state
 from mailjudge.service.state import game_map, has_rule
 from mailjudge.variants import variant_of
 from mailjudge.variants.democratic.citizens import CITIZEN_ROLES
@@ -49,12 +50,13 @@ def submit(ctx: Context, power: str, texts: list[str], merge: bool = False) -> l
     ctx.require(Action.ORDERS)
     if not game.phase:  # a forming game (the master may order; there is no board yet)
         raise CommandError(f"{game.name} has not started: orders are for a running game")
+    carried: list[str] = []  # orders on file the mail did not name: they keep their sender
     if merge:
-        texts = service_orders.merged_with_file(game, seat, power, texts)
+        texts, carried = service_orders.merged_with_file(game, seat, power, texts)
     refused = variant_of(game).refuse_orders(game, power, texts)  # Diplonomic rule 17
     if refused:
         raise CommandError(refused)
-    report = service_orders.submit_orders(game, seat, power, texts)
+    report = service_orders.submit_orders(game, seat, power, texts, carried)
     ctx.orders_given = True
     if not report.missing:
         ctx.touched.add(game.id)  # only a complete order set can make the game ready
@@ -119,7 +121,7 @@ def flush_bare_lines(ctx: Context) -> None:
     if not pending:
         return
     if ctx.future_phase is not None:
-        _file_future_orders(ctx, ctx.future_phase, pending)
+        _file_future_orders(ctx, ctx.future_phase, pending, conditional_text(ctx, gmap))
         return
     gmap, phase_type = _map_of(ctx), _phase_type(ctx)
     meant = [reads_as_order(t, gmap, phase_type) and not is_prose(t, gmap, phase_type)
@@ -158,12 +160,18 @@ def _file_bare_orders(ctx: Context, pending: list[tuple[int, str]]) -> None:
         ctx.answers.append(Answer(echo, False, [str(err)]))
 
 
-def _file_future_orders(ctx: Context, phase: str, pending: list[tuple[int, str]]) -> None:
+def _file_future_orders(
+    ctx: Context, phase: str, pending: list[tuple[int, str]], condition: str | None = None
+) -> None:
     echo = pending[0][1] + (f" ... ({len(pending)} lines)" if len(pending) > 1 else "")
     try:
         game, seat = ctx.signed_on()
         ctx.require(Action.ORDERS)
-        filed = service_orders.file_future_orders(game, seat, phase, [t for _, t in pending])
+        texts = [t for _, t in pending]
+        if condition is None:
+            filed = service_orders.file_future_orders(game, seat, phase, texts)
+        else:
+            filed = conditional.file_conditional_orders(game, seat, phase, condition, texts)
     except JUDGE_ERRORS as err:
         ctx.answers.append(Answer(echo, False, [str(err)]))
         return
@@ -176,6 +184,8 @@ def _file_future_orders(ctx: Context, phase: str, pending: list[tuple[int, str]]
         "  they are on file when that phase begins (checked against the board then), "
         "unless you send others in it"
     )
+    if condition is not None:
+        lines.append(f"  the lines under IF stand only if, when it begins, {condition}")
     ctx.order_errors += len(filed.errors)
     ctx.answers.append(Answer(echo, not filed.errors, lines))
 
@@ -234,11 +244,18 @@ class Orders(Command):
 class IfOrder(Command):
     action = Action.ORDERS
     name = "IF"
-    usage = "IF DISLODGED A PAR R BUR | IF DISLODGED A PAR D | IF ADJUSTING BUILD A PAR"
+    usage = (
+        "IF A PAR AND NOT F BRE ... [ELSE ...] ENDIF | IF DISLODGED A PAR R BUR"
+        " | IF DISLODGED A PAR D | IF ADJUSTING BUILD A PAR"
+    )
     summary = (
-        "Diplonomic rule 15 (RULE15 timing): with the movement orders, the retreat you want"
-        " if a unit is dislodged, or (in Fall) a build, REMOVE or WAIVE if the count changes;"
-        " used at once when that phase comes"
+        "njudge's conditional orders, after a PHASE line: the order lines up to ELSE stand"
+        " if the condition (unit positions like A PAR or RUSSIAN F SEV, POWER OWNS BEL,"
+        " with NOT, AND, OR, parentheses) holds when that phase begins, those after ELSE if"
+        " not; blocks may nest. Diplonomic rule 15 (RULE15 timing): IF DISLODGED / IF"
+        " ADJUSTING, with the movement orders, the retreat you want if a unit is dislodged,"
+        " or (in Fall) a build, REMOVE or WAIVE if the count changes; used at once when"
+        " that phase comes"
     )
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
@@ -246,7 +263,7 @@ class IfOrder(Command):
         ctx.require(Action.ORDERS)
         if not args or args[0].upper() not in ("DISLODGED", "ADJUSTING"):
             flush_bare_lines(ctx)  # the lines before the IF are not part of it
-            njudge_conditional(ctx)
+            return open_if(ctx, " ".join(args), _map_of(ctx))
         if len(args) < 2:
             raise CommandError(f"write {rule15.USAGE}")
         phase, power, order = rule15.file_advance_order(game, seat, args[0], " ".join(args[1:]))
@@ -328,4 +345,23 @@ class Status(Command):
             missing = state.missing_orders(game, pos, power, [line.text for line in mine])
             if missing:
                 lines.append("    missing: " + ", ".join(missing))
+            lines += _sent_ahead(game, seat, power)
         return lines
+
+
+def _sent_ahead(game: Game, seat: Seat, power: str) -> list[str]:
+    """The orders sent ahead for later phases with PHASE, conditional ones written as their
+    condition (IF A PAR AND NOT F BRE: A PAR - BUR), shown to whoever sees the orders."""
+    rows = OrderLine.select().where(
+        (OrderLine.game == game) & (OrderLine.power == power) & (OrderLine.phase != game.phase)
+    )
+    shown = sorted(_shown(game, seat, list(rows)),
+                   key=lambda r: (Phase.parse(r.phase).order_key(), r.line))  # fmt: skip
+    lines: list[str] = []
+    phase = None
+    for row in shown:
+        if row.phase != phase:
+            phase = row.phase
+            lines.append(f"    sent ahead for {phase}:")
+        lines.append(f"      {row.text}")
+    return lines

@@ -11,21 +11,74 @@ import difflib
 
 from mailjudge.commands.base import Answer, CommandError, Context
 from mailjudge.commands.registry import COMMANDS
+from mailjudge.engine.conditions import ConditionError, parse_condition
 from mailjudge.engine.maps import GameMap
 from mailjudge.engine.reader import power_prefix, reads_as_order, split_orders
 
 NJUDGE_IF = (
-    "this judge keeps no conditional orders (njudge's IF ... ELSE ... ENDIF): none of the "
-    "orders up to ENDIF were filed. Send plain orders (or ORDERS ... END) for this phase; "
-    "orders for a later phase go after a PHASE line, like PHASE Fall 1901 Movement"
+    "conditional orders (njudge's IF ... ELSE ... ENDIF) are for a later phase: write "
+    "PHASE Fall 1901 Movement first, then IF A PAR AND NOT F BRE, orders, ELSE, orders, "
+    "ENDIF (for this phase, send the orders the board already calls for)"
 )
-HELD_BY_IF = "inside njudge's IF ... ENDIF, so not filed (conditional orders are not kept here)"
+HELD_BY_IF = "inside an IF refused above"
 
 
-def njudge_conditional(ctx: Context) -> None:
-    """njudge's IF line: the order lines up to ENDIF are held back, and the IF refused."""
-    ctx.held_back = HELD_BY_IF
-    raise CommandError(NJUDGE_IF)
+def conditional_text(ctx: Context, gmap: GameMap) -> str | None:
+    """The condition the bare lines here stand under: the IFs open around them (an ELSE
+    branch under NOT its IF), all together, in canonical form; None outside any IF."""
+    if not ctx.conditions:
+        return None
+    parts = [f"NOT ({text})" if in_else else f"({text})" for text, in_else in ctx.conditions]
+    return str(parse_condition(" AND ".join(parts), gmap))
+
+
+def _hold_if_refused(ctx: Context) -> None:
+    """Lines inside any refused IF are held back; outside every IF, nothing is."""
+    refused = any(text is None for text, _ in ctx.conditions)
+    if refused:
+        ctx.held_back = HELD_BY_IF
+    elif ctx.held_back == HELD_BY_IF:
+        ctx.held_back = None
+
+
+def open_if(ctx: Context, words: str, gmap: GameMap) -> list[str]:
+    """njudge's IF line after a PHASE line: the order lines up to its ELSE stand if the
+    condition holds when that phase begins. A refused IF holds back its lines to ENDIF."""
+    ctx.conditions.append((None, False))
+    _hold_if_refused(ctx)
+    if ctx.held_back is not None and ctx.held_back != HELD_BY_IF:
+        raise CommandError(f"not read: {ctx.held_back}")
+    if ctx.future_phase is None:
+        raise CommandError(NJUDGE_IF + "; none of the orders up to ENDIF were filed")
+    try:
+        condition = str(parse_condition(words, gmap))
+    except ConditionError as err:
+        raise CommandError(f"{err}; none of the orders up to ENDIF were filed") from None
+    ctx.conditions[-1] = (condition, False)
+    _hold_if_refused(ctx)
+    return [f"the order lines below are for {ctx.future_phase} if {condition} then"]
+
+
+def else_branch(ctx: Context) -> list[str]:
+    """ELSE: the lines up to ENDIF stand if the IF's condition does not hold."""
+    if not ctx.conditions or ctx.conditions[-1][1]:
+        raise CommandError("an ELSE with no IF above it (or a second ELSE): nothing was done")
+    text, _ = ctx.conditions[-1]
+    ctx.conditions[-1] = (text, True)
+    if text is None:
+        return ["part of the refused IF above: the orders after it are not filed either"]
+    return [f"the order lines below are for {ctx.future_phase} if NOT ({text}) then"]
+
+
+def close_if(ctx: Context) -> list[str]:
+    """ENDIF: the innermost IF ends."""
+    if not ctx.conditions:
+        raise CommandError("an ENDIF with no IF above it: nothing was done")
+    text, _ = ctx.conditions.pop()
+    _hold_if_refused(ctx)
+    if text is None:
+        return ["end of the refused IF above (none of its orders were filed)"]
+    return [f"end of IF {text}"]
 
 
 def looks_like_command(text: str) -> bool:

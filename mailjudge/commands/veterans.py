@@ -18,7 +18,7 @@ from mailjudge.commands.info import Help
 from mailjudge.commands.master import MasterCommand
 from mailjudge.commands.orders import flush_bare_lines
 from mailjudge.commands.registry import register
-from mailjudge.commands.veteran_lines import HELD_BY_IF, NJUDGE_IF
+from mailjudge.commands.veteran_lines import close_if, else_branch
 from mailjudge.models import Game
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
@@ -119,14 +119,12 @@ class Else(Command):
     action = Action.INFO
     name = "ELSE"
     usage = "ELSE"
-    summary = "njudge's conditional orders are not kept here"
+    summary = "njudge's conditional orders: the orders that stand if the IF above is false"
     listed = False
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         flush_bare_lines(ctx)
-        if ctx.held_back != HELD_BY_IF:
-            raise CommandError("an ELSE with no IF above it: " + NJUDGE_IF.split(":")[0])
-        raise CommandError("part of the IF above: the orders after it are not filed either")
+        return else_branch(ctx)
 
 
 @register
@@ -135,16 +133,12 @@ class EndIf(Command):
     name = "ENDIF"
     aliases = ("END IF",)
     usage = "ENDIF"
-    summary = "njudge's conditional orders are not kept here"
+    summary = "njudge's conditional orders: the end of an IF"
     listed = False
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        flush_bare_lines(ctx)  # refused, while the IF still holds them back
-        if ctx.held_back != HELD_BY_IF:
-            raise CommandError("an ENDIF with no IF above it: " + NJUDGE_IF.split(":")[0])
-        ctx.held_back = None
-        return ["end of the IF above (none of its orders were filed); the lines after it are "
-                "read as usual"]  # fmt: skip
+        flush_bare_lines(ctx)
+        return close_if(ctx)
 
 
 def _power_named(game: Game, word: str) -> str:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from mailjudge.engine.adjustments import adjustment_due
-from mailjudge.engine.maps import ARMY, FLEET, LAND, WATER, GameMap
+from mailjudge.engine.maps import ARMY, FLEET, LAND, WATER, GameMap, normalize_name
 from mailjudge.engine.orders import (
     AmbiguousOrder,
     Build,
@@ -87,15 +88,62 @@ def _fleet_dest(gmap: GameMap, unit: Unit, dest: Place) -> str:
     return f"{prov}/{coasts[0]}"  # unreachable either way; the adjacency check says so
 
 
-def entry_check(s: Syntax) -> Syntax:
+def entry_check(s: Syntax, gmap: GameMap | None = None, pos: Position | None = None) -> Syntax:
     """What NO_CHECK still checks when an order is entered, beyond reading it (seed 001):
-    "A support for a fleet move may not specify the destination coast of the fleet"."""
+    "A support for a fleet move may not specify the destination coast of the fleet", and,
+    given the map, "Any placename abbreviation that is potentially ambiguous is declared
+    erroneous and must be changed": a fleet moving to a split-coast province it reaches on
+    both coasts (F MAO - SPA) must name the coast. NO_CHECK lifts the check of legality,
+    not of readability."""
     if s.kind == "support" and s.dest is not None and s.dest[1] is not None:
         raise IllegalOrder(
             f"a support names the province it supports a move into, not its coast: write "
             f"{s._replace(dest=(s.dest[0], None))!s}"
         )
+    if gmap is not None and s.kind in ("move", "retreat") and s.loc and s.dest and not s.route:
+        fleet = _entered_type(s, gmap, pos) == FLEET
+        if fleet and gmap.provinces[s.dest[0]].coasts and s.dest[1] is None:
+            here = f"{s.loc[0]}/{s.loc[1]}" if s.loc[1] else s.loc[0]
+            _fleet_dest(gmap, Unit("", FLEET, here), s.dest)  # raises when both coasts fit
     return s
+
+
+def _entered_type(s: Syntax, gmap: GameMap, pos: Position | None) -> str | None:
+    """The unit type an order means: as written, else the unit there, else what the
+    province can hold (only a fleet is at sea)."""
+    if s.utype is not None:
+        return s.utype
+    assert s.loc is not None
+    there = pos.units.get(s.loc[0]) if pos is not None else None
+    if there is not None:
+        return there.type
+    return FLEET if gmap.is_water(s.loc[0]) else None
+
+
+_WORD = re.compile(r"[a-z]+")
+
+
+def ambiguous_name(text: str, gmap: GameMap) -> None:
+    """Seed 001, NO_CHECK: "Any placename abbreviation that is potentially ambiguous is
+    declared erroneous and must be changed. For example, the order "TYR H" is rejected
+    because it may be an order for an army in Tyrolia to hold, or for a fleet in the
+    Tyrrhenian Sea to hold." A short name is ambiguous when it opens the full names of two
+    provinces (TYR: Tyrolia and the Tyrrhenian Sea); the province's full name, or a code
+    no other name begins with, is not."""
+    full = {code: normalize_name(p.name) for code, p in gmap.provinces.items()}
+    for word in _WORD.findall(text.lower()):
+        code = gmap.names.get(word)
+        if code is None or full.get(code) == word:
+            continue
+        meant = sorted(c for c, name in full.items() if name.startswith(word))
+        if code not in meant:
+            meant.append(code)
+        if len(meant) > 1:
+            options = " or ".join(gmap.provinces[c].name for c in meant)
+            raise AmbiguousOrder(
+                f"{word.upper()} could mean {options} (under NO_CHECK the judge does not "
+                f"guess): write the place's full name"
+            )
 
 
 def check_order(

@@ -11,7 +11,7 @@ that (is this power really theirs?) is asked by the service layer.
 
 from __future__ import annotations
 
-from mailjudge.models import GameState
+from mailjudge.models import Game, GameState
 from mailjudge.permissions.actors import Actor
 from mailjudge.permissions.rows import ALLOW, DENY, Decision, Row, always, role, rule, state
 from mailjudge.permissions.vocabulary import SEATED, Action, Role
@@ -74,3 +74,26 @@ def check(actor: Actor, action: Action) -> Decision:
         if row.action in (action, action.family, ANY) and row.condition(actor):
             return Decision(row.decision, row.reason)
     return Decision(False, "that is not allowed here")
+
+
+# Seed 001 rules that close a game to watchers: NO_OBSERVATIONS ("no observers are allowed
+# for the game") and SOLITAIRE ("A PRIVACY password will be automatically assigned").
+CLOSED_TO_WATCHERS = ("NO_OBSERVATIONS", "SOLITAIRE")
+
+
+def check_read(actor: Actor, game: Game) -> Decision:
+    """Who reads a game's SUMMARY, HISTORY and MAP by mail: anyone, unless a rule closes
+    the game to watchers; then only a seat of that game signed on in the same mail (its
+    master, players, citizens; for SOLITAIRE also whoever OBSERVEs it with its privacy
+    password)."""
+    closed = [name for name in CLOSED_TO_WATCHERS if game.rules.has(name)]
+    if not closed:
+        return Decision(ALLOW, "information needs no password")
+    if actor.seat is not None and actor.game is not None and actor.game.id == game.id:
+        return Decision(ALLOW, "a game's own seats read it")
+    how = "OBSERVE it with its privacy password (the master's), " if "SOLITAIRE" in closed else ""
+    return Decision(
+        DENY,
+        f"{game.name} is closed to watchers ({closed[0]}): only its own seats read its "
+        f"SUMMARY, HISTORY and MAP; {how}SIGNON to it first in the same mail",
+    )

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from mailjudge.db import database_proxy, execute_compiled
-from mailjudge.engine.checker import check_order, entry_check
+from mailjudge.engine.checker import ambiguous_name, check_order, entry_check
 from mailjudge.engine.maps import GameMap
-from mailjudge.engine.orders import OrderError
+from mailjudge.engine.orders import OrderError, Syntax
 from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import Phase, Position
-from mailjudge.models import Game, OrderLine, Seat, utcnow
+from mailjudge.models import Ballot, Game, OrderLine, Seat, utcnow
 from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.games import passive_now
 from mailjudge.service.state import (
@@ -42,13 +44,17 @@ class Submission:
     several: list[str] = field(default_factory=list)
 
 
-def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submission:
+def submit_orders(
+    game: Game, seat: Seat, power: str, lines: list[str], carried: Sequence[str] = ()
+) -> Submission:
     """Replace ``power``'s orders for this phase with the valid ones among ``lines``.
 
     Every line is checked now (under NO_CHECK only the Urk and name checks: the rest is
     decided at processing). Under IGNORE_ERRORS bad lines are dropped without a word.
     A refused line never takes away a good order: a unit it names keeps the order on file
     it had (unless another line of the set orders it), and the report says so.
+    ``carried``: the lines that are orders on file the mail did not name (bare order lines
+    laid over the file); they, like the orders a refused line leaves, keep their sender.
     """
     require_active(game)
     power = power.upper()
@@ -70,7 +76,7 @@ def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submi
         try:
             syntax = read_order(line, gmap, pos.phase.type)
             text = (
-                str(entry_check(syntax))
+                str(_entry_check(line, syntax, gmap, pos))
                 if no_check
                 else str(check_order(syntax, pos, power, gmap, build_any=build_any))
             )
@@ -81,31 +87,90 @@ def submit_orders(game: Game, seat: Seat, power: str, lines: list[str]) -> Submi
                 refused.setdefault(syntax.loc[0], line.strip())
             continue
         kept.append(text)
-    kept += _kept_from_file(game, seat, power, refused, kept, report)
+    from_file = _kept_from_file(game, seat, power, refused, kept, report)
+    kept += from_file
     if no_check:
         units = [_unit_of(text, gmap, pos.phase.type) for text in kept]
         report.several = sorted({u for u in units if u is not None and units.count(u) > 1})
     report.accepted = kept
     refuse_late_change(game, seat, power, kept)
     with database_proxy.atomic():
+        senders = _senders_on_file(game, seat, power, kept, [*carried, *from_file])
         _delete_orders(game, power, _own_only(game, seat))
-        now = utcnow()
         if kept:
             rows = [
                 {"game": game.id, "phase": game.phase, "power": power, "line": n, "text": text,
-                 "submitted_by": seat.id, "submitted_at": now}
-                for n, text in enumerate(kept)
+                 "submitted_by": by, "submitted_at": at}
+                for n, (text, (by, at)) in enumerate(zip(kept, senders, strict=True))
             ]  # fmt: skip
-            stamp = OrderLine.submitted_at.db_value(now)
             params = [
-                v for n, text in enumerate(kept)
-                for v in (game.id, game.phase, power, n, text, seat.id, stamp)
+                v for n, (text, (by, at)) in enumerate(zip(kept, senders, strict=True))
+                for v in (game.id, game.phase, power, n, text, by,
+                          OrderLine.submitted_at.db_value(at))
             ]  # fmt: skip
             execute_compiled(
                 f"insert-orders-{len(kept)}", lambda: OrderLine.insert_many(rows), params
             )
     report.missing = missing_orders(game, pos, power, kept)
+    _note_blank_orders(game, seat, power, pos)
     return report
+
+
+BLANK = "blank"  # the Ballot kind that records a power's blank orders in an empty phase
+
+
+def _note_blank_orders(game: Game, seat: Seat, power: str, pos: Position) -> None:
+    """Under DONT_SKIP_PHASES a power's order mail in an empty phase is its blank orders
+    (seed 001: "phases where all players need to issue blank orders")."""
+    if not has_rule(game, "DONT_SKIP_PHASES") or powers_to_order(game, pos):
+        return
+    Ballot.delete().where(
+        (Ballot.game == game) & (Ballot.kind == BLANK) & (Ballot.subject == power)
+        & (Ballot.phase == game.phase)
+    ).execute()  # fmt: skip
+    Ballot.create(game=game, phase=game.phase, kind=BLANK, subject=power, voter=seat,
+                  content={})  # fmt: skip
+
+
+def blank_orders_in(game: Game) -> set[str]:
+    """The powers that sent their blank orders for this (empty) phase."""
+    rows = Ballot.select(Ballot.subject).where(
+        (Ballot.game == game) & (Ballot.kind == BLANK) & (Ballot.phase == game.phase)
+    )
+    return {str(row.subject) for row in rows}
+
+
+def _senders_on_file(
+    game: Game, seat: Seat, power: str, kept: list[str], carried: list[str]
+) -> list[tuple[int | None, datetime]]:
+    """Who sent each of ``kept``, and when: an order on file that the mail did not name
+    (``carried``) keeps its sender (seed 003, rule 7: the Gamemaster tells "which orders
+    have been submitted for eir country, and by whom", so a teammate's order does not
+    become France's because France sent another line); a line the mail gives is the
+    sender's, now."""
+    now = utcnow()
+    only = _own_only(game, seat)
+    on_file: dict[str, list[tuple[int | None, datetime]]] = {}
+    for line in orders_on_file(game).get(power, []):
+        if only is None or line.submitted_by_id == only.id:
+            on_file.setdefault(line.text, []).append((line.submitted_by_id, line.submitted_at))
+    left = list(carried)
+    out: list[tuple[int | None, datetime]] = []
+    for text in kept:
+        earlier = on_file.get(text) if text in left else None
+        if earlier:
+            left.remove(text)
+            out.append(earlier.pop(0))
+        else:
+            out.append((seat.id, now))
+    return out
+
+
+def _entry_check(line: str, syntax: Syntax, gmap: GameMap, pos: Position) -> Syntax:
+    """NO_CHECK's checks at entry (seed 001): readable, not ambiguous, no coast in a
+    support's destination; legality waits for processing."""
+    ambiguous_name(line, gmap)
+    return entry_check(syntax, gmap, pos)
 
 
 def _kept_from_file(
@@ -183,10 +248,13 @@ def _delete_orders(game: Game, power: str, only: Seat | None = None) -> None:
                      [game.id, game.phase, power, only.id])  # fmt: skip
 
 
-def merged_with_file(game: Game, seat: Seat, power: str, texts: list[str]) -> list[str]:
+def merged_with_file(
+    game: Game, seat: Seat, power: str, texts: list[str]
+) -> tuple[list[str], list[str]]:
     """``power``'s orders on file with ``texts`` laid over them: a new order for a unit
     replaces that unit's order on file, and the units the texts do not name keep theirs
-    (how bare order lines in a mail are read; ORDERS ... END replaces the whole set)."""
+    (how bare order lines in a mail are read; ORDERS ... END replaces the whole set).
+    Returns the whole set and, of it, the orders carried over from the file."""
     gmap = game_map(game)
     phase_type = current_position(game).phase.type
 
@@ -203,7 +271,7 @@ def merged_with_file(game: Game, seat: Seat, power: str, texts: list[str]) -> li
         text for text, by in order_texts(game, power.upper())
         if (only is None or by == only.id) and unit_of(text) not in named
     ]  # fmt: skip
-    return on_file + texts
+    return on_file + texts, on_file
 
 
 def clear_orders(game: Game, seat: Seat, power: str) -> None:

@@ -14,9 +14,10 @@ from mailjudge.db import database_proxy, is_postgres
 from mailjudge.engine.interchange import position_to_dict
 from mailjudge.engine.phases import PhaseOutcome, process_phase, result_rows
 from mailjudge.models import Game, GameState, OrderLine, PhaseRecord, Seat, utcnow
+from mailjudge.service.conditional import resolve_conditional_orders
 from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.games import engine_options
-from mailjudge.service.orders import powers_to_order
+from mailjudge.service.games import engine_options, passive_now
+from mailjudge.service.orders import blank_orders_in, powers_to_order
 from mailjudge.service.outcomes import Processed, Readiness
 from mailjudge.service.schedule import schedule_phase, timing_of
 from mailjudge.service.state import (
@@ -72,6 +73,11 @@ def _standard_readiness(game: Game, now: datetime, need_late: bool) -> Readiness
         if waiting:
             return Readiness(False, f"{', '.join(waiting)} asked to WAIT for the deadline")
     late = late_powers(game, players(game))
+    if not late and not deadline_passed and _empty_phase_kept(game):
+        return Readiness(
+            False,
+            "DONT_SKIP_PHASES: an empty phase waits for its deadline or every power's blank orders",
+        )
     if has_rule(game, "ALWAYS_WAIT") and not deadline_passed:
         return Readiness(False, "ALWAYS_WAIT: not before the deadline", late)
     if not late and (not waiting or deadline_passed):
@@ -83,6 +89,23 @@ def _standard_readiness(game: Game, now: datetime, need_late: bool) -> Readiness
     if late:
         return Readiness(False, "orders are missing", late)
     return Readiness(False, f"{', '.join(waiting)} asked to WAIT for the deadline", late)
+
+
+def _empty_phase_kept(game: Game) -> bool:
+    """Seed 001, DONT_SKIP_PHASES: "all phases (including phases where all players need to
+    issue blank orders) will be played, and empty phases won't be skipped". A phase in which
+    nobody has anything to order waits for its deadline, or for every power in play to send
+    its blank orders (an order mail with no orders); it is not processed the moment it
+    opens."""
+    if not has_rule(game, "DONT_SKIP_PHASES") or has_rule(game, "NO_DEADLINE"):
+        return False
+    pos = current_position(game)
+    if powers_to_order(game, pos):
+        return False
+    seats = players(game)
+    in_play = {u.power for u in pos.units.values()} | set(pos.sc_owners.values())
+    owing = in_play - passive_now(game) - _exempt(game, seats)
+    return not owing <= blank_orders_in(game)
 
 
 def _grace(game: Game) -> timedelta:
@@ -220,6 +243,7 @@ def _run(
     game.phase = str(outcome.next.phase)
     game.position = position_to_dict(outcome.next)
     _mark_eliminated(game, outcome)
+    resolve_conditional_orders(game)  # njudge's IF ... ENDIF sent ahead for this phase
     ending = variant_of(game).ending(game, outcome)
     if ending:
         finish_game(game, ending)

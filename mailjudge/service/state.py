@@ -17,7 +17,7 @@ from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import MOVEMENT, RETREAT, Position
 from mailjudge.models import Game, GameState, OrderLine, Person, Seat, utcnow
 from mailjudge.passwords import verify_password_remembered
-from mailjudge.rules import RuleError, RuleSet, apply_change
+from mailjudge.rules import RuleError, RuleSet, later_change
 from mailjudge.service import guard
 from mailjudge.service.errors import BadSecret, NotAllowed, NotFound, ServiceError
 
@@ -55,7 +55,7 @@ def person_for(email: str) -> Person:
 def set_rules(game: Game, change: str) -> RuleSet:
     """The master's SET RULE +X -Y, implications applied, forbidden combinations refused."""
     try:
-        new = apply_change(rules_of(game), change, variant=game.variant)
+        new = later_change(rules_of(game), change, variant=game.variant)
     except RuleError as err:
         raise ServiceError(str(err)) from None
     game.rules = new

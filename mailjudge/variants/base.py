@@ -167,6 +167,10 @@ class Variant:
         """None, or why no draw may be proposed or voted now."""
         return None
 
+    def resign_refused(self, game: Game, seat: Seat) -> str | None:
+        """None, or why this seat may not RESIGN now (Survive's rule 8)."""
+        return None
+
     def declare_draw(self, game: Game, now: datetime) -> list[Outgoing] | None:
         """The master's DECLARE DRAW: None ends the game in a draw now; a list of notices
         means the variant has set the draw for later (Diplonomic's two days' notice)."""

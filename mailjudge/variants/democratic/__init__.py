@@ -112,6 +112,19 @@ def join_citizen(
         )
 
 
+def citizen_joined_notice(game: Game, seat: Seat) -> Outgoing | None:
+    """One post on a country's list when a citizen joins it in a running game (seed 000, Setup
+    Rule 2: "Add each citizen to their country's mailing list"): it hears of them once."""
+    power = country_of(seat)
+    if power is None:
+        return None
+    body = (
+        f"{seat.name} joined the citizens of {power} ({(seat.centre or '').upper()}) "
+        f"in {game.phase}.\n"
+    )
+    return list_mail(game, power, f"new citizen: {seat.name}", body)
+
+
 def nominate(game: Game, seat: Seat, name: str, commentary: str = "") -> Proposal:
     """NOMINATE a citizen of one's own country (oneself included) for diplomat."""
     power = _own_country(seat)
@@ -349,9 +362,6 @@ class Democratic(Variant):
             " VOTE ORDERS"),
         Row(Action.PRESS_COUNTRY, role(*CITIZEN_ROLE_SET), ALLOW,
             "citizens write to their own country"),
-        Row(Action.PRESS_PRIVATE, role(Role.CITIZEN), DENY,
-            "citizens write to their own country's list; only the diplomat writes to other"
-            " countries"),
         Row(Action.PRESS_BROADCAST, role(Role.CITIZEN), DENY,
             "only the diplomat speaks for the country to all"),
         Row(Action.VOTE, role(*CITIZEN_ROLE_SET), ALLOW, "citizens vote for their country"),
@@ -366,6 +376,15 @@ class Democratic(Variant):
     def join(self, game: Game, email: str, password: str, name: str | None) -> Seat | None:
         return join_citizen(game, email, password, name)
 
+    def draws_allowed(self, game: Game) -> str | None:
+        """Seed 000: "This variant allows an unlimited number of players to play, until the
+        end. Everyone wins." Its votes choose diplomats and orders only: citizens do not
+        vote for draws or concessions; the master may still DECLARE DRAW."""
+        return (
+            'a Democratic game is played to the end (seed 000: "Everyone wins"): citizens '
+            "vote for diplomats and orders, not for draws; the master may DECLARE DRAW"
+        )
+
     def speaks_for(self, seat: Seat) -> list[str]:
         country = country_of(seat) if seat.role in CITIZEN_ROLES else None
         return [country] if country else list(seat.powers)
@@ -378,18 +397,32 @@ class Democratic(Variant):
         diplomat's press to another country reaches that country's diplomat only; its
         citizens read what their own diplomat chooses to post. Press to one's own country,
         and the master's press to a country, go to that country's list; CC LIST posts a
-        diplomat's press on their own country's list as well."""
+        diplomat's press on their own country's list as well. No diplomat exists before
+        the first count (end of S1901M): until its country has one, a citizen writes
+        abroad itself, to the other country's diplomat, or to its list while it has none."""
         routes = PressRoutes()
         own = country_of(sender) if sender.role in CITIZEN_ROLES else None
         lists: set[str] = set()
+        abroad = [c for c in recipients if c not in (PRESS_TO_MASTER, own)]
+        if sender.role == "citizen" and abroad:
+            # Only while its country has no diplomat (the table lets citizens write; who
+            # holds the office is the database's to say, so it is checked here).
+            mine = diplomat_of(game, own) if own is not None else None
+            if own is None or mine is not None:
+                raise ServiceError(
+                    "citizens write to their own country's list; only the diplomat writes to "
+                    f"other countries (nothing was sent to {', '.join(abroad)})"
+                )
         for country in recipients:
             if country == PRESS_TO_MASTER:
                 continue
-            if country == own or sender.role != "diplomat":
+            if country == own or sender.role not in CITIZEN_ROLES:
                 lists.add(country)
                 continue
             seat = diplomat_of(game, country)
-            if seat is None or seat.person_id is None:
+            if (seat is None or seat.person_id is None) and sender.role == "citizen":
+                lists.add(country)  # before any diplomat: citizen to citizens
+            elif seat is None or seat.person_id is None:
                 routes.unreached.append(country)
             else:
                 routes.seats.append(seat)

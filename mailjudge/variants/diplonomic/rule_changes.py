@@ -18,7 +18,7 @@ from mailjudge.db import database_proxy
 from mailjudge.models import Ballot, Game, GameState, Proposal, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone
-from mailjudge.rules import RuleError, apply_change
+from mailjudge.rules import RuleError, later_change
 from mailjudge.service import schedule
 from mailjudge.service.errors import NotAllowed, NotFound, ServiceError
 from mailjudge.service.state import phase_of, rules_of, set_rules
@@ -130,7 +130,7 @@ def propose(game: Game, seat: Seat, title: str, text: str) -> Proposal:
 
 def _check_rules_change(game: Game, change: str) -> None:
     try:
-        apply_change(rules_of(game), change, variant=game.variant)
+        later_change(rules_of(game), change, variant=game.variant)
     except RuleError as err:
         raise ServiceError(f"SET RULE {change}: {err}") from None
 

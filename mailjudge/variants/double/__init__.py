@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from mailjudge.engine.checker import parse_order
 from mailjudge.engine.orders import Order, OrderError
+from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import ADJUSTMENT, RETREAT, Position
 from mailjudge.models import Ballot, Game, OrderLine, Seat
 from mailjudge.render import render
@@ -106,10 +107,14 @@ def override(game: Game, seat: Seat, power: str, line: str) -> str:
         order = parse_order(line, current_position(game), power, game_map(game))
     except OrderError as err:
         raise ServiceError(f"{err.kind}: {err}; write OVERRIDE {power} A PAR - BUR") from None
-    Ballot.delete().where(mine & (Ballot.phase == game.phase)).execute()
+    # A second OVERRIDE in a phase replaces the first, and says so (issue 39, point 12).
+    this_phase = mine & (Ballot.phase == game.phase)
+    earlier = [b.content["order"] for b in Ballot.select().where(this_phase)]
+    Ballot.delete().where(this_phase).execute()
     Ballot.create(game=game, phase=game.phase, kind="override", subject=power, voter=seat,
                   content={"order": str(order)})  # fmt: skip
-    return f"OVERRIDE for {power} in {game.phase}: {order}"
+    replaced = f"; it replaces your earlier OVERRIDE {earlier[0]}" if earlier else ""
+    return f"OVERRIDE for {power} in {game.phase}: {order}{replaced}"
 
 
 def _partner_orders(
@@ -139,15 +144,22 @@ def _partner_orders(
 
 
 def synchronise(game: Game, pos: Position, power: str, lines: list[OrderLine]) -> Synced | None:
-    """The power's orders for adjudication from its two players' sets; None when the
-    orders on file are not two players' (the master's, or restored after a ROLLBACK)."""
+    """The power's orders for adjudication from its two players' sets; None when only
+    orders from no partner are on file (the master's, or restored after a ROLLBACK): they
+    stand as they are. Once a partner sends orders beside them, those orders are each
+    partner's starting set, which the partner's own orders replace unit by unit, and the
+    two sets are synchronised as always (seed 004: each power's orders are the two
+    players' orders, synchronised)."""
     seats = partners(game, power)
     ids = {s.id for s in seats}
-    if len(seats) != 2 or any(line.submitted_by_id not in ids for line in lines):
+    if len(seats) != 2:
+        return None
+    base = [x for x in lines if x.submitted_by_id not in ids]
+    own = {s.id: [x for x in lines if x.submitted_by_id == s.id] for s in seats}
+    if base and not any(own.values()):
         return None
     a, b = (
-        _partner_orders(game, s, power, [x for x in lines if x.submitted_by_id == s.id], pos)
-        for s in seats
+        _partner_orders(game, s, power, _laid_over(game, pos, base, own[s.id]), pos) for s in seats
     )
     # A seat nobody holds (vacant, or a dummy) does not veto its partner's orders.
     if seats[0].person_id is None or seats[0].dummy:
@@ -163,6 +175,29 @@ def synchronise(game: Game, pos: Position, power: str, lines: list[OrderLine]) -
         return sync_units(a, b, units, lytton, retreat=True)
     units = [u for _, u in sorted(pos.units.items()) if u.power == power]
     return sync_units(a, b, units, lytton)
+
+
+def _laid_over(
+    game: Game, pos: Position, base: list[OrderLine], mine: list[OrderLine]
+) -> list[OrderLine]:
+    """A partner's set: their own orders, and the orders on file from no partner (restored
+    by a ROLLBACK, or the master's) for the units they did not order. In an adjustment
+    phase a partner's own orders, if any, are their whole set."""
+    if not base:
+        return mine
+    if pos.phase.type == ADJUSTMENT:
+        return mine or base
+    gmap = game_map(game)
+
+    def unit(line: OrderLine) -> str | None:
+        try:
+            syntax = read_order(line.text, gmap, pos.phase.type)
+        except OrderError:
+            return None
+        return syntax.loc[0] if syntax.loc is not None else None
+
+    ordered = {unit(line) for line in mine} - {None}
+    return mine + [line for line in base if unit(line) not in ordered]
 
 
 class Double(Variant):

@@ -44,6 +44,12 @@ class Survive(Variant):
             "the master breaks an even victor vote (Survive)"),
     )  # fmt: skip
 
+    def resign_refused(self, game: Game, seat: Seat) -> str | None:
+        if not game.position:
+            return None
+        board = current_position(game)
+        return oc.resign_refused(game, seat, sum(len(board.units_of(p)) for p in seat.powers))
+
     def public_sections(self, game: Game) -> list[PublicSection]:
         return public.sections(game)
 

@@ -7,7 +7,7 @@ the record follows ROLLBACK and ROLLFORWARD like the rest of the game's history.
 from __future__ import annotations
 
 from mailjudge.engine.state import ADJUSTMENT, Phase, Position
-from mailjudge.models import Game
+from mailjudge.models import Game, Seat
 from mailjudge.variants.survive.tables import Outcast
 
 OUT = ("voted", "no centres")
@@ -78,3 +78,19 @@ def of_phase(game: Game, sequence: int) -> dict[str, list[str]]:
     for row in rows.order_by(Outcast.power):
         found.setdefault(row.reason, []).append(row.power)
     return found
+
+
+def resign_refused(game: Game, seat: Seat, units: int) -> str | None:
+    """Seed 002, rule 8: "If you are voted out, you must remain in the game as least until
+    the judge recognizes you have no units left! Do not resign, even if your units are
+    immobile." An outcast's player may RESIGN only once its power has no unit left."""
+    if game.state != "active" or units == 0:
+        return None
+    out = outcasts(game, game.sequence) & set(seat.powers)
+    if not out:
+        return None
+    return (
+        f"{' '.join(sorted(out))} is voted out but still has {units} unit(s): Survive rule 8 "
+        "keeps you in the game until it has none (its units hold; outcasts may still "
+        "choose the victor under rule 5b); RESIGN once they are gone"
+    )
