@@ -308,7 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
     adj = sub.add_parser(
         "adjudicate",
-        help="play one phase from a JSON document (see interchange.md)",
+        help="play one phase from a JSON document (see docs/interchange.md)",
         description='Reads {"position": ..., "orders": ...} from FILE (or - for standard input) '
         "and prints the result as JSON.",
     )

@@ -1,6 +1,6 @@
 """The engine's public contract: plain JSON-able dicts in, plain dicts out.
 
-See interchange.md in the project's shared documents. Only a malformed document raises
+See docs/interchange.md. Only a malformed document raises
 (:class:`InterchangeError`, a ValueError whose message says what to fix); an order that
 cannot be carried out is reported in ``results`` and the unit holds.
 """
@@ -151,7 +151,7 @@ def _options(doc: Any) -> EngineOptions:
     if not isinstance(doc, Mapping):
         raise InterchangeError("options: must be an object like {'build_any': true}")
     # Passive powers and kept adjustment phases are the variants' business, not the
-    # interchange format's (see interchange.md).
+    # interchange format's (see docs/interchange.md).
     known = set(EngineOptions.__dataclass_fields__) - {"passive", "keep_adjustments_every"}
     doc = {k: v for k, v in doc.items() if k != "held_last_year"}
     unknown = set(doc) - known
@@ -167,7 +167,7 @@ def _options(doc: Any) -> EngineOptions:
 def adjudicate(
     position: Any, orders: Any, options: Any = None, map_name: str = "standard"
 ) -> dict[str, Any]:
-    """Play one phase from plain data; see interchange.md for both documents."""
+    """Play one phase from plain data; see docs/interchange.md for both documents."""
     gmap = load_map(map_name)
     pos = position_from_dict(position, gmap)
     if orders is None:

@@ -1,7 +1,7 @@
 """A game's archive: every phase (position, orders, results), the public press, as JSON
 that the engine can play again; and a static HTML page with every phase's picture.
 
-Each phase carries the interchange documents (interchange.md) it was played from, so
+Each phase carries the interchange documents (docs/interchange.md) it was played from, so
 :func:`replay` can adjudicate it anew through the engine's public contract and compare.
 """
 
