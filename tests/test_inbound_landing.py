@@ -4,6 +4,7 @@ at any point included."""
 
 from __future__ import annotations
 
+import sqlite3
 import stat
 import threading
 from pathlib import Path
@@ -41,7 +42,7 @@ def test_the_landing_sits_beside_the_database_readable_by_its_owner_only(sqlite_
         (mail,) = landing.waiting(10)
         assert (mail.id, mail.raw, mail.envelope_from) == (numbers[0], raw_mail(1), "p@example.org")
         assert mail.envelope_to == ["judge@example.org", "gm@example.org"]
-        landing.remove(numbers)
+        landing.remove([mail])
         assert landing.count() == 0
     finally:
         landing.close()
@@ -127,3 +128,45 @@ def test_a_mail_the_spool_refuses_stays_landed_and_the_rest_move(
 
 def test_landing_path_names_a_file_beside_the_database() -> None:
     assert landing_path(Path("/srv/judge/judge.db")) == Path("/srv/judge/judge.db.landing")
+
+
+def test_a_mover_late_with_a_number_never_forgets_the_mail_that_took_it_over(
+    sqlite_db: str,
+) -> None:
+    """Two movers (a worker, and work_once() beside it) may read the same landed mail. In a
+    landing file made before numbers were never reused, the first mover's removal frees
+    the number and the next mail landed takes it; the second mover's removal of the mail
+    it read must not forget that newer mail, which is not in the spool yet."""
+    database_file = db.sqlite_file()
+    assert database_file is not None
+    path = landing_path(database_file)
+    old = sqlite3.connect(path)  # the schema of the earlier release: numbers reused
+    old.execute(
+        "CREATE TABLE landed (id INTEGER PRIMARY KEY, message_id TEXT, body_hash TEXT NOT NULL,"
+        " raw BLOB NOT NULL, envelope_from TEXT NOT NULL, envelope_to TEXT NOT NULL,"
+        " source TEXT NOT NULL, received_at TEXT NOT NULL)"
+    )
+    old.commit()
+    old.close()
+    landing = Landing(path)
+    try:
+        land(landing, range(1, 2))
+        (first,) = landing.waiting(10)  # both movers read it
+        landing.remove([first])  # the first mover kept it and forgets it
+        (taken_over,) = land(landing, range(2, 3))
+        assert taken_over == first.id  # the old schema hands the number out again
+        landing.remove([first])  # the second mover forgets what it read
+        assert [mail.raw for mail in landing.waiting(10)] == [raw_mail(2)]
+    finally:
+        landing.close()
+
+
+def test_a_new_landing_never_hands_out_a_number_twice(sqlite_db: str) -> None:
+    landing = landing_for(sqlite_db)
+    try:
+        land(landing, range(1, 2))
+        landing.remove(landing.waiting(10))
+        (second,) = land(landing, range(2, 3))
+        assert second == 2
+    finally:
+        landing.close()

@@ -25,7 +25,7 @@ from mailjudge.db import side_file, sqlite_file
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS landed (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     message_id TEXT,
     body_hash TEXT NOT NULL,
     raw BLOB NOT NULL,
@@ -119,11 +119,16 @@ class Landing:
             for row in rows
         ]  # fmt: skip
 
-    def remove(self, numbers: list[int]) -> None:
-        """Forget mails the spool has kept."""
-        marks = ", ".join("?" * len(numbers))
+    def remove(self, mails: list[LandedMail]) -> None:
+        """Forget mails the spool has kept. Each by its number and its body: two movers
+        may have read the same mail, and in a landing file made before numbers were never
+        reused, the second one's number may by then belong to a mail just landed, which
+        must stay until it is moved."""
         with self._lock:
-            self._connection.execute(f"DELETE FROM landed WHERE id IN ({marks})", numbers)
+            self._connection.executemany(
+                "DELETE FROM landed WHERE id = ? AND body_hash = ?",
+                [(mail.id, mail.body_hash) for mail in mails],
+            )
 
     def checkpoint(self) -> bool:
         """Copy the WAL into the file and empty it, without waiting for anyone: it still

@@ -35,7 +35,7 @@ from mailjudge.db import (
     select_compiled,
     skip_locked,
 )
-from mailjudge.inbound.landing import Landing
+from mailjudge.inbound.landing import LandedMail, Landing
 from mailjudge.inbound.parse import (
     ParsedMail,
     header_text,
@@ -268,7 +268,7 @@ def move_landed(landing: Landing, limit: int) -> int:
     landed = landing.waiting(limit)
     if not landed:
         return 0
-    moved: list[int] = []
+    moved: list[LandedMail] = []
     with prompt_write():
         for mail in landed:
             try:
@@ -279,7 +279,7 @@ def move_landed(landing: Landing, limit: int) -> int:
                 # It stays landed and is tried again; the others go on.
                 log.exception("landed mail %s could not be stored in the spool", mail.id)
                 continue
-            moved.append(mail.id)
+            moved.append(mail)
     if moved:
         landing.remove(moved)
     return len(moved)
