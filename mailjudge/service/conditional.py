@@ -13,13 +13,12 @@ from __future__ import annotations
 
 from mailjudge.db import database_proxy
 from mailjudge.engine.conditions import ConditionError, parse_condition
-from mailjudge.engine.maps import GameMap
 from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import Phase
 from mailjudge.models import Game, OrderLine, Seat, utcnow
 from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.orders import FutureOrders
+from mailjudge.service.orders import FutureOrders, unit_of
 from mailjudge.service.state import current_position, game_map, may_order_for, require_active
 
 PREFIX = "IF "
@@ -117,7 +116,7 @@ def resolve_conditional_orders(game: Game) -> list[str]:
                 row.delete_instance()
         last: dict[tuple[str, str], OrderLine] = {}
         for row in standing:  # in line order, so a later line replaces an earlier one
-            unit = _unit(row.text, gmap, pos.phase.type)
+            unit = unit_of(row.text, gmap, pos.phase.type)
             if unit is None:
                 continue
             earlier = last.get((row.power, unit))
@@ -125,11 +124,3 @@ def resolve_conditional_orders(game: Game) -> list[str]:
                 earlier.delete_instance()
             last[(row.power, unit)] = row
     return notes
-
-
-def _unit(text: str, gmap: GameMap, phase_type: str) -> str | None:
-    try:
-        syntax = read_order(text, gmap, phase_type)
-    except OrderError:
-        return None
-    return syntax.loc[0] if syntax.loc is not None else None

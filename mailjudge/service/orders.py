@@ -90,7 +90,7 @@ def submit_orders(
     from_file = _kept_from_file(game, seat, power, refused, kept, report)
     kept += from_file
     if no_check:
-        units = [_unit_of(text, gmap, pos.phase.type) for text in kept]
+        units = [unit_of(text, gmap, pos.phase.type) for text in kept]
         report.several = sorted({u for u in units if u is not None and units.count(u) > 1})
     report.accepted = kept
     refuse_late_change(game, seat, power, kept)
@@ -185,18 +185,19 @@ def _kept_from_file(
     if not refused:
         return []
     gmap, phase_type = game_map(game), current_position(game).phase.type
-    ordered = {_unit_of(text, gmap, phase_type) for text in new}
+    ordered = {unit_of(text, gmap, phase_type) for text in new}
     only = _own_only(game, seat)
     kept: list[str] = []
     for text, by in order_texts(game, power):
-        unit = _unit_of(text, gmap, phase_type)
+        unit = unit_of(text, gmap, phase_type)
         if unit in refused and unit not in ordered and (only is None or by == only.id):
             kept.append(text)
             report.kept_from_file[refused[unit]] = text
     return kept
 
 
-def _unit_of(text: str, gmap: GameMap, phase_type: str) -> str | None:
+def unit_of(text: str, gmap: GameMap, phase_type: str) -> str | None:
+    """The province of the unit an order line is for; None when it cannot be read."""
     try:
         syntax = read_order(text, gmap, phase_type)
     except OrderError:
