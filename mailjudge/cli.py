@@ -228,8 +228,8 @@ def cmd_status(args: argparse.Namespace) -> int:
 def cmd_requeue(args: argparse.Namespace) -> int:
     """Hand a game the clock held after a failure back to the clock (service/deadlines.py)."""
     from mailjudge import db
+    from mailjudge.game.errors import ServiceError
     from mailjudge.service.deadlines import requeue
-    from mailjudge.service.errors import ServiceError
 
     db.connect(_settings(args).database.url)
     try:
@@ -252,9 +252,9 @@ def cmd_docs(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     """Write a game's archive as JSON (and, with --html, its page of pictures)."""
     from mailjudge import db
+    from mailjudge.game.errors import ServiceError
+    from mailjudge.game.state import get_game
     from mailjudge.service.archive import export_game, export_html
-    from mailjudge.service.errors import ServiceError
-    from mailjudge.service.state import get_game
 
     db.connect(_settings(args).database.url)
     try:

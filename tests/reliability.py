@@ -29,9 +29,10 @@ from pathlib import Path
 from mailstack import Dovecot, Received, SmtpSink, free_port
 
 from mailjudge import db, migrations, passwords
+from mailjudge.game import state
+from mailjudge.game.state import current_position
 from mailjudge.models import InboundMessage, Outbox
-from mailjudge.service import games, seats, state
-from mailjudge.service.state import current_position
+from mailjudge.service import games, seats
 
 JUDGE = "judge@example.test"
 GAME = "soak"

@@ -10,9 +10,9 @@ import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge.commands.base import Context
 from mailjudge.commands.registry import unique_commands
 from mailjudge.commands.run import execute, reply_text
+from mailjudge.game.state import get_game, orders_on_file
 from mailjudge.models import BoardPicture
 from mailjudge.outbound.message import board_cid
-from mailjudge.service.state import get_game, orders_on_file
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

@@ -14,15 +14,15 @@ import mailjudge.commands
 import mailjudge.settings
 from mailjudge.app.pipeline import queue_outgoing
 from mailjudge.commands.run import execute
+from mailjudge.game.errors import ServiceError
+from mailjudge.game.state import get_game
 from mailjudge.models import Outbox
 from mailjudge.outbound.outbox import render_draft
 from mailjudge.render.digest import PREAMBLE_END, SEPARATOR, DigestHeading, DigestItem, rfc1153
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service import deadlines, processing
-from mailjudge.service.errors import ServiceError
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.seats import join
-from mailjudge.service.state import get_game
 from mailjudge.settings import SecuritySettings, Settings, load_settings
 from mailjudge.variants import democratic as dem
 from mailjudge.variants.democratic import country_lists as lists

@@ -426,7 +426,7 @@ def test_built_once_queries_are_prepared_once_per_postgresql_connection(postgres
     """A mail's statements are planned once per connection: prepared at first use, kept
     when the transaction that prepared them rolls back, prepared again on a new
     connection."""
-    from mailjudge.service.state import game_by_id
+    from mailjudge.game.state import game_by_id
 
     db.connect(postgres_url)
     try:

@@ -16,12 +16,13 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from mailjudge.commands.base import Outgoing
+from mailjudge.game import schedule
+from mailjudge.game.state import current_position, get_game
 from mailjudge.models import Game, PhaseRecord
-from mailjudge.service import deadlines, processing, schedule
+from mailjudge.service import deadlines, processing
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.orders import submit_orders
 from mailjudge.service.seats import join, seat_for_power
-from mailjudge.service.state import current_position, get_game
 
 LONDON = ZoneInfo("Europe/London")
 TIMING = "MOVE 20H RETREAT 12H ADJUST 12H AT 18:00 Europe/London WARN 6H,1H GRACE 2H"

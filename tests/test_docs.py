@@ -62,3 +62,14 @@ def test_the_interchange_contract_is_in_the_repository() -> None:
                 "sc_owners", "results", "destroyed", "next_phase", "winners",
                 "at_victory_count", "held_last_year"):  # fmt: skip
         assert f"`{key}`" in contract, key
+
+
+def test_architecture_places_every_game_and_service_module() -> None:
+    """Each module of the two game packages is placed in docs/architecture.md, under its
+    own package's line."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    for package in ("game", "service"):
+        line = text.split(f"  - `{package}/` sits", 1)[1].split("\n  - ", 1)[0]
+        for path in (ROOT / "mailjudge" / package).glob("*.py"):
+            if path.stem != "__init__":
+                assert f"`{path.name}`" in line, f"docs/architecture.md does not place {path}"

@@ -9,8 +9,8 @@ from __future__ import annotations
 from e2e import Harness, player, seated
 
 from mailjudge.demo.table import Table
+from mailjudge.game.state import get_game, orders_on_file
 from mailjudge.models import OrderLine
-from mailjudge.service.state import get_game, orders_on_file
 
 PLAN = """PHASE Fall 1901 Movement
 IF A PAR AND NOT F BRE

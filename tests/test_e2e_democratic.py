@@ -9,8 +9,8 @@ import re
 
 from e2e import MASTER, Harness, join_by_mail
 
+from mailjudge.game.state import get_game
 from mailjudge.models import Outbox
-from mailjudge.service.state import get_game
 from mailjudge.variants.democratic.citizens import citizens_of
 from mailjudge.variants.democratic.country_lists import list_address
 
@@ -100,7 +100,7 @@ def test_a_democratic_year_by_mail(harness: Harness) -> None:
         assert any(phase in s for s in counted_before)
     game = get_game("demo")
     assert game.phase == "S1902M"
-    from mailjudge.service.state import current_position
+    from mailjudge.game.state import current_position
 
     units = current_position(game).units
     assert units["ven"].power == "ITALY" and units["tri"].power == "ITALY" and "alb" not in units
@@ -120,7 +120,7 @@ def _subjects(h: Harness, part: str) -> list[str]:
 
 
 def _units(power: str) -> list[str]:
-    from mailjudge.service.state import current_position
+    from mailjudge.game.state import current_position
 
     pos = current_position(get_game("demo"))
     return [str(u) for u in pos.units_of(power)]

@@ -9,7 +9,7 @@ import re
 from e2e import MASTER, Harness, join_by_mail, text_of
 
 from mailjudge.demo.sink import Received
-from mailjudge.service.state import get_game
+from mailjudge.game.state import get_game
 from mailjudge.variants import democratic as dem
 from mailjudge.variants.democratic.country_lists import list_address
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from e2e import MASTER, POWERS, Harness, player, secret, text_of
 
-from mailjudge.service.state import get_game
+from mailjudge.game.state import get_game
 
 GAME = "nomic"
 BOB = "bob@teammates.test"

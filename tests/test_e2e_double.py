@@ -10,7 +10,7 @@ import re
 
 from e2e import MASTER, Harness, text_of
 
-from mailjudge.service.state import current_position, get_game
+from mailjudge.game.state import current_position, get_game
 from mailjudge.variants.double import ring_seats
 
 PLAYERS = [f"captain{i}" for i in range(7)]

@@ -23,7 +23,7 @@ from e2e import (
 )
 
 from mailjudge.demo.mailroom import running_judge
-from mailjudge.service.state import get_game, orders_on_file
+from mailjudge.game.state import get_game, orders_on_file
 
 
 def _reply(h: Harness, to_mail: EmailMessage, sender: str, text: str) -> str:

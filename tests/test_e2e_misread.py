@@ -8,9 +8,9 @@ from email.message import EmailMessage
 from e2e import Harness, player, seated, set_up_game, text_of, wire
 from replyforms import reply_mail
 
+from mailjudge.game.state import get_game, orders_on_file
 from mailjudge.inbound.spool import counts
 from mailjudge.models import Game, Seat
-from mailjudge.service.state import get_game, orders_on_file
 
 BASE = ["A MAR H", "A PAR - BUR", "F BRE - MAO"]
 

@@ -10,8 +10,8 @@ from boards import position
 from e2e import MASTER, POWERS, Harness, seated, text_of
 
 from mailjudge.demo.table import Table
+from mailjudge.game.state import current_position, get_game
 from mailjudge.models import Game, utcnow
-from mailjudge.service.state import current_position, get_game
 
 
 def flat(text: str) -> str:

@@ -16,8 +16,8 @@ import pytest
 from e2e import HARNESSES, JUDGE, MASTER, Harness, player, seated, secret, set_up_game, text_of
 
 from mailjudge.demo.mailroom import running_judge
+from mailjudge.game.state import get_game, orders_on_file
 from mailjudge.models import InboundMessage, Seat
-from mailjudge.service.state import get_game, orders_on_file
 from mailjudge.settings import SecuritySettings
 
 VICTIM = "victim@elsewhere.test"

@@ -15,8 +15,8 @@ import pytest
 from e2e import HARNESSES, JUDGE, POWERS, Harness, player, seated, set_up_game
 
 from mailjudge.demo.mailroom import running_judge
+from mailjudge.game.state import get_game, orders_on_file
 from mailjudge.models import InboundMessage, Seat
-from mailjudge.service.state import get_game, orders_on_file
 from mailjudge.settings import SecuritySettings
 
 CAPS = SecuritySettings()

@@ -27,9 +27,9 @@ from e2e import (
 )
 
 from mailjudge.demo.mailroom import running_judge
+from mailjudge.game import guard
+from mailjudge.game.state import get_game, orders_on_file
 from mailjudge.models import Confirmation, Game, InboundMessage
-from mailjudge.service import guard
-from mailjudge.service.state import get_game, orders_on_file
 from mailjudge.settings import InboundSettings, SecuritySettings
 from mailjudge.variants.democratic.citizens import citizen_addresses, citizens, country_of
 from mailjudge.variants.democratic.country_lists import list_address

@@ -7,7 +7,7 @@ from boards import position
 from e2e import MASTER, POWERS, Harness, player, secret, text_of
 
 from mailjudge.demo.sink import Received
-from mailjudge.service.state import get_game
+from mailjudge.game.state import get_game
 
 GAME = "nomic3"
 

@@ -10,8 +10,8 @@ from datetime import timedelta
 
 from e2e import MASTER, POWERS, Harness, player, seated, secret, text_of
 
+from mailjudge.game.state import get_game
 from mailjudge.models import Game, utcnow
-from mailjudge.service.state import get_game
 
 
 def flat(text: str) -> str:

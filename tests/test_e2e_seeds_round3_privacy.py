@@ -9,7 +9,7 @@ import re
 from e2e import MASTER, POWERS, Harness, join_by_mail, player, seated, secret, text_of
 
 from mailjudge.demo.sink import Received
-from mailjudge.service.state import current_position, get_game
+from mailjudge.game.state import current_position, get_game
 
 DEM = "late3"
 CITIZENS = [f"c{i:02d}" for i in range(22)]  # one to each home centre

@@ -17,8 +17,8 @@ from e2e import (
     wire,
 )
 
+from mailjudge.game.state import get_game, orders_on_file
 from mailjudge.models import InboundMessage
-from mailjudge.service.state import get_game, orders_on_file
 
 
 def test_two_years_by_mail(harness: Harness) -> None:

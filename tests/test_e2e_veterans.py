@@ -11,8 +11,8 @@ import pytest
 from e2e import MASTER, Harness, player, seated, secret, text_of
 
 from mailjudge.demo.table import Table
+from mailjudge.game.state import get_game, orders_on_file
 from mailjudge.models import GameState, OrderLine, Seat
-from mailjudge.service.state import get_game, orders_on_file
 
 INDEX = Path(__file__).parent / "data" / "veteran_commands.txt"
 

@@ -19,6 +19,7 @@ import pytest
 from e2e import Harness, player, running_judge, secret
 
 from mailjudge import db
+from mailjudge.game.state import get_game, orders_on_file
 from mailjudge.migrations import (
     ALL_TABLES,
     LATEST,
@@ -37,7 +38,6 @@ from mailjudge.models import (
     Seat,
 )
 from mailjudge.service.games import create_game
-from mailjudge.service.state import get_game, orders_on_file
 
 RELEASES = Path(__file__).parent / "data" / "releases"
 RELEASE_DUMPS = sorted(RELEASES.glob("*.sql"))

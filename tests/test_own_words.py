@@ -16,9 +16,9 @@ import pytest
 from e2e import Harness, player, seated, set_up_game, text_of, wire
 from replyforms import ALL_FORMS, reply_mail
 
+from mailjudge.game.state import get_game, orders_on_file
 from mailjudge.inbound.own_words import cut_at_own_words, opening
 from mailjudge.inbound.replies import reply_parts
-from mailjudge.service.state import get_game, orders_on_file
 
 BASE = ["A MAR H", "A PAR - BUR", "F BRE - MAO"]
 

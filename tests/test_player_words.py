@@ -12,7 +12,7 @@ from boards import position
 import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge.commands.base import Context
 from mailjudge.commands.run import execute, reply_text
-from mailjudge.service.state import get_game
+from mailjudge.game.state import get_game
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

@@ -10,11 +10,11 @@ from test_service_rules import game_with
 
 import mailjudge.commands  # noqa: F401
 from mailjudge.commands.run import execute
+from mailjudge.game.errors import NotAllowed
+from mailjudge.game.state import get_game, seat_named
 from mailjudge.models import Press
-from mailjudge.service.errors import NotAllowed
 from mailjudge.service.press import resolve_recipients, send_press
 from mailjudge.service.seats import observe, seat_for_power
-from mailjudge.service.state import get_game, seat_named
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 NOW = datetime(2026, 11, 21, tzinfo=UTC)

@@ -21,8 +21,8 @@ import pytest
 from e2e import Harness, player, seated, set_up_game, text_of
 from replyforms import ALL_FORMS, reply_mail
 
+from mailjudge.game.state import get_game, orders_on_file
 from mailjudge.models import Outbox
-from mailjudge.service.state import get_game, orders_on_file
 
 CORPUS = Path(__file__).parent / "data" / "replies"
 ORDERS = ["A MAR H", "A PAR - BUR", "F BRE - MAO"]

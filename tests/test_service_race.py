@@ -9,8 +9,8 @@ from pathlib import Path
 
 from test_service_game import new_game
 
+from mailjudge.game.state import get_game
 from mailjudge.models import PhaseRecord
-from mailjudge.service.state import get_game
 
 WORKER = Path(__file__).parent / "workers" / "process_worker.py"
 

@@ -8,9 +8,10 @@ from datetime import timedelta
 import pytest
 from test_service_rules import game_with, hold_all
 
+from mailjudge.game.errors import BadSecret, NotAllowed, NotFound, ServiceError
+from mailjudge.game.state import current_position, get_game, orders_on_file
 from mailjudge.models import OrderLine
 from mailjudge.service import processing
-from mailjudge.service.errors import BadSecret, NotAllowed, NotFound, ServiceError
 from mailjudge.service.games import create_game, pause_game, resume_game
 from mailjudge.service.orders import clear_orders, submit_orders
 from mailjudge.service.seats import (
@@ -22,7 +23,6 @@ from mailjudge.service.seats import (
     signon,
     takeover,
 )
-from mailjudge.service.state import current_position, get_game, orders_on_file
 from mailjudge.settings import current_settings
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
@@ -128,8 +128,8 @@ def test_preview_changes_nothing() -> None:
 
 
 def test_old_rate_counters_are_forgotten_but_not_proven_addresses() -> None:
+    from mailjudge.game import guard
     from mailjudge.models import AddressCounter, utcnow
-    from mailjudge.service import guard
 
     then = utcnow() - timedelta(days=3)
     guard.bump("same:robot@example.org:abc", then, timedelta(hours=1))

@@ -10,14 +10,14 @@ from boards import GMAP, position
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.passive import Passive, Removal
 from mailjudge.engine.phases import EngineOptions, process_phase
+from mailjudge.game.errors import NotAllowed, ServiceError
+from mailjudge.game.state import current_position, get_game, seat_named
 from mailjudge.models import Game
 from mailjudge.service import processing
-from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.games import create_game
 from mailjudge.service.orders import submit_orders
 from mailjudge.service.results import results_mails
 from mailjudge.service.seats import join, seat_for_power
-from mailjudge.service.state import current_position, get_game, seat_named
 from mailjudge.variants.survive import vote_out as vo
 from mailjudge.variants.survive.outcasts import outcasts
 from mailjudge.variants.survive.tables import Outcast

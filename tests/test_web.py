@@ -16,7 +16,7 @@ import pytest
 from e2e import JUDGE, MASTER, POWERS, Harness, join_by_mail, player, seated, secret, text_of
 from starlette.testclient import TestClient
 
-from mailjudge.service.state import get_game
+from mailjudge.game.state import get_game
 from mailjudge.web.app import make_app
 
 MAX_PAGE = 300 * 1024

@@ -219,7 +219,7 @@ def test_a_long_democratic_game_in_the_browser(
     older counts are a click away, page by page."""
     from selenium.webdriver.common.by import By
 
-    from mailjudge.service.state import get_game
+    from mailjudge.game.state import get_game
     from mailjudge.variants.democratic.country_lists import JUDGE as AUTHOR
     from mailjudge.variants.democratic.public import ELECTION_SUBJECT
     from mailjudge.variants.democratic.tables import ListPost

@@ -19,6 +19,9 @@ from mailjudge.addresses import bounced_outbox, judge_detail, press_reply_target
 from mailjudge.commands.base import Context
 from mailjudge.commands.run import execute, reply_text
 from mailjudge.db import update_by_id_compiled
+from mailjudge.game import guard
+from mailjudge.game.bounces import Failure, take_bounce
+from mailjudge.game.errors import BadSecret, ServiceError
 from mailjudge.inbound.bounces import failures
 from mailjudge.inbound.own_words import reading_notes, without_own_words
 from mailjudge.inbound.parse import MailLimitError, ParsedMail, silence_reason
@@ -40,9 +43,6 @@ from mailjudge.outbound.outbox import (
 from mailjudge.render import render
 from mailjudge.render.deadline import time_for_address
 from mailjudge.render.outgoing import answer_subject
-from mailjudge.service import guard
-from mailjudge.service.bounces import Failure, take_bounce
-from mailjudge.service.errors import BadSecret, ServiceError
 from mailjudge.settings import Settings
 from mailjudge.variants.democratic.country_lists import ListThread, list_target, post
 

@@ -25,6 +25,7 @@ import schedule
 
 from mailjudge import db, migrations
 from mailjudge.app import pipeline
+from mailjudge.game import guard
 from mailjudge.inbound import spool
 from mailjudge.inbound.imap import ImapPoller
 from mailjudge.inbound.landing import Landing
@@ -34,7 +35,7 @@ from mailjudge.models import InboundMessage, utcnow
 from mailjudge.outbound.outbox import RetryPolicy, flush, prune_sent
 from mailjudge.outbound.send import SmtpSender
 from mailjudge.outbound.sent_record import SentRecord
-from mailjudge.service import deadlines, guard
+from mailjudge.service import deadlines
 from mailjudge.settings import Settings, use_settings
 from mailjudge.variants.democratic.country_lists import list_target
 from mailjudge.web import server as web_server

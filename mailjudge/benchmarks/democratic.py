@@ -29,12 +29,12 @@ from typing import cast
 
 from mailjudge import db, migrations
 from mailjudge.engine.randomplay import movement_orders
+from mailjudge.game.outcomes import Processed
+from mailjudge.game.state import current_position, game_map, get_game
 from mailjudge.models import Game, Person, Seat, utcnow
 from mailjudge.passwords import hash_password
 from mailjudge.service import processing
 from mailjudge.service.games import create_game, start_game
-from mailjudge.service.outcomes import Processed
-from mailjudge.service.state import current_position, game_map, get_game
 from mailjudge.variants import democratic as dem
 from mailjudge.variants.democratic.citizens import country_of
 

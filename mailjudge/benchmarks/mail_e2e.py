@@ -34,10 +34,11 @@ from mailjudge import db, migrations
 from mailjudge.app import pipeline
 from mailjudge.app.runner import Judge
 from mailjudge.demo.sink import free_port
+from mailjudge.game import state
+from mailjudge.game.state import current_position
 from mailjudge.inbound import spool
 from mailjudge.models import InboundMessage, Outbox
-from mailjudge.service import games, seats, state
-from mailjudge.service.state import current_position
+from mailjudge.service import games, seats
 from mailjudge.settings import Settings, load_settings, use_settings
 
 JUDGE = "judge@bench.test"

@@ -25,12 +25,12 @@ from typing import Any
 
 from mailjudge import db, migrations
 from mailjudge.engine.randomplay import random_orders
+from mailjudge.game.state import current_position, game_map, get_game
 from mailjudge.models import Seat, utcnow
 from mailjudge.service import processing
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.orders import submit_orders
 from mailjudge.service.seats import join
-from mailjudge.service.state import current_position, game_map, get_game
 from mailjudge.settings import WebSettings
 
 GAME = "bench"

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
+from mailjudge.game import confirmations, guard, schedule, state
+from mailjudge.game.bounces import clear_bounces
+from mailjudge.game.errors import BadSecret, NotFound, ServiceError
 from mailjudge.models import Game, GameState, Seat
 from mailjudge.passwords import verify_password
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.deadline import deadline_lines, deadline_text
 from mailjudge.render.outgoing import Outgoing, mail_to_seat, seat_country
-from mailjudge.service import confirmations, games, guard, schedule, seats, state
-from mailjudge.service.bounces import clear_bounces
-from mailjudge.service.errors import BadSecret, NotFound, ServiceError
+from mailjudge.service import games, seats
 from mailjudge.settings import current_settings
 from mailjudge.timing import zone_of
 from mailjudge.variants import variant_of

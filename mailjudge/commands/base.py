@@ -8,13 +8,13 @@ from datetime import datetime
 
 from mailjudge.engine.maps import MapError
 from mailjudge.engine.orders import OrderError
+from mailjudge.game.errors import ServiceError
 from mailjudge.models import Game, Seat
 from mailjudge.permissions.actors import Actor
 from mailjudge.permissions.policy import check
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.rules import RuleError
-from mailjudge.service.errors import ServiceError
 from mailjudge.timing import TimingError
 from mailjudge.variants.diplonomic.amendments import AmendmentError
 from mailjudge.variants.diplonomic.rulebook import RulebookError

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
+from mailjudge.game import diary
 from mailjudge.permissions.vocabulary import Action
-from mailjudge.service import diary
 
 
 def _number(args: list[str], usage: str) -> int:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register, unique_commands
 from mailjudge.engine.interchange import position_from_dict
+from mailjudge.game import diary, pictures, state
 from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.policy import check_read
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.results import map_mail, record_facts, report_lines
 from mailjudge.rules import catalogue
-from mailjudge.service import diary, pictures, processing, state
+from mailjudge.service import processing
 from mailjudge.variants.diplonomic import advisors
 
 

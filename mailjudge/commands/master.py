@@ -11,15 +11,17 @@ from mailjudge.commands.registry import register
 from mailjudge.commands.vote import announce_end
 from mailjudge.engine.phases import result_rows
 from mailjudge.engine.state import Phase
+from mailjudge.game import schedule, state
+from mailjudge.game.outcomes import Processed
+from mailjudge.game.schedule import deadline_lines
 from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.deadline import deadline_text
 from mailjudge.render.outgoing import mail_to_everyone, mail_to_seat
 from mailjudge.render.results import results_lines
-from mailjudge.service import draws, games, processing, schedule, seats, state
-from mailjudge.service.outcomes import Processed
-from mailjudge.service.results import deadline_lines, results_mails
+from mailjudge.service import draws, games, processing, seats
+from mailjudge.service.results import results_mails
 from mailjudge.timing import TimingError
 from mailjudge.variants import variant_of
 from mailjudge.variants.democratic import country_lists as lists

@@ -15,12 +15,13 @@ from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import is_prose, read_order, reads_as_order
 from mailjudge.engine.state import MOVEMENT, Phase
+from mailjudge.game import state
+from mailjudge.game.state import game_map, has_rule
 from mailjudge.models import Game, OrderLine, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render.deadline import deadline_text
-from mailjudge.service import conditional, state
+from mailjudge.service import conditional
 from mailjudge.service import orders as service_orders
-from mailjudge.service.state import game_map, has_rule
 from mailjudge.variants import variant_of
 from mailjudge.variants.democratic.citizens import CITIZEN_ROLES
 from mailjudge.variants.democratic.status import citizen_status

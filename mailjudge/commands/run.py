@@ -17,12 +17,13 @@ from mailjudge.commands.orders import flush_bare_lines
 from mailjudge.commands.press import as_press_reply
 from mailjudge.commands.registry import lookup
 from mailjudge.db import database_proxy
+from mailjudge.game import state
+from mailjudge.game.errors import BadSecret, ServiceError
 from mailjudge.masking import mask_text
 from mailjudge.models import Game
 from mailjudge.permissions.policy import check
 from mailjudge.render import render
-from mailjudge.service import processing, state
-from mailjudge.service.errors import BadSecret, ServiceError
+from mailjudge.service import processing
 
 log = logging.getLogger(__name__)
 

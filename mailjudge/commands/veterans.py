@@ -19,12 +19,12 @@ from mailjudge.commands.master import MasterCommand
 from mailjudge.commands.orders import flush_bare_lines
 from mailjudge.commands.registry import register
 from mailjudge.commands.veteran_lines import close_if, else_branch
+from mailjudge.game.state import game_map
 from mailjudge.models import Game
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.outgoing import mail_to_seat
 from mailjudge.service import seats
-from mailjudge.service.state import game_map
 
 
 class Elsewhere(Command):

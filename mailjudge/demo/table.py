@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from mailjudge.demo.mailroom import Harness
 from mailjudge.demo.sink import Received
 from mailjudge.engine.state import Position
+from mailjudge.game.state import current_position, get_game
 from mailjudge.models import Game, GameState
-from mailjudge.service.state import current_position, get_game
 
 
 class DemoError(RuntimeError):

@@ -99,7 +99,7 @@ class FlushResult:
 
 # Mail whose every recipient bounced outbound.bounce_limit times is held: queued, its
 # last_error starting with HELD, looked at again every HOLD_RECHECK (and at once when
-# the player signs on: service/bounces.py clear_bounces), given up after HOLD_FOR.
+# the player signs on: game/bounces.py clear_bounces), given up after HOLD_FOR.
 HELD = "held: "
 HOLD_RECHECK = timedelta(hours=1)
 HOLD_FOR = timedelta(days=30)

@@ -13,11 +13,11 @@ from typing import Any
 from mailjudge.engine.interchange import adjudicate, position_from_dict
 from mailjudge.engine.phases import ResultRow
 from mailjudge.engine.state import Phase
+from mailjudge.game.state import game_map, rules_of
 from mailjudge.models import Game, GameState, Press
 from mailjudge.render.board import draw_picture
 from mailjudge.render.results import record_facts, report_lines
 from mailjudge.service.processing import history
-from mailjudge.service.state import game_map, rules_of
 
 FORMAT = "mailjudge-archive/1"
 

@@ -16,10 +16,10 @@ from mailjudge.engine.conditions import ConditionError, parse_condition
 from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import Phase
+from mailjudge.game.errors import NotAllowed, ServiceError
+from mailjudge.game.state import current_position, game_map, may_order_for, require_active
 from mailjudge.models import Game, OrderLine, Seat, utcnow
-from mailjudge.service.errors import NotAllowed, ServiceError
 from mailjudge.service.orders import FutureOrders, unit_of
-from mailjudge.service.state import current_position, game_map, may_order_for, require_active
 
 PREFIX = "IF "
 SEPARATOR = ": "

@@ -21,15 +21,15 @@ from datetime import datetime
 from functools import partial
 
 from mailjudge.db import database_proxy
+from mailjudge.game.errors import ServiceError
+from mailjudge.game.schedule import events, players_to_order_by_clock, timing_of
+from mailjudge.game.state import has_rule
 from mailjudge.models import Game, GameState, Seat
 from mailjudge.render import render
 from mailjudge.render.deadline import deadline_lines, deadline_text
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.service import processing
-from mailjudge.service.errors import ServiceError
 from mailjudge.service.results import results_mails
-from mailjudge.service.schedule import events, players_to_order_by_clock, timing_of
-from mailjudge.service.state import has_rule
 from mailjudge.settings import current_settings
 from mailjudge.variants import variant_of
 from mailjudge.variants.democratic import digests

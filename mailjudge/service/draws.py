@@ -21,9 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 from mailjudge.db import database_proxy
+from mailjudge.game.errors import NotAllowed, ServiceError
+from mailjudge.game.state import current_position, finish_game, has_rule, players, require_active
 from mailjudge.models import Ballot, Game, Proposal, Seat
-from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.state import current_position, finish_game, has_rule, players, require_active
 from mailjudge.variants import variant_of
 
 STANDING = ""  # draw ballots belong to no phase: they stand until changed

@@ -10,13 +10,13 @@ from mailjudge.engine.interchange import position_to_dict
 from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.phases import EngineOptions
 from mailjudge.engine.state import initial_position
+from mailjudge.game.errors import NotAllowed, ServiceError
+from mailjudge.game.schedule import schedule_phase
+from mailjudge.game.state import game_map, person_for, rules_of
 from mailjudge.models import GAME_NAME, Game, GameState, Seat, utcnow
 from mailjudge.passwords import hash_password
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.rules import RuleError, RuleSet, apply_change
-from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.schedule import schedule_phase
-from mailjudge.service.state import game_map, person_for, rules_of
 from mailjudge.settings import current_settings
 from mailjudge.variants import VARIANTS, variant_of
 

@@ -12,10 +12,8 @@ from mailjudge.engine.maps import GameMap
 from mailjudge.engine.orders import OrderError, Syntax
 from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import Phase, Position
-from mailjudge.models import Ballot, Game, OrderLine, Seat, utcnow
-from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.games import passive_now
-from mailjudge.service.state import (
+from mailjudge.game.errors import NotAllowed, ServiceError
+from mailjudge.game.state import (
     current_position,
     game_map,
     has_rule,
@@ -26,6 +24,8 @@ from mailjudge.service.state import (
     powers_owing,
     require_active,
 )
+from mailjudge.models import Ballot, Game, OrderLine, Seat, utcnow
+from mailjudge.service.games import passive_now
 from mailjudge.variants import variant_of
 
 

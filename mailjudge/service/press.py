@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mailjudge.game.errors import NotAllowed, ServiceError
+from mailjudge.game.state import game_map, players
 from mailjudge.models import Game, Press, Seat
 from mailjudge.permissions.actors import Actor
 from mailjudge.permissions.policy import check
 from mailjudge.permissions.vocabulary import Action
-from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.state import game_map, players
 from mailjudge.variants import variant_of
 
 MASTER = "MASTER"

@@ -13,14 +13,10 @@ from typing import Any
 from mailjudge.db import database_proxy, is_postgres
 from mailjudge.engine.interchange import position_to_dict
 from mailjudge.engine.phases import PhaseOutcome, process_phase, result_rows
-from mailjudge.models import Game, GameState, OrderLine, PhaseRecord, Seat, utcnow
-from mailjudge.service.conditional import resolve_conditional_orders
-from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.games import engine_options, passive_now
-from mailjudge.service.orders import blank_orders_in, powers_to_order
-from mailjudge.service.outcomes import Processed, Readiness
-from mailjudge.service.schedule import schedule_phase, timing_of
-from mailjudge.service.state import (
+from mailjudge.game.errors import NotAllowed, ServiceError
+from mailjudge.game.outcomes import Processed, Readiness
+from mailjudge.game.schedule import schedule_phase, timing_of
+from mailjudge.game.state import (
     current_position,
     finish_game,
     game_map,
@@ -30,6 +26,10 @@ from mailjudge.service.state import (
     players,
     waiting_players,
 )
+from mailjudge.models import Game, GameState, OrderLine, PhaseRecord, Seat, utcnow
+from mailjudge.service.conditional import resolve_conditional_orders
+from mailjudge.service.games import engine_options, passive_now
+from mailjudge.service.orders import blank_orders_in, powers_to_order
 from mailjudge.variants import variant_of
 
 

@@ -7,23 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 from mailjudge.engine.state import Phase
+from mailjudge.game.pictures import played_picture
+from mailjudge.game.schedule import deadline_lines, timing_of
+from mailjudge.game.state import has_rule, web_link
 from mailjudge.models import Game, GameState, PhaseRecord, Seat
 from mailjudge.outbound.message import board_cid
 from mailjudge.render import render
-from mailjudge.render.deadline import deadline_lines as seat_deadline_lines
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.render.results import facts_of, report
-from mailjudge.service.pictures import played_picture
-from mailjudge.service.schedule import timing_of
-from mailjudge.service.state import has_rule, web_link
 from mailjudge.timing import zone_of
-
-
-def deadline_lines(game: Game, seat: Seat) -> list[str]:
-    """The next deadline as the person in ``seat`` reads it (render/deadline.py)."""
-    if game.state != GameState.ACTIVE:
-        return []
-    return seat_deadline_lines(game, seat.person)
 
 
 def njudge_header(game: Game, link: str | None) -> list[str]:

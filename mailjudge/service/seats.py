@@ -5,12 +5,8 @@ from __future__ import annotations
 import random
 
 from mailjudge.db import database_proxy
-from mailjudge.models import Game, GameState, Seat
-from mailjudge.passwords import hash_password, verify_password_remembered
-from mailjudge.render.outgoing import Outgoing
-from mailjudge.service.errors import NotAllowed, NotFound, ServiceError
-from mailjudge.service.games import start_game
-from mailjudge.service.state import (
+from mailjudge.game.errors import NotAllowed, NotFound, ServiceError
+from mailjudge.game.state import (
     authenticate,
     game_map,
     has_rule,
@@ -21,6 +17,10 @@ from mailjudge.service.state import (
     seat_named,
     unique_name,
 )
+from mailjudge.models import Game, GameState, Seat
+from mailjudge.passwords import hash_password, verify_password_remembered
+from mailjudge.render.outgoing import Outgoing
+from mailjudge.service.games import start_game
 from mailjudge.variants import variant_of
 
 

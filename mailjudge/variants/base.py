@@ -8,11 +8,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from mailjudge.engine.passive import Passive
+from mailjudge.game.outcomes import Processed, Readiness, Wait
+from mailjudge.game.state import power_is_done
 from mailjudge.models import BaseModel, Game, Seat
 from mailjudge.permissions.rows import Row
 from mailjudge.render.outgoing import Outgoing
-from mailjudge.service.outcomes import Processed, Readiness, Wait
-from mailjudge.service.state import power_is_done
 
 if TYPE_CHECKING:
     from mailjudge.engine.phases import PhaseOutcome

@@ -23,13 +23,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from mailjudge.game.schedule import timing_of
+from mailjudge.game.state import game_map
 from mailjudge.models import GAME_STATES, Game, GameState, PhaseRecord
 from mailjudge.render import render
 from mailjudge.render.board.style import LEGEND_HEIGHT, PALETTES
 from mailjudge.render.chart import centre_chart
 from mailjudge.service.archive import export_game
-from mailjudge.service.schedule import timing_of
-from mailjudge.service.state import game_map
 from mailjudge.settings import Settings, current_settings
 from mailjudge.timing import show
 from mailjudge.web import pages

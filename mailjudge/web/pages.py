@@ -23,11 +23,11 @@ from peewee import fn
 from mailjudge.db import compiled_sql, database_proxy
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.state import Phase
+from mailjudge.game.state import HIDDEN_FROM_PUBLIC, game_map, is_public, phase_label
 from mailjudge.models import Game, GameState, Person, PhaseRecord, Press, Seat
 from mailjudge.render.board import draw_picture
 from mailjudge.render.results import record_facts, report_lines
 from mailjudge.rules import RuleSet, catalogue
-from mailjudge.service.state import HIDDEN_FROM_PUBLIC, game_map, is_public, phase_label
 from mailjudge.variants import variant_of
 from mailjudge.variants.base import PublicSection
 

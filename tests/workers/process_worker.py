@@ -7,8 +7,8 @@ import sys
 import time
 
 from mailjudge import db
+from mailjudge.game.state import get_game
 from mailjudge.service import processing
-from mailjudge.service.state import get_game
 
 
 def main(url: str, game_name: str, sequence: int, start_at: float) -> None:

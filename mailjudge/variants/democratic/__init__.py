@@ -24,16 +24,9 @@ from mailjudge.db import database_proxy
 from mailjudge.engine.checker import check_order
 from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import read_order
-from mailjudge.models import Ballot, Game, GameState, OrderLine, PhaseRecord, Proposal, Seat
-from mailjudge.passwords import hash_password
-from mailjudge.permissions.rows import ALLOW, DENY, Row, role
-from mailjudge.permissions.vocabulary import Action, Role
-from mailjudge.render import render
-from mailjudge.render.outgoing import Outgoing, mail_to_seat
-from mailjudge.render.results import results_lines
-from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.outcomes import Processed, Readiness
-from mailjudge.service.state import (
+from mailjudge.game.errors import NotAllowed, ServiceError
+from mailjudge.game.outcomes import Processed, Readiness
+from mailjudge.game.state import (
     current_position,
     game_map,
     has_rule,
@@ -43,6 +36,13 @@ from mailjudge.service.state import (
     public_name,
     unique_name,
 )
+from mailjudge.models import Ballot, Game, GameState, OrderLine, PhaseRecord, Proposal, Seat
+from mailjudge.passwords import hash_password
+from mailjudge.permissions.rows import ALLOW, DENY, Row, role
+from mailjudge.permissions.vocabulary import Action, Role
+from mailjudge.render import render
+from mailjudge.render.outgoing import Outgoing, mail_to_seat
+from mailjudge.render.results import results_lines
 from mailjudge.variants.base import PressRoutes, PublicSection, Variant
 from mailjudge.variants.democratic import digests, public
 from mailjudge.variants.democratic.citizens import (

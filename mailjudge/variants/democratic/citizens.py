@@ -4,8 +4,8 @@ the variant, its country lists and their digests."""
 
 from __future__ import annotations
 
+from mailjudge.game.state import game_map
 from mailjudge.models import Game, Person, Seat
-from mailjudge.service.state import game_map
 
 CITIZEN_ROLES = ("citizen", "diplomat")
 

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mailjudge.addresses import judge_detail, split_address
+from mailjudge.game.errors import NotAllowed, ServiceError
+from mailjudge.game.state import authenticate, game_map, seat_in
 from mailjudge.models import Game, Press, Seat
 from mailjudge.render.outgoing import Outgoing
-from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.state import authenticate, game_map, seat_in
 from mailjudge.settings import current_settings
 from mailjudge.variants.democratic.citizens import CITIZEN_ROLES, citizen_addresses, country_of
 from mailjudge.variants.democratic.tables import DIGEST_FORMATS, CountryList, ListPost

@@ -24,14 +24,14 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from mailjudge.engine.passive import Passive, Removal
+from mailjudge.game.errors import NotAllowed
+from mailjudge.game.outcomes import Processed, Readiness
+from mailjudge.game.state import current_position, game_map, has_rule, phase_of
 from mailjudge.models import Game, GameState, PhaseRecord, Seat
 from mailjudge.permissions.rows import DENY, Row, role
 from mailjudge.permissions.vocabulary import Action, Role
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
-from mailjudge.service.errors import NotAllowed
-from mailjudge.service.outcomes import Processed, Readiness
-from mailjudge.service.state import current_position, game_map, has_rule, phase_of
 from mailjudge.timing import show
 from mailjudge.variants.base import PublicSection, Variant
 from mailjudge.variants.diplonomic import convoys, public, rule15

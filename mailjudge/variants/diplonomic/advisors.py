@@ -10,10 +10,10 @@ removing one is announced to everyone in the game; LIST shows them.
 from __future__ import annotations
 
 from mailjudge.db import database_proxy
+from mailjudge.game.errors import ServiceError
 from mailjudge.models import Game, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone
-from mailjudge.service.errors import ServiceError
 
 MAX_PER_POWER = 20
 MAX_NAME = 64

@@ -4,8 +4,8 @@ and the teammates."""
 
 from __future__ import annotations
 
+from mailjudge.game.state import phase_label
 from mailjudge.models import Game, Proposal, Seat
-from mailjudge.service.state import phase_label
 from mailjudge.variants.base import PublicSection, PublicTable, PublicText
 from mailjudge.variants.diplonomic.rule_changes import KIND
 from mailjudge.variants.diplonomic.tables import Rulebook

@@ -24,17 +24,17 @@ from mailjudge.engine.checker import entry_check
 from mailjudge.engine.orders import IllegalOrder, OrderError
 from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import ADJUSTMENT, MOVEMENT, RETREAT
-from mailjudge.models import Game, OrderLine, Seat, utcnow
-from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.outcomes import Readiness
-from mailjudge.service.schedule import timing_of
-from mailjudge.service.state import (
+from mailjudge.game.errors import NotAllowed, ServiceError
+from mailjudge.game.outcomes import Readiness
+from mailjudge.game.schedule import timing_of
+from mailjudge.game.state import (
     current_position,
     game_map,
     has_rule,
     may_order_for,
     require_active,
 )
+from mailjudge.models import Game, OrderLine, Seat, utcnow
 from mailjudge.timing import RULE15
 
 USAGE = "IF DISLODGED A PAR R BUR | IF DISLODGED A PAR D | IF ADJUSTING BUILD A PAR"

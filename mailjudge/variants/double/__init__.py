@@ -20,12 +20,9 @@ from mailjudge.engine.checker import parse_order
 from mailjudge.engine.orders import Order, OrderError
 from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import ADJUSTMENT, RETREAT, Position
-from mailjudge.models import Ballot, Game, OrderLine, Seat
-from mailjudge.render import render
-from mailjudge.render.outgoing import Outgoing, mail_to_seat
-from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.outcomes import Processed, Readiness
-from mailjudge.service.state import (
+from mailjudge.game.errors import NotAllowed, ServiceError
+from mailjudge.game.outcomes import Processed, Readiness
+from mailjudge.game.state import (
     current_position,
     finish_game,
     game_map,
@@ -35,6 +32,9 @@ from mailjudge.service.state import (
     phase_of,
     require_active,
 )
+from mailjudge.models import Ballot, Game, OrderLine, Seat
+from mailjudge.render import render
+from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.variants.base import PublicSection, Variant
 from mailjudge.variants.double import public
 from mailjudge.variants.double.sync import PartnerOrders, Synced, sync_adjustments, sync_units

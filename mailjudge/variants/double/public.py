@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from mailjudge.game.state import game_map
 from mailjudge.models import Game, Seat
-from mailjudge.service.state import game_map
 from mailjudge.variants.base import PublicSection, PublicTable
 
 

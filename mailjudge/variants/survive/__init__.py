@@ -15,15 +15,14 @@ from datetime import datetime
 
 from mailjudge.engine.passive import Passive, Removal
 from mailjudge.engine.state import ADJUSTMENT, Position
+from mailjudge.game.outcomes import Processed, Readiness, Wait
+from mailjudge.game.schedule import deadline_lines, schedule_phase
+from mailjudge.game.state import current_position, finish_game, has_rule
 from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.rows import ALLOW, Row, role
 from mailjudge.permissions.vocabulary import Action, Role
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
-from mailjudge.service.outcomes import Processed, Readiness, Wait
-from mailjudge.service.results import deadline_lines
-from mailjudge.service.schedule import schedule_phase
-from mailjudge.service.state import current_position, finish_game, has_rule
 from mailjudge.variants.base import PublicSection, Variant
 from mailjudge.variants.survive import outcasts as oc
 from mailjudge.variants.survive import public

@@ -3,8 +3,8 @@ vote stay unpublished, as in the notices)."""
 
 from __future__ import annotations
 
+from mailjudge.game.state import phase_label
 from mailjudge.models import Game
-from mailjudge.service.state import phase_label
 from mailjudge.variants.base import PublicSection, PublicTable
 from mailjudge.variants.survive.tables import Outcast
 

@@ -10,9 +10,9 @@ from collections.abc import Mapping
 
 from mailjudge.db import database_proxy
 from mailjudge.engine.maps import GameMap
+from mailjudge.game.errors import NotAllowed, ServiceError
+from mailjudge.game.state import current_position, game_map
 from mailjudge.models import Ballot, Game, GameState, Seat
-from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.state import current_position, game_map
 from mailjudge.variants.survive.outcasts import (
     in_play,
     is_vote_phase,

@@ -11,10 +11,10 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
+from mailjudge.game import guard
+from mailjudge.game.errors import NotAllowed, NotFound, ServiceError
+from mailjudge.game.state import person_for
 from mailjudge.models import Confirmation, Game, Seat, utcnow
-from mailjudge.service import guard
-from mailjudge.service.errors import NotAllowed, NotFound, ServiceError
-from mailjudge.service.state import person_for
 from mailjudge.settings import current_settings
 
 

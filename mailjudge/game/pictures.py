@@ -14,9 +14,9 @@ from typing import Any
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.phases import ResultRow
 from mailjudge.engine.state import Phase
+from mailjudge.game.state import game_map
 from mailjudge.models import BoardPicture, Game, PhaseRecord
 from mailjudge.render.board import draw_picture
-from mailjudge.service.state import game_map
 
 KEEP_PHASES = 12  # pictures older than this many phases are dropped: their mail is long sent
 

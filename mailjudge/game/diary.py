@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from mailjudge.game.errors import NotFound, ServiceError
 from mailjudge.models import DiaryEntry, Game, GameState, Seat, utcnow
-from mailjudge.service.errors import NotFound, ServiceError
 
 MAX_ENTRY = 20_000  # characters in one entry
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from mailjudge.game.errors import NotAllowed, ServiceError
+from mailjudge.game.state import has_rule, require_active
 from mailjudge.models import Game, GameState, PhaseRecord, Seat, utcnow
-from mailjudge.service.errors import NotAllowed, ServiceError
-from mailjudge.service.state import has_rule, require_active
+from mailjudge.render.deadline import deadline_lines as person_deadline_lines
 from mailjudge.timing import Timing, TimingError, parse_when, shift_past, show
 
 MAX_ABSENCE = timedelta(days=14)
@@ -25,6 +26,13 @@ MAX_PENDING_ABSENCES = 3
 class Event:
     at: datetime
     kind: str  # remind, deadline, grace
+
+
+def deadline_lines(game: Game, seat: Seat) -> list[str]:
+    """The next deadline as the person in ``seat`` reads it (render/deadline.py)."""
+    if game.state != GameState.ACTIVE:
+        return []
+    return person_deadline_lines(game, seat.person)
 
 
 def timing_of(game: Game) -> Timing:

@@ -15,11 +15,11 @@ from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import MOVEMENT, RETREAT, Position
+from mailjudge.game import guard
+from mailjudge.game.errors import BadSecret, NotAllowed, NotFound, ServiceError
 from mailjudge.models import Game, GameState, OrderLine, Person, Seat, utcnow
 from mailjudge.passwords import verify_password_remembered
 from mailjudge.rules import RuleError, RuleSet, later_change
-from mailjudge.service import guard
-from mailjudge.service.errors import BadSecret, NotAllowed, NotFound, ServiceError
 
 _POSITIONS: dict[int, tuple[Any, Position]] = {}
 
