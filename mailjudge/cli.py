@@ -11,13 +11,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from mailjudge.engine.interchange import InterchangeError, adjudicate_document
-from mailjudge.settings import (
-    Settings,
-    SettingsError,
-    describe_settings,
-    load_settings,
-    settings_docs,
-)
+from mailjudge.settings import Settings, SettingsError, load_settings
+from mailjudge.settings_docs import describe_settings, settings_docs
 
 BENCHMARKS: dict[str, str] = {
     "adjudicate": "mailjudge.benchmarks.adjudicate",
@@ -350,6 +345,12 @@ def build_parser() -> argparse.ArgumentParser:
             "the judge sends is saved in --out as an .eml file.",
         )
     )
+    _add_operator_commands(sub)
+    return ap
+
+
+def _add_operator_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The commands an operator runs on a judge's database, each with --config."""
     for name, helptext, description in (
         ("serve", "run the judge: SMTP/LMTP listener, IMAP poller, worker, clock, web pages", None),
         (
@@ -373,37 +374,41 @@ def build_parser() -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         cmd.add_argument("--config", metavar="FILE", help="a TOML settings file")
-        if name in ("backup", "restore"):
-            cmd.add_argument(
-                "file",
-                metavar="FILE",
-                help="the backup: a SQLite file, or pg_dump's custom format for PostgreSQL",
-            )
-        if name == "restore":
-            cmd.add_argument(
-                "--force",
-                action="store_true",
-                help="replace the games of a database that has some",
-            )
-        if name == "requeue":
-            cmd.add_argument("game", metavar="GAME", help="the game's name")
-        if name == "prune":
-            cmd.add_argument("--days", type=int, help="instead of outbound.keep_sent_days")
-        if name == "serve":
-            cmd.add_argument(
-                "--workers",
-                type=int,
-                default=1,
-                help="processes answering mail (default 1), besides one sending; "
-                "0 runs everything as threads of one process",
-            )
-            cmd.add_argument(
-                "--log-level",
-                choices=("DEBUG", "INFO", "WARNING", "ERROR"),
-                type=str.upper,
-                help="least important log lines written (instead of logging.level)",
-            )
-    return ap
+        _add_operator_options(name, cmd)
+
+
+def _add_operator_options(name: str, cmd: argparse.ArgumentParser) -> None:
+    """The options of one operator command beyond --config."""
+    if name in ("backup", "restore"):
+        cmd.add_argument(
+            "file",
+            metavar="FILE",
+            help="the backup: a SQLite file, or pg_dump's custom format for PostgreSQL",
+        )
+    if name == "restore":
+        cmd.add_argument(
+            "--force",
+            action="store_true",
+            help="replace the games of a database that has some",
+        )
+    if name == "requeue":
+        cmd.add_argument("game", metavar="GAME", help="the game's name")
+    if name == "prune":
+        cmd.add_argument("--days", type=int, help="instead of outbound.keep_sent_days")
+    if name == "serve":
+        cmd.add_argument(
+            "--workers",
+            type=int,
+            default=1,
+            help="processes answering mail (default 1), besides one sending; "
+            "0 runs everything as threads of one process",
+        )
+        cmd.add_argument(
+            "--log-level",
+            choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+            type=str.upper,
+            help="least important log lines written (instead of logging.level)",
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import re
-import textwrap
 import tomllib
 import typing
 from collections.abc import Callable, Mapping
@@ -588,77 +586,6 @@ def load_settings(path: Path | None = None, environ: Mapping[str, str] | None = 
 
 def value_of(settings: Settings, setting: Setting) -> Any:
     return getattr(getattr(settings, setting.section), setting.key)
-
-
-# -- documentation --------------------------------------------------------------------------
-
-
-def _toml_literal(value: Any) -> str:
-    if value is None:
-        return "(unset)"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return str(value)
-
-
-def settings_docs() -> str:
-    """Every setting with its type, default, environment variable and meaning, as text."""
-    lines = [
-        "Settings come from the TOML file given with --config, then from environment",
-        "variables, which win. Every key below can be set either way.",
-    ]
-    for section in _SECTIONS:
-        lines += ["", f"[{section}]"]
-        for s in SETTINGS:
-            if s.section != section:
-                continue
-            kind = s.type_name + (", one of " + "/".join(s.choices) if s.choices else "")
-            lines.append(f"  {s.key} = {_toml_literal(s.default)}  ({kind}; {s.env})")
-            lines += textwrap.wrap(s.help, 88, initial_indent=" " * 6, subsequent_indent=" " * 6)
-    return "\n".join(lines) + "\n"
-
-
-def settings_markdown() -> str:
-    """The same table in Markdown, for the README."""
-    rows = [
-        "| key | default | environment | meaning |",
-        "|---|---|---|---|",
-    ]
-    for s in SETTINGS:
-        meaning = s.help.replace("|", "\\|")
-        if s.choices:
-            meaning += " One of: " + ", ".join(f"`{c}`" for c in s.choices) + "."
-        default = "unset" if s.default is None else f"`{_toml_literal(s.default)}`"
-        rows.append(f"| `{s.name}` | {default} | `{s.env}` | {meaning} |")
-    return "\n".join(rows) + "\n"
-
-
-def _mask_url_password(value: str) -> str:
-    return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1********@", value)
-
-
-def describe_settings(settings: Settings, show_secrets: bool = False) -> str:
-    """The settings in force, as TOML; secrets are masked unless asked for."""
-    blocks: list[str] = []
-    for section in _SECTIONS:
-        lines = [f"[{section}]"]
-        for s in SETTINGS:
-            if s.section != section:
-                continue
-            value = value_of(settings, s)
-            if value is None:
-                lines.append(f"# {s.key} is unset")
-                continue
-            if not show_secrets:
-                if s.secret:
-                    value = "********"
-                elif isinstance(value, str):
-                    value = _mask_url_password(value)
-            lines.append(f"{s.key} = {_toml_literal(value)}")
-        blocks.append("\n".join(lines))
-    return "\n\n".join(blocks) + "\n"
 
 
 # The settings a running judge was started with, for the few places deep in the service

@@ -7,16 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mailjudge.settings import (
-    SETTINGS,
-    Settings,
-    SettingsError,
-    describe_settings,
-    load_settings,
-    settings_docs,
-    settings_markdown,
-    value_of,
-)
+from mailjudge.settings import SETTINGS, Settings, SettingsError, load_settings, value_of
+from mailjudge.settings_docs import describe_settings, settings_docs, settings_markdown
 
 # The settings every judge has (address, database, SMTP, IMAP, outbound), whatever else is added.
 REQUIRED_DEFAULTS = {

@@ -71,10 +71,18 @@ class _Resolver:
         self.broken: set[str] = set()
         self.impossible: dict[str, Order] = {}
 
-        # One pass over the units: default holds, and the moves, supports and convoys.
-        dest, into, res, state = self.dest, self.moves_into, self.res, self.state
-        prov_of = gmap.loc_province
-        army_moves = gmap.army_moves
+        far = self._read_orders(given)
+        self._void_unreachable(far)
+        self._link_convoys()
+        self._decide_via(far)
+        self._link_supports()
+
+    def _read_orders(self, given: Mapping[str, Order]) -> list[str]:
+        """One pass over the units: default holds, and the moves, supports and convoys.
+        Returns the armies ordered to a province they do not border."""
+        dest, into, units = self.dest, self.moves_into, self.units
+        prov_of = self.gmap.loc_province
+        army_moves = self.gmap.army_moves
         orders: dict[str, Order] = {}
         convoys: list[tuple[str, Convoy]] = []
         supports: list[tuple[str, SupportHold | SupportMove]] = []
@@ -102,9 +110,12 @@ class _Resolver:
         self.orders = orders
         self.convoys = convoys
         self.supports = supports
+        return far
 
+    def _void_unreachable(self, far: list[str]) -> None:
+        units, orders, dest, into = self.units, self.orders, self.dest, self.moves_into
         for src in far:
-            if not _fleet_chain(gmap, units, src, dest[src]):
+            if not _fleet_chain(self.gmap, units, src, dest[src]):
                 # DATC 6.D.32: no fleets that could convoy it, so the order is void: it holds.
                 self.impossible[src] = orders[src]
                 orders[src] = Hold(units[src])
@@ -113,7 +124,10 @@ class _Resolver:
                 if not into[d]:
                     del into[d]
 
-        for fleet, convoy in convoys:
+    def _link_convoys(self) -> None:
+        units, dest, into = self.units, self.dest, self.moves_into
+        res, state, prov_of = self.res, self.state, self.gmap.loc_province
+        for fleet, convoy in self.convoys:
             army = prov_of[convoy.target.loc]
             if dest.get(army) == convoy.dest and units[army].type == ARMY:
                 self.convoyers.setdefault(army, set()).add(fleet)
@@ -121,6 +135,9 @@ class _Resolver:
                 res[fleet] = True  # nobody attacks it: it stays
                 state[fleet] = _RESOLVED
 
+    def _decide_via(self, far: list[str]) -> None:
+        units, orders, dest, into = self.units, self.orders, self.dest, self.moves_into
+        res, state = self.res, self.state
         # 4.A.3 with intent: by convoy when it must, or when it says VIA or an own fleet
         # convoys it (and some fleet does).
         via = self.via = dict.fromkeys(dest, False)
@@ -143,7 +160,10 @@ class _Resolver:
             elif dest.get(d) == src and not via[d]:
                 self.h2h[src] = d
 
-        for prov, support in supports:
+    def _link_supports(self) -> None:
+        orders, dest, into = self.orders, self.dest, self.moves_into
+        res, state, prov_of = self.res, self.state, self.gmap.loc_province
+        for prov, support in self.supports:
             target = prov_of[support.target.loc]
             if type(support) is SupportHold:
                 if target not in dest:

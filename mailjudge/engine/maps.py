@@ -125,25 +125,7 @@ class GameMap:
     ) -> None:
         provs = {p.code: p for p in provinces}
         pows = {p.name: p for p in powers}
-        army: dict[str, set[str]] = {c: set() for c, p in provs.items() if p.kind != WATER}
-        fleet: dict[str, set[str]] = {}
-        locations: set[str] = set(army)
-        for code, prov in provs.items():
-            if prov.kind == LAND:
-                continue
-            for loc in [f"{code}/{c}" for c in prov.coasts] or [code]:
-                fleet[loc] = set()
-                locations.add(loc)
-        for a, b in army_edges:
-            if a not in army or b not in army:
-                raise MapError(f"army edge {a}-{b} names water or an unknown province")
-            army[a].add(b)
-            army[b].add(a)
-        for a, b in fleet_edges:
-            if a not in fleet or b not in fleet:
-                raise MapError(f"fleet edge {a}-{b} names an inland or unknown location")
-            fleet[a].add(b)
-            fleet[b].add(a)
+        army, fleet, locations = _movement_graphs(provs, army_edges, fleet_edges)
 
         self.name = name
         self.title = title
@@ -170,38 +152,13 @@ class GameMap:
         self.fleet_reach: Mapping[str, frozenset[str]] = MappingProxyType(
             {k: frozenset(province_of(x) for x in v) for k, v in fleet.items()}
         )
-        # Water provinces touching each coastal province: where a convoy can pick up or land.
-        touching: dict[str, set[str]] = {c: set() for c, p in provs.items() if p.kind == COAST}
-        for loc, nbrs in fleet.items():
-            here_prov = province_of(loc)
-            if here_prov in touching:
-                touching[here_prov].update(n for n in nbrs if provs[province_of(n)].kind == WATER)
+        touching, reach = _convoy_water(provs, fleet)
         self.coastal_water: Mapping[str, frozenset[str]] = MappingProxyType(
             {k: frozenset(v) for k, v in touching.items()}
         )
-        # Water provinces reachable over water from each coastal province.
-        reach: dict[str, frozenset[str]] = {}
-        for coastal, start in touching.items():
-            seen = set(start)
-            queue = deque(start)
-            while queue:
-                here = queue.popleft()
-                for nxt in fleet[here]:
-                    if provs[province_of(nxt)].kind == WATER and nxt not in seen:
-                        seen.add(nxt)
-                        queue.append(nxt)
-            reach[coastal] = frozenset(seen)
         self.water_reach: Mapping[str, frozenset[str]] = MappingProxyType(reach)
 
-        names: dict[str, str] = {}
-        for code, prov in provs.items():
-            for key in (code, normalize_name(prov.name)):
-                names[key] = code
-        for alias, code in aliases.items():
-            key = normalize_name(alias)
-            if names.get(key, code) != code:
-                raise MapError(f"alias {alias!r} names both {names[key]} and {code}")
-            names[key] = code
+        names = _name_table(provs, aliases)
         self.names: Mapping[str, str] = MappingProxyType(names)
         if positions:
             missing = sorted((set(provs) | locations) - set(positions))
@@ -412,3 +369,69 @@ def _outline(code: str, entry: Mapping[str, Any]) -> Outline:
         xy(entry["label"]), xy(entry["centre"]), xy(entry["dislodged"]),
         MappingProxyType(coasts),
     )  # fmt: skip
+
+
+def _movement_graphs(
+    provs: Mapping[str, Province],
+    army_edges: Iterable[tuple[str, str]],
+    fleet_edges: Iterable[tuple[str, str]],
+) -> tuple[dict[str, set[str]], dict[str, set[str]], set[str]]:
+    """Where an army and a fleet can move from each location, and every location."""
+    army: dict[str, set[str]] = {c: set() for c, p in provs.items() if p.kind != WATER}
+    fleet: dict[str, set[str]] = {}
+    locations: set[str] = set(army)
+    for code, prov in provs.items():
+        if prov.kind == LAND:
+            continue
+        for loc in [f"{code}/{c}" for c in prov.coasts] or [code]:
+            fleet[loc] = set()
+            locations.add(loc)
+    for a, b in army_edges:
+        if a not in army or b not in army:
+            raise MapError(f"army edge {a}-{b} names water or an unknown province")
+        army[a].add(b)
+        army[b].add(a)
+    for a, b in fleet_edges:
+        if a not in fleet or b not in fleet:
+            raise MapError(f"fleet edge {a}-{b} names an inland or unknown location")
+        fleet[a].add(b)
+        fleet[b].add(a)
+    return army, fleet, locations
+
+
+def _convoy_water(
+    provs: Mapping[str, Province], fleet: Mapping[str, set[str]]
+) -> tuple[dict[str, set[str]], dict[str, frozenset[str]]]:
+    """For each coastal province: the water touching it, and the water reachable from it."""
+    # Water provinces touching each coastal province: where a convoy can pick up or land.
+    touching: dict[str, set[str]] = {c: set() for c, p in provs.items() if p.kind == COAST}
+    for loc, nbrs in fleet.items():
+        here_prov = province_of(loc)
+        if here_prov in touching:
+            touching[here_prov].update(n for n in nbrs if provs[province_of(n)].kind == WATER)
+    reach: dict[str, frozenset[str]] = {}
+    for coastal, start in touching.items():
+        seen = set(start)
+        queue = deque(start)
+        while queue:
+            here = queue.popleft()
+            for nxt in fleet[here]:
+                if provs[province_of(nxt)].kind == WATER and nxt not in seen:
+                    seen.add(nxt)
+                    queue.append(nxt)
+        reach[coastal] = frozenset(seen)
+    return touching, reach
+
+
+def _name_table(provs: Mapping[str, Province], aliases: Mapping[str, str]) -> dict[str, str]:
+    """Every way of writing a province (code, name, alias), normalised, to its code."""
+    names: dict[str, str] = {}
+    for code, prov in provs.items():
+        for key in (code, normalize_name(prov.name)):
+            names[key] = code
+    for alias, code in aliases.items():
+        key = normalize_name(alias)
+        if names.get(key, code) != code:
+            raise MapError(f"alias {alias!r} names both {names[key]} and {code}")
+        names[key] = code
+    return names
