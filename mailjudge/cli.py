@@ -415,8 +415,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
     if argv[:1] == ["bench"]:
-        args, rest = parser.parse_known_args(argv)
-        return cmd_bench(args, rest)
+        # What follows the benchmark's name is the benchmark's own (its --help included).
+        args = parser.parse_args(argv[:2])
+        return cmd_bench(args, argv[2:])
     args = parser.parse_args(argv)
     commands: dict[str, Callable[[argparse.Namespace], int]] = {
         "adjudicate": cmd_adjudicate,

@@ -1,0 +1,22 @@
+"""`mailjudge bench NAME --help` shows the benchmark's own options, as the top help says."""
+
+from __future__ import annotations
+
+import pytest
+
+from mailjudge.cli import main
+
+
+def test_a_benchmarks_help_is_its_own(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["bench", "adjudicate", "--help"])
+    assert stop.value.code == 0
+    shown = capsys.readouterr().out
+    assert "mailjudge bench adjudicate" in shown and "--rounds" in shown
+
+
+def test_an_unknown_benchmark_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["bench", "nosuch"])
+    assert stop.value.code == 2
+    assert "invalid choice: 'nosuch'" in capsys.readouterr().err
