@@ -12,12 +12,12 @@ import pytest
 
 import mailjudge.commands
 import mailjudge.settings
-from mailjudge.app.pipeline import queue_outgoing
 from mailjudge.commands.run import execute
 from mailjudge.game.errors import ServiceError
 from mailjudge.game.state import get_game
 from mailjudge.models import Outbox
 from mailjudge.outbound.outbox import render_draft
+from mailjudge.outbound.queue import queue_outgoing
 from mailjudge.render.digest import PREAMBLE_END, SEPARATOR, DigestHeading, DigestItem, rfc1153
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service import deadlines, processing

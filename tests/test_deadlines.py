@@ -103,6 +103,26 @@ def test_all_orders_in_processes_before_the_deadline() -> None:
 
 
 @pytest.mark.usefixtures("sqlite_db")
+def test_a_game_the_clock_ends_tells_everyone_it_is_over() -> None:
+    """The clock sends what PROCESS sends after a phase (service.results.phase_mails): a
+    game it ends gets its results and the notice that it is over, in every seat."""
+    game = new_game("won", "CIVIL_DISORDER")
+    game.victory_count = 5
+    game.save()
+    france = seat_for_power(game, "FRANCE")
+    submit_orders(game, france, "FRANCE", ["A MAR - SPA", "F BRE - MAO"])
+    assert processing.process(game, force=True) is not None
+    game = get_game("won")
+    submit_orders(game, france, "FRANCE", ["F MAO - POR"])
+    assert game.deadline is not None
+    sent = deadlines.tick(game.deadline + timedelta(days=1))
+    assert get_game("won").outcome == "WIN FRANCE"
+    results = [m for m in sent if m.subject == "[won] results F1901M"]
+    over = [m for m in sent if m.subject == "[won] the game is over: win france"]
+    assert len(results) == len(over) == 8  # the seven players and the master
+
+
+@pytest.mark.usefixtures("sqlite_db")
 def test_an_absence_moves_the_deadline() -> None:
     game = new_game("away", "CIVIL_DISORDER")
     assert game.deadline is not None

@@ -33,6 +33,7 @@ from mailjudge.inbound.smtp import Listener, judge_recipients
 from mailjudge.logs import setup_logging
 from mailjudge.models import InboundMessage, utcnow
 from mailjudge.outbound.outbox import RetryPolicy, flush, prune_sent
+from mailjudge.outbound.queue import queue_all
 from mailjudge.outbound.send import SmtpSender
 from mailjudge.outbound.sent_record import SentRecord
 from mailjudge.service import deadlines
@@ -411,8 +412,7 @@ class Judge:
     def clock_tick(self) -> None:
         """What the clock decides: deadlines, reminders, grace (see service.deadlines)."""
         with db.database_proxy.atomic():
-            for item in deadlines.tick(self.clock()):
-                pipeline.queue_outgoing(item, self.settings, self.clock())
+            queue_all(deadlines.tick(self.clock()), self.settings, self.clock())
         self.send.set()
 
     def prune(self) -> None:

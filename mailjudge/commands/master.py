@@ -21,7 +21,7 @@ from mailjudge.render.deadline import deadline_text
 from mailjudge.render.outgoing import mail_to_everyone, mail_to_seat
 from mailjudge.render.results import results_lines
 from mailjudge.service import draws, games, processing, seats
-from mailjudge.service.results import results_mails
+from mailjudge.service.results import phase_mails
 from mailjudge.timing import TimingError
 from mailjudge.variants import variant_of
 from mailjudge.variants.democratic import country_lists as lists
@@ -41,11 +41,9 @@ class MasterCommand(Command):
 
 
 def after_processing(ctx: Context, game: Game, done: Processed) -> list[str]:
-    ctx.outgoing += results_mails(game, done) + done.notices
+    ctx.outgoing += phase_mails(game, done)
     if done.waiting:
         return [f"{done.phase} is not processed yet: {done.waiting}"]
-    if game.state == GameState.FINISHED:
-        announce_end(ctx, game, game.outcome)
     return [
         f"{done.phase} processed; now {game.phase}"
         if game.state != GameState.FINISHED
@@ -150,9 +148,7 @@ class Rollforward(MasterCommand):
         done = processing.rollforward(game, args[0] if args else None)
         # Everyone hears each phase's results again, as PROCESS would have told them.
         for phase in done:
-            ctx.outgoing += results_mails(game, phase, reprocessed=True) + phase.notices
-        if game.state == GameState.FINISHED:
-            announce_end(ctx, game, game.outcome)
+            ctx.outgoing += phase_mails(game, phase, reprocessed=True)
         return [f"rolled forward {len(done)} phase(s); now {game.phase}; results sent again"]
 
 

@@ -10,14 +10,11 @@ from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.outgoing import mail_to_seat
 from mailjudge.service import draws
+from mailjudge.service.results import game_over_mails
 
 
 def announce_end(ctx: Context, game: Game, outcome: str) -> None:
-    body = render("game_over.txt.j2", game=game, outcome=outcome)
-    for seat in Seat.select().where(Seat.game == game):
-        if seat.person is not None:
-            subject = f"the game is over: {outcome.lower()}"
-            ctx.outgoing.append(mail_to_seat(seat, subject, body, "notice"))
+    ctx.outgoing += game_over_mails(game, outcome)
 
 
 @register

@@ -29,7 +29,7 @@ from mailjudge.render import render
 from mailjudge.render.deadline import deadline_lines, deadline_text
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.service import processing
-from mailjudge.service.results import results_mails
+from mailjudge.service.results import phase_mails
 from mailjudge.settings import current_settings
 from mailjudge.variants import variant_of
 from mailjudge.variants.democratic import digests
@@ -59,7 +59,7 @@ def _process_by_clock(game: Game, now: datetime) -> list[Outgoing]:
     if state.ready:
         done = processing.process(game, force=True, expected_sequence=game.sequence, now=now)
         if done is not None:
-            mails += after_clock_processing(game, done)
+            mails += phase_mails(game, done)
     if game.state == GameState.ACTIVE:
         mails += variant_of(game).on_clock(game, now)
     return mails
@@ -108,10 +108,6 @@ def requeue(name: str) -> str:
         f"game {game.name} handed back to the clock (it was held after: {game.clock_error}); "
         "the judge tries it again at its next tick"
     )
-
-
-def after_clock_processing(game: Game, done: object) -> list[Outgoing]:
-    return results_mails(game, done) + list(getattr(done, "notices", []))
 
 
 def _handle_due(game: Game, now: datetime) -> list[Outgoing]:

@@ -1,5 +1,7 @@
-"""The results of a processed phase as mail: one to each person seated in the game, with
-their own deadline lines and the board drawn once for all. The words come from
+"""The mail a processed phase causes, built here and nowhere else, whoever processed it (the
+master's PROCESS, the last orders in, the clock, ROLLFORWARD): the results, one to each
+person seated in the game with their own deadline lines and the board drawn once for all;
+the variant's notices; and the notice that the game is over. The words come from
 render/results.py; this module reads the game to address them."""
 
 from __future__ import annotations
@@ -7,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from mailjudge.engine.state import Phase
+from mailjudge.game.outcomes import Processed
 from mailjudge.game.pictures import played_picture
 from mailjudge.game.schedule import deadline_lines, timing_of
 from mailjudge.game.state import has_rule, web_link
@@ -36,6 +39,27 @@ def njudge_header(game: Game, link: str | None) -> list[str]:
     if link:
         lines.append(f":: URL: {link}")
     return lines
+
+
+def phase_mails(game: Game, done: Processed, reprocessed: bool = False) -> list[Outgoing]:
+    """Every mail a processed phase causes: its results, the notices of the variant's hooks
+    (before, after or instead of processing), and, when this phase ended the game, the
+    notice that it is over. ``reprocessed``: the phase was adjudicated again (ROLLFORWARD)."""
+    mails = results_mails(game, done, reprocessed) + list(done.notices)
+    if game.state == GameState.FINISHED and game.phase == done.next_phase and not done.waiting:
+        mails += game_over_mails(game, game.outcome)
+    return mails
+
+
+def game_over_mails(game: Game, outcome: str) -> list[Outgoing]:
+    """The notice that the game is over, to every person seated in it, however it ended (a
+    phase processed, a vote, the master's DECLARE DRAW)."""
+    body = render("game_over.txt.j2", game=game, outcome=outcome)
+    subject = f"the game is over: {outcome.lower()}"
+    seats = Seat.select().where(Seat.game == game)
+    return [
+        mail_to_seat(seat, subject, body, "notice") for seat in seats if seat.person is not None
+    ]
 
 
 def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outgoing]:
