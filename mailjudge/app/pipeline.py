@@ -44,7 +44,8 @@ from mailjudge.render import render
 from mailjudge.render.deadline import time_for_address
 from mailjudge.render.outgoing import answer_subject
 from mailjudge.settings import Settings
-from mailjudge.variants.democratic.country_lists import ListThread, list_target, post
+from mailjudge.variants import list_target, variant_of
+from mailjudge.variants.base import ListThread
 
 log = logging.getLogger(__name__)
 
@@ -287,7 +288,9 @@ def _list_post(
     (to its Reply-To only as any answer: service.guard.is_proven), within its caps."""
     try:
         thread = ListThread(mail.message_id, mail.in_reply_to, mail.references)
-        seat, item = post(game, power, mail.text, mail.subject, mail.sender, thread)
+        seat, item = variant_of(game).post_to_list(
+            game, power, mail.text, mail.subject, mail.sender, thread
+        )
         queue_outgoing(item, settings, now)
         answer = f"ok: your post went to the list of {power} in {game.name}.\n"
         if seat.person is not None and seat.person.email != mail.reply_to.lower():

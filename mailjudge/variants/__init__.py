@@ -16,3 +16,12 @@ VARIANTS: dict[str, Variant] = {
 
 def variant_of(game: Game) -> Variant:
     return VARIANTS[game.variant]
+
+
+def list_target(address: str, judge: str) -> tuple[Game, str] | None:
+    """(game, country) when ``address`` is a list some variant runs (Variant.list_at)."""
+    for variant in VARIANTS.values():
+        found = variant.list_at(address, judge)
+        if found is not None:
+            return found
+    return None
