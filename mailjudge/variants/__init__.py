@@ -7,10 +7,11 @@ from mailjudge.variants.base import Variant
 from mailjudge.variants.democratic import Democratic
 from mailjudge.variants.diplonomic import Diplonomic
 from mailjudge.variants.double import Double
+from mailjudge.variants.gunboat import Gunboat
 from mailjudge.variants.survive import Survive
 
 VARIANTS: dict[str, Variant] = {
-    v.name: v for v in (Variant(), Democratic(), Double(), Survive(), Diplonomic())
+    v.name: v for v in (Variant(), Democratic(), Double(), Survive(), Diplonomic(), Gunboat())
 }
 
 
