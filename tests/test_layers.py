@@ -70,14 +70,90 @@ def judge_imports(path: Path) -> list[tuple[int, str]]:
     return found
 
 
+VARIANTS = PACKAGE / "variants"
+REGISTRY = VARIANTS / "__init__.py"  # VARIANTS: the one place that names every variant
+
+
+def variant_of_path(path: Path) -> str | None:
+    """The variant package a file belongs to (``democratic``); None outside one."""
+    if VARIANTS not in path.parents or path.parent == VARIANTS:
+        return None
+    return path.relative_to(VARIANTS).parts[0]
+
+
+def is_variant_commands(path: Path) -> bool:
+    """A variant's own commands (its ``commands.py``, or a ``commands/`` package in it)
+    sit in the commands layer, though they live in the variant's package."""
+    inside = path.relative_to(VARIANTS).parts[1:]
+    return variant_of_path(path) is not None and (
+        inside == ("commands.py",) or (len(inside) > 1 and inside[0] == "commands")
+    )
+
+
+def layer_of(path: Path) -> str:
+    top = path.relative_to(PACKAGE).parts[0]
+    if top == "variants" and is_variant_commands(path):
+        return "commands"
+    return top.removesuffix(".py")
+
+
+def named_variant(name: str) -> str | None:
+    """The variant package ``name`` reaches into (mailjudge.variants.democratic.x:
+    ``democratic``); None for the registry (mailjudge.variants and what it exports) and
+    for base.py, the Variant class every layer above may name."""
+    parts = name.split(".")
+    if parts[:2] != ["mailjudge", "variants"] or len(parts) < 3 or parts[2] == "base":
+        return None
+    return parts[2] if (VARIANTS / parts[2] / "__init__.py").exists() else None
+
+
 def violations(layer: str) -> list[str]:
     banned = [f"mailjudge.{b}" for b in FORBIDDEN[layer]]
     bad = []
-    for path in sorted((PACKAGE / layer).rglob("*.py")):
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if layer_of(path) != layer:
+            continue
         for line, name in judge_imports(path):
             if any(name == b or name.startswith(b + ".") for b in banned):
                 bad.append(f"{module_name(path)}:{line} imports {name}")
     return bad
+
+
+def variant_leaks() -> list[str]:
+    """Outside mailjudge/variants/ nothing names a variant's package: the shared code
+    reaches a variant through the registry (VARIANTS, variant_of) and its hooks. Inside,
+    a variant names no other variant, and only its commands name its commands."""
+    bad = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path == REGISTRY:
+            continue
+        own = variant_of_path(path)
+        for line, name in judge_imports(path):
+            named = named_variant(name)
+            if named is None:
+                continue
+            reaches_commands = name.startswith(f"mailjudge.variants.{named}.commands")
+            if own != named or (reaches_commands and not is_variant_commands(path)):
+                bad.append(f"{module_name(path)}:{line} imports {name}")
+    return bad
+
+
+def test_no_module_reaches_into_a_variant() -> None:
+    assert variant_leaks() == []
+
+
+def test_the_variant_rule_sees_a_leak(tmp_path: Path) -> None:
+    """The names that count as reaching into a variant, and those that do not."""
+    assert named_variant("mailjudge.variants.democratic.country_lists") == "democratic"
+    assert named_variant("mailjudge.variants.democratic") == "democratic"
+    assert named_variant("mailjudge.variants.base.Variant") is None
+    assert named_variant("mailjudge.variants.variant_of") is None
+    assert named_variant("mailjudge.variants") is None
+    sample = tmp_path / "sample.py"
+    sample.write_text("from mailjudge.variants import democratic, variant_of\n")
+    assert [named_variant(n) for _, n in judge_imports(sample)] == [None, "democratic", None]
+    assert layer_of(VARIANTS / "survive" / "commands.py") == "commands"
+    assert layer_of(VARIANTS / "survive" / "vote_out.py") == "variants"
 
 
 @pytest.mark.parametrize("layer", sorted(FORBIDDEN))

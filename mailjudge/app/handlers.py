@@ -23,7 +23,8 @@ from mailjudge.outbound.draft import Outgoing
 from mailjudge.outbound.outbox import may_reply, picture_bytes
 from mailjudge.outbound.queue import queue_all, queue_outgoing
 from mailjudge.settings import Settings
-from mailjudge.variants.democratic.country_lists import ListThread, list_target, post
+from mailjudge.variants import list_target, variant_of
+from mailjudge.variants.base import ListThread
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,9 @@ def handle_list_post(
     done = f"a post to the list of {power} in {game.name}"
     try:
         thread = ListThread(mail.message_id, mail.in_reply_to, mail.references)
-        seat, item = post(game, power, mail.text, mail.subject, mail.sender, thread)
+        seat, item = variant_of(game).post_to_list(
+            game, power, mail.text, mail.subject, mail.sender, thread
+        )
         queue_outgoing(item, settings, now)
         answer = f"ok: your post went to the list of {power} in {game.name}.\n"
         if seat.person is not None and seat.person.email != mail.reply_to.lower():

@@ -38,7 +38,7 @@ from mailjudge.outbound.send import SmtpSender
 from mailjudge.outbound.sent_record import SentRecord
 from mailjudge.service import deadlines
 from mailjudge.settings import Settings, use_settings
-from mailjudge.variants.democratic.country_lists import list_target
+from mailjudge.variants import list_target
 from mailjudge.web import server as web_server
 
 log = logging.getLogger(__name__)

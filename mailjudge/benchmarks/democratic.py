@@ -3,7 +3,8 @@
 Setup (not timed): the citizens are written in bulk (what JOIN does, with one real scrypt
 hash shared, since hashing a hundred thousand passwords takes hours), the game starts,
 three order sets are proposed in each country, and every citizen ranks the order sets and
-the diplomat nominees through the service layer (vote_orders, vote_diplomat). Timed: one
+the diplomat nominees with the commands a citizen sends (NOMINATE, PROPOSAL ORDERS, VOTE
+ORDERS, VOTE DIPLOMAT), run as signed on: the mail they would send is dropped. Timed: one
 movement phase processed at its deadline, with the seven order counts, the engine, and the
 seven diplomat elections of the next phase. Peak memory is the whole process's.
 
@@ -27,7 +28,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import cast
 
+import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge import db, migrations
+from mailjudge.commands.base import Block, Context
+from mailjudge.commands.registry import lookup
 from mailjudge.engine.randomplay import movement_orders
 from mailjudge.game.outcomes import Processed
 from mailjudge.game.state import current_position, game_map, get_game
@@ -35,8 +39,24 @@ from mailjudge.models import Game, Person, Seat, utcnow
 from mailjudge.passwords import hash_password
 from mailjudge.service import processing
 from mailjudge.service.games import create_game, start_game
-from mailjudge.variants import democratic as dem
-from mailjudge.variants.democratic.citizens import country_of
+
+
+def country_of(seat: Seat) -> str | None:
+    """The country a citizen belongs to: whoever owns their centre."""
+    owners: dict[str, str] = (seat.game.position or {}).get("sc_owners") or {}
+    return owners.get(seat.centre or "")
+
+
+def command(game: Game, seat: Seat, line: str, body: tuple[str, ...] = ()) -> list[str]:
+    """One command run for a seat as if it had signed on; its answer lines."""
+    words = line.split()
+    found = lookup(words, game.variant)
+    assert found is not None, line
+    cmd, size = found
+    ctx = Context(sender="bench@bench.test", judge="judge@bench.test", now=utcnow(),
+                  game=game, seat=seat)  # fmt: skip
+    ctx.command_name, ctx.command_variant = cmd.name, cmd.variant
+    return cmd.run(ctx, words[size:], Block(0, tuple(words), body))
 
 
 def run(citizens: int, seed: int) -> dict[str, float]:
@@ -57,12 +77,14 @@ def run(citizens: int, seed: int) -> dict[str, float]:
     for power, seats in seats_by_power.items():
         nominees = [seats[k].name for k in range(min(3, len(seats)))]
         for name in nominees:
-            dem.nominate(game, seats[0], name)
+            command(game, seats[0], f"NOMINATE {name}")
         ranking = numbers[power]
         with db.database_proxy.atomic():
             for seat in seats:
-                dem.vote_orders(game, seat, rng.sample(ranking, rng.randint(1, len(ranking))))
-                dem.vote_diplomat(game, seat, rng.sample(nominees, rng.randint(1, len(nominees))))
+                orders = rng.sample(ranking, rng.randint(1, len(ranking)))
+                command(game, seat, "VOTE ORDERS " + " ".join(map(str, orders)))
+                names = rng.sample(nominees, rng.randint(1, len(nominees)))
+                command(game, seat, "VOTE DIPLOMAT " + " ".join(names))
                 ballots += 2
     setup = time.perf_counter() - setup
     spent, done = _process_at_deadline(get_game("big"))
@@ -112,10 +134,14 @@ def setup_game(citizens: int, seed: int) -> tuple[dict[str, list[int]], list[str
         if power and power not in numbers:
             sets = [[f"{u} H" for u in pos.units_of(power)]]
             sets += [movement_orders(gmap, pos, rng)[power] for _ in range(2)]
-            numbers[power] = sorted(
-                {dem.set_number(dem.propose_orders(game, seat, s)[0]) for s in sets}
-            )
+            numbers[power] = sorted({_proposed(game, seat, s) for s in sets})
     return numbers, names
+
+
+def _proposed(game: Game, seat: Seat, orders: list[str]) -> int:
+    """PROPOSAL ORDERS for the seat's country: the number of the order set."""
+    first = command(game, seat, "PROPOSAL ORDERS", tuple(orders))[0]  # "order set 2 for ..."
+    return int(first.split()[2])
 
 
 def run_by_mail(citizens: int, seed: int, clients: int) -> dict[str, float]:

@@ -1,19 +1,23 @@
 """Email commands: the body of a mail cut into commands, each a small class with one job.
 
-Importing this package registers every command family (see registry.COMMANDS).
+Importing this package registers every command family (see registry.COMMANDS): the shared
+ones here, then each variant's own, from the module its ``commands_module`` names.
 """
+
+from importlib import import_module
 
 from mailjudge.commands import (  # noqa: F401
     account,
-    democratic,
     diary,
-    diplonomic,
-    double,
     info,
     master,
     orders,
     press,
-    survive,
     veterans,
     vote,
 )
+from mailjudge.variants import VARIANTS
+
+for _variant in VARIANTS.values():
+    if _variant.commands_module:
+        import_module(_variant.commands_module)

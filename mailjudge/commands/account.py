@@ -17,7 +17,6 @@ from mailjudge.service import games, seats
 from mailjudge.settings import current_settings
 from mailjudge.timing import zone_of
 from mailjudge.variants import variant_of
-from mailjudge.variants.democratic import citizen_joined_notice
 
 
 def spend_password_hash(ctx: Context) -> None:
@@ -297,9 +296,7 @@ def welcome_late_citizen(game: Game, seat: Seat) -> list[Outgoing]:
     Rule 2: "Add each citizen to their country's mailing list". A citizen joining a running game is
     told the game is under way, and its country's list is told once; nobody else is mailed
     (each late join used to re-send "the game has started" to every citizen)."""
-    mails = [started_mail(game, seat)]
-    notice = citizen_joined_notice(game, seat)
-    return mails + ([notice] if notice is not None else [])
+    return [started_mail(game, seat), *variant_of(game).joined_late(game, seat)]
 
 
 def started_mail(game: Game, seat: Seat) -> Outgoing:

@@ -16,19 +16,15 @@ from mailjudge.permissions.vocabulary import Action
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.rules import RuleError
 from mailjudge.timing import TimingError
-from mailjudge.variants.diplonomic.amendments import AmendmentError
-from mailjudge.variants.diplonomic.rulebook import RulebookError
 
 
 class CommandError(ValueError):
     """A command that could not be done; the message says what to write instead."""
 
 
-# What a command may refuse with: the player is told why. Other exceptions are bugs.
-JUDGE_ERRORS = (
-    CommandError, ServiceError, OrderError, RuleError, TimingError, AmendmentError,
-    RulebookError, MapError,
-)  # fmt: skip
+# What a command may refuse with: the player is told why (a variant's own refusals are
+# ServiceErrors). Other exceptions are bugs.
+JUDGE_ERRORS = (CommandError, ServiceError, OrderError, RuleError, TimingError, MapError)
 
 
 @dataclass

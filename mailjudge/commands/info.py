@@ -13,7 +13,7 @@ from mailjudge.render import render
 from mailjudge.render.results import map_mail, record_facts, report_lines
 from mailjudge.rules import catalogue
 from mailjudge.service import processing
-from mailjudge.variants.diplonomic import advisors
+from mailjudge.variants import variant_of
 
 
 @register
@@ -43,8 +43,7 @@ class List(Command):
             helped = f", teammates: {', '.join(sorted(team))}" if team else ""
             lines.append(f"    {str(seat.powers) or '(not dealt)':<10} {who}{out}{helped}")
             for power in seat.powers:
-                for name, aid in sorted(advisors.advisors(game, power).items()):
-                    lines.append(f"        advisor {name}" + (f": {aid}" if aid else ""))
+                lines += [f"        {note}" for note in variant_of(game).power_notes(game, power)]
         return lines
 
 

@@ -24,7 +24,6 @@ from mailjudge.service import draws, games, processing, seats
 from mailjudge.service.results import phase_mails
 from mailjudge.timing import TimingError
 from mailjudge.variants import variant_of
-from mailjudge.variants.democratic import country_lists as lists
 
 
 class MasterCommand(Command):
@@ -187,29 +186,6 @@ class SetRule(MasterCommand):
             raise CommandError("write SET RULE +NO_PRESS -POWER_CHOICE")
         rules = state.set_rules(game, " ".join(args))
         return [f"rules now: {str(rules) or 'none'}"]
-
-
-@register
-class SetList(MasterCommand):
-    name = "SET LIST"
-    arguments = "country address|JUDGE [PLAIN|MIME]"
-    hint = (
-        "write SET LIST FRANCE france@lists.example.org MIME, or SET LIST FRANCE JUDGE PLAIN"
-        " (PLAIN: RFC 1153 digests, MIME: multipart/digest)"
-    )
-    summary = "Democratic: a country's list is an outside address or the judge's own; digest form"
-
-    def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
-        if not variant_of(game).country_lists:
-            raise CommandError(f"{game.name} has no country lists (Democratic games have them)")
-        row = lists.set_list(game, args[0], args[1], args[2] if len(args) == 3 else None)
-        where = (
-            row.address
-            if row.external
-            else f"the judge's own, {lists.list_address(game, row.power)}"
-        )
-        form = "MIME" if row.digest_format == "mime" else "PLAIN (RFC 1153)"
-        return [f"{row.power}'s list is {where}; digests {form}"]
 
 
 @register

@@ -23,9 +23,6 @@ from mailjudge.render.deadline import deadline_text
 from mailjudge.service import conditional
 from mailjudge.service import orders as service_orders
 from mailjudge.variants import variant_of
-from mailjudge.variants.democratic.citizens import CITIZEN_ROLES
-from mailjudge.variants.democratic.status import citizen_status
-from mailjudge.variants.diplonomic import rule15
 
 
 def describe(report: service_orders.Submission, phase: str | None) -> list[str]:
@@ -265,10 +262,7 @@ class IfOrder(Command):
         if not args or args[0].upper() not in ("DISLODGED", "ADJUSTING"):
             flush_bare_lines(ctx)  # the lines before the IF are not part of it
             return open_if(ctx, " ".join(args), _map_of(ctx))
-        if len(args) < 2:
-            raise CommandError(f"write {rule15.USAGE}")
-        phase, power, order = rule15.file_advance_order(game, seat, args[0], " ".join(args[1:]))
-        return [f"for {power} in {phase}, if it comes to that: {order}"]
+        return [variant_of(game).order_in_advance(game, seat, args)]
 
 
 @register
@@ -328,8 +322,9 @@ class Status(Command):
             return [f"{game.name} is {game.state}: no orders until it starts"]
         when = deadline_text(game, seat.person)
         lines = [f"{game.name} {game.phase}" + (f", deadline {when}" if when else "")]
-        if seat.role in CITIZEN_ROLES:  # a Democratic citizen: their country's state
-            return lines + citizen_status(game, seat)
+        own = variant_of(game).status_lines(game, seat)  # a Democratic citizen's country
+        if own is not None:
+            return lines + own
         pos = state.current_position(game)
         on_file = state.orders_on_file(game)
         powers = service_orders.powers_to_order(game, pos) if seat.role == "master" else seat.powers

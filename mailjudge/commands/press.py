@@ -12,7 +12,6 @@ from mailjudge.render.outgoing import mail_to_seat, press_reply_address
 from mailjudge.service.press import MASTER, resolve_recipients, send_press
 from mailjudge.variants import variant_of
 from mailjudge.variants.base import PressRoutes
-from mailjudge.variants.democratic.country_lists import list_mail
 
 # A press body with one of these lines would carry a password to other players.
 _SECRET_COMMANDS = ("SIGNON", "JOIN", "CREATE", "TAKEOVER", "OBSERVE", "SET PASSWORD")
@@ -89,7 +88,7 @@ def deliver(
         mail.reply_to = reply_to
         ctx.outgoing.append(mail)
     for country in routes.lists:
-        posted = list_mail(game, country, f"press from {shown}", text, shown)
+        posted = variant_of(game).list_mail(game, country, f"press from {shown}", text, shown)
         if posted is not None:
             ctx.outgoing.append(posted)
 

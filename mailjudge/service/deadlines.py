@@ -30,9 +30,7 @@ from mailjudge.render.deadline import deadline_lines, deadline_text
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.service import processing
 from mailjudge.service.results import phase_mails
-from mailjudge.settings import current_settings
 from mailjudge.variants import variant_of
-from mailjudge.variants.democratic import digests
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +48,7 @@ def tick(now: datetime) -> list[Outgoing]:
         mails += _guarded(game, now, partial(_handle_due, game, now))
     for game in list(Game.select().where(on_clock)):
         mails += _guarded(game, now, partial(_process_by_clock, game, now))
-    return mails + digests.due(now, current_settings().judge.digest_hours)
+    return mails
 
 
 def _process_by_clock(game: Game, now: datetime) -> list[Outgoing]:

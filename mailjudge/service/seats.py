@@ -76,6 +76,11 @@ def join(
     """JOIN a forming game. Under POWER_CHOICE a free power may be named; otherwise powers
     are dealt at random when the game starts. The game starts by itself when full, unless
     START_MASTER; the variant's mail at the start is added to ``started``."""
+    if name and variant_of(game).anonymous:
+        raise NotAllowed(
+            f"{game.name} is anonymous: players are known by their powers only; JOIN without"
+            " AS name"
+        )
     joined = variant_of(game).join(game, email, password, name)
     if joined is not None:
         return joined

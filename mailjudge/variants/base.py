@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from mailjudge.engine.passive import Passive
+from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.outcomes import Processed, Readiness, Wait
 from mailjudge.game.state import power_is_done
 from mailjudge.models import BaseModel, Game, Seat
@@ -29,6 +31,27 @@ class PressRoutes:
     seats: list[Seat] = field(default_factory=list)
     lists: list[str] = field(default_factory=list)
     unreached: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ListThread:
+    """Where a post to a list sits in its conversation: its own Message-ID, and the mail it
+    answered (In-Reply-To, References), as the poster's mail gave them."""
+
+    message_id: str | None = None
+    in_reply_to: str | None = None
+    references: Sequence[str] = ()
+
+    def headers(self) -> tuple[str | None, tuple[str, ...]]:
+        """In-Reply-To and References for the post's copies: they answer the post itself,
+        after what it answered, so that mail clients thread the copies of a conversation
+        (RFC 5322 3.6.4) as they would have threaded the posts."""
+        chain = [r for r in self.references if r]
+        if self.in_reply_to and self.in_reply_to not in chain:
+            chain.append(self.in_reply_to)
+        if self.message_id is None:
+            return (chain[-1] if chain else None), tuple(chain)
+        return self.message_id, tuple(r for r in chain if r != self.message_id)
 
 
 @dataclass
@@ -78,11 +101,17 @@ class Variant:
 
     # The game's countries have mailing lists (Democratic: each country's citizens).
     country_lists = False
+    # True: players are known to each other by their powers only (Gunboat): JOIN takes no
+    # AS name, so no page, LIST or press shows one; the master still knows who is who.
+    anonymous = False
     # Rows of the permission table for the variant's roles and actions, read after the
     # gates and before the shared rows (permissions/policy.py).
     permission_rows: tuple[Row, ...] = ()
     # The variant's own tables (its package's tables.py); the migrations create them.
     tables: tuple[type[BaseModel], ...] = ()
+    # The module of the variant's own commands ("mailjudge.variants.NAME.commands"), which
+    # the command table imports; "" when it has none.
+    commands_module = ""
 
     def join(self, game: Game, email: str, password: str, name: str | None) -> Seat | None:
         """JOIN done the variant's own way (Democratic: a citizen of a centre); None: the
@@ -178,6 +207,43 @@ class Variant:
 
     def on_clock(self, game: Game, now: datetime) -> list[Outgoing]:
         """At every tick of the judge's clock, for an active game (a draw's notice ending)."""
+        return []
+
+    def list_at(self, address: str, judge: str) -> tuple[Game, str] | None:
+        """(game, country) when ``address`` is a mailing list the variant runs for a
+        country of one of its games (Democratic's country lists); None: not one."""
+        return None
+
+    def post_to_list(
+        self, game: Game, power: str, text: str, subject: str, sender: str, thread: ListThread
+    ) -> tuple[Seat, Outgoing]:
+        """A mail sent to a list ``list_at`` found: the poster's seat and the list's mail."""
+        raise ServiceError(f"{game.name} has no country lists")
+
+    def list_mail(
+        self, game: Game, power: str, subject: str, body: str, author: str
+    ) -> Outgoing | None:
+        """Press routed to a country's list (``press_routes``): the list's mail, or None
+        when nobody is on the list."""
+        return None
+
+    def joined_late(self, game: Game, seat: Seat) -> list[Outgoing]:
+        """After a JOIN to a running game (Democratic's citizens): whom the variant tells
+        besides the newcomer."""
+        return []
+
+    def status_lines(self, game: Game, seat: Seat) -> list[str] | None:
+        """STATUS for a seat the variant answers itself (a Democratic citizen: their
+        country's nominations and votes); None: the standard lines of orders on file."""
+        return None
+
+    def order_in_advance(self, game: Game, seat: Seat, words: list[str]) -> str:
+        """IF DISLODGED / IF ADJUSTING: an order filed now for a later phase (Diplonomic
+        rule 15); the reply line."""
+        raise NotAllowed("orders in advance (IF DISLODGED, IF ADJUSTING) are for Diplonomic games")
+
+    def power_notes(self, game: Game, power: str) -> list[str]:
+        """Lines under a power in LIST (Diplonomic's advisors)."""
         return []
 
     def public_sections(self, game: Game) -> list[PublicSection]:

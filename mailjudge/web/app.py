@@ -32,6 +32,7 @@ from mailjudge.render.chart import centre_chart
 from mailjudge.service.archive import export_game
 from mailjudge.settings import Settings, current_settings
 from mailjudge.timing import show
+from mailjudge.variants import variant_of
 from mailjudge.web import pages
 from mailjudge.web.cache import Page, PageCache
 
@@ -197,6 +198,7 @@ def game_page(request: Request, game: Game) -> Page:
         "deadline": game.deadline if game.state == GameState.ACTIVE else None,
         "owing": pages.owing_orders(game),
         "join": _join(request) if game.state == GameState.FORMING else None,
+        "anonymous": variant_of(game).anonymous,
         "palette": palette,
         "palette_query": "" if palette == "standard" else f"?palette={palette}",
     }

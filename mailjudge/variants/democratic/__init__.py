@@ -43,7 +43,8 @@ from mailjudge.permissions.vocabulary import Action, Role
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.render.results import results_lines
-from mailjudge.variants.base import PressRoutes, PublicSection, Variant
+from mailjudge.settings import current_settings
+from mailjudge.variants.base import ListThread, PressRoutes, PublicSection, Variant
 from mailjudge.variants.democratic import digests, public
 from mailjudge.variants.democratic.citizens import (
     CITIZEN_ROLES,
@@ -53,7 +54,7 @@ from mailjudge.variants.democratic.citizens import (
     country_of,
     home_centres,
 )
-from mailjudge.variants.democratic.country_lists import JUDGE, archive, list_mail
+from mailjudge.variants.democratic.country_lists import JUDGE, archive, list_mail, list_target, post
 from mailjudge.variants.democratic.tables import CountryList, ListPost
 from mailjudge.voting import Count, count_grouped
 
@@ -356,6 +357,7 @@ class Democratic(Variant):
     )
     has_players = False
     country_lists = True
+    commands_module = "mailjudge.variants.democratic.commands"
     permission_rows = (
         Row(Action.ORDERS, role(*CITIZEN_ROLE_SET), DENY,
             "in a Democratic game the country's orders are chosen by PROPOSAL ORDERS and"
@@ -375,6 +377,34 @@ class Democratic(Variant):
 
     def join(self, game: Game, email: str, password: str, name: str | None) -> Seat | None:
         return join_citizen(game, email, password, name)
+
+    def joined_late(self, game: Game, seat: Seat) -> list[Outgoing]:
+        notice = citizen_joined_notice(game, seat)
+        return [notice] if notice is not None else []
+
+    def list_at(self, address: str, judge: str) -> tuple[Game, str] | None:
+        return list_target(address, judge)
+
+    def post_to_list(
+        self, game: Game, power: str, text: str, subject: str, sender: str, thread: ListThread
+    ) -> tuple[Seat, Outgoing]:
+        return post(game, power, text, subject, sender, thread)
+
+    def list_mail(
+        self, game: Game, power: str, subject: str, body: str, author: str
+    ) -> Outgoing | None:
+        return list_mail(game, power, subject, body, author)
+
+    def status_lines(self, game: Game, seat: Seat) -> list[str] | None:
+        if seat.role not in CITIZEN_ROLES:
+            return None
+        from mailjudge.variants.democratic.status import citizen_status  # it imports this
+
+        return citizen_status(game, seat)
+
+    def on_clock(self, game: Game, now: datetime) -> list[Outgoing]:
+        """The country lists' digests that are due (`judge.digest_hours`)."""
+        return digests.due(game, now, current_settings().judge.digest_hours)
 
     def draws_allowed(self, game: Game) -> str | None:
         """Seed 000: "This variant allows an unlimited number of players to play, until the

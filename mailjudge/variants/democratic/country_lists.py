@@ -10,15 +10,13 @@ Everything the judge sends to a list is kept (ListPost) for the list's digests.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-
 from mailjudge.addresses import judge_detail, split_address
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.state import authenticate, game_map, seat_in
 from mailjudge.models import Game, Press, Seat
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.settings import current_settings
+from mailjudge.variants.base import ListThread
 from mailjudge.variants.democratic.citizens import CITIZEN_ROLES, citizen_addresses, country_of
 from mailjudge.variants.democratic.tables import DIGEST_FORMATS, CountryList, ListPost
 
@@ -128,27 +126,6 @@ def list_target(address: str, judge_address: str) -> tuple[Game, str] | None:
         return None
     power = country.upper()
     return (game, power) if power in game_map(game).powers else None
-
-
-@dataclass(frozen=True)
-class ListThread:
-    """Where a post to a list sits in its conversation: its own Message-ID, and the mail it
-    answered (In-Reply-To, References), as the poster's mail gave them."""
-
-    message_id: str | None = None
-    in_reply_to: str | None = None
-    references: Sequence[str] = ()
-
-    def headers(self) -> tuple[str | None, tuple[str, ...]]:
-        """In-Reply-To and References for the post's copies: they answer the post itself,
-        after what it answered, so that mail clients thread the copies of a conversation
-        (RFC 5322 3.6.4) as they would have threaded the posts."""
-        chain = [r for r in self.references if r]
-        if self.in_reply_to and self.in_reply_to not in chain:
-            chain.append(self.in_reply_to)
-        if self.message_id is None:
-            return (chain[-1] if chain else None), tuple(chain)
-        return self.message_id, tuple(r for r in chain if r != self.message_id)
 
 
 def post(

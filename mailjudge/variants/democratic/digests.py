@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from mailjudge.game.state import game_map
-from mailjudge.models import Game, GameState
+from mailjudge.models import Game
 from mailjudge.render.digest import DigestHeading, DigestItem, mime_parts, rfc1153, topics
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.settings import current_settings
@@ -84,23 +84,20 @@ def for_game(game: Game, now: datetime) -> list[Outgoing]:
     return [m for m in mails if m is not None]
 
 
-def due(now: datetime, hours: int) -> list[Outgoing]:
-    """The scheduled digests: lists whose last digest is at least ``hours`` old."""
+def due(game: Game, now: datetime, hours: int) -> list[Outgoing]:
+    """The game's scheduled digests: lists whose last digest is at least ``hours`` old."""
     if hours <= 0:
         return []
     cutoff = now - timedelta(hours=hours)
+    sent = {
+        row.power: row.last_digest_at
+        for row in CountryList.select().where(CountryList.game == game)
+    }
     mails: list[Outgoing] = []
-    for game in Game.select().where(
-        (Game.state == GameState.ACTIVE) & (Game.variant == "democratic")
-    ):
-        sent = {
-            row.power: row.last_digest_at
-            for row in CountryList.select().where(CountryList.game == game)
-        }
-        for power in game_map(game).power_names:
-            last = sent.get(power) or game.started_at
-            if last is None or last <= cutoff:
-                mail = digest(game, power, now)
-                if mail is not None:
-                    mails.append(mail)
+    for power in game_map(game).power_names:
+        last = sent.get(power) or game.started_at
+        if last is None or last <= cutoff:
+            mail = digest(game, power, now)
+            if mail is not None:
+                mails.append(mail)
     return mails

@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from mailjudge.engine.passive import Passive, Removal
-from mailjudge.game.errors import NotAllowed
+from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.outcomes import Processed, Readiness
 from mailjudge.game.state import current_position, game_map, has_rule, phase_of
 from mailjudge.models import Game, GameState, PhaseRecord, Seat
@@ -34,7 +34,7 @@ from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
 from mailjudge.timing import show
 from mailjudge.variants.base import PublicSection, Variant
-from mailjudge.variants.diplonomic import convoys, public, rule15
+from mailjudge.variants.diplonomic import advisors, convoys, public, rule15
 from mailjudge.variants.diplonomic import rule_changes as rc
 from mailjudge.variants.diplonomic import teammates as tm
 from mailjudge.variants.diplonomic.tables import Rulebook
@@ -82,6 +82,7 @@ class Diplonomic(Variant):
     )  # fmt: skip
     default_timing = "RULE15"
     replace_the_late = True
+    commands_module = "mailjudge.variants.diplonomic.commands"
     random_removals = False  # rule 24: a silent country's units go farthest first
     passive_note = (
         "is in civil disorder (rule 24) and takes no orders: its units hold without"
@@ -90,6 +91,20 @@ class Diplonomic(Variant):
 
     def public_sections(self, game: Game) -> list[PublicSection]:
         return public.sections(game)
+
+    def order_in_advance(self, game: Game, seat: Seat, words: list[str]) -> str:
+        """Rule 15: IF DISLODGED / IF ADJUSTING with the movement orders."""
+        if len(words) < 2:
+            raise ServiceError(f"write {rule15.USAGE}")
+        phase, power, order = rule15.file_advance_order(game, seat, words[0], " ".join(words[1:]))
+        return f"for {power} in {phase}, if it comes to that: {order}"
+
+    def power_notes(self, game: Game, power: str) -> list[str]:
+        """A country's advisors (rule 5), each with the help they give."""
+        return [
+            f"advisor {name}" + (f": {aid}" if aid else "")
+            for name, aid in sorted(advisors.advisors(game, power).items())
+        ]
 
     def passive(self, game: Game, through: int) -> Passive:
         """Rule 24: a contestant who left and was not replaced (vacant or DUMMY)."""

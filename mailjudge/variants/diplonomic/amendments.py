@@ -30,6 +30,7 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mailjudge.game.errors import ServiceError
 from mailjudge.timing import Timing, TimingError
 from mailjudge.variants.diplonomic import rulebook as rb
 
@@ -52,7 +53,7 @@ SEED_FORMS = (
 )
 
 
-class AmendmentError(ValueError):
+class AmendmentError(ServiceError):
     """A proposal that cannot be read, or an amendment that cannot apply; says why."""
 
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import re
 
+from mailjudge.game.errors import ServiceError
+
 _RULE_START = re.compile(r"^\s*(\d{1,4})\.\s+(\S.*)$")
 
 
-class RulebookError(ValueError):
+class RulebookError(ServiceError):
     """A rules text that cannot be read, or an edit that cannot be made; says why."""
 
 

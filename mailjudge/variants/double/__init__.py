@@ -202,6 +202,7 @@ def _laid_over(
 
 class Double(Variant):
     name = "double"
+    commands_module = "mailjudge.variants.double.commands"
     orders_per_player = True
 
     def public_sections(self, game: Game) -> list[PublicSection]:

@@ -36,6 +36,7 @@ def _position(game: Game) -> Position:
 
 class Survive(Variant):
     name = "survive"
+    commands_module = "mailjudge.variants.survive.commands"
     tables = (Outcast,)
     keep_adjustments_every = 2
     permission_rows = (

@@ -1,15 +1,17 @@
 """Commands of Democratic games: nominations, order-set proposals and their ranked votes,
-comments, abstaining."""
+comments, abstaining, and the master's SET LIST."""
 
 from __future__ import annotations
 
 from mailjudge.commands.base import Block, Command, CommandError, Context
+from mailjudge.commands.master import MasterCommand
 from mailjudge.commands.registry import register
 from mailjudge.commands.vote import draw_vote
 from mailjudge.models import Game
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.variants import democratic as dem
+from mailjudge.variants.democratic import country_lists as lists
 from mailjudge.variants.democratic.citizens import country_of
 from mailjudge.variants.democratic.country_lists import JUDGE, list_mail
 
@@ -164,3 +166,25 @@ class Abstain(Command):
         assert ctx.seat is not None
         dem.abstain(game, ctx.seat, kind)
         return [f"you abstain in the {kind} vote"]
+
+
+@register
+class SetList(MasterCommand):
+    name = "SET LIST"
+    arguments = "country address|JUDGE [PLAIN|MIME]"
+    hint = (
+        "write SET LIST FRANCE france@lists.example.org MIME, or SET LIST FRANCE JUDGE PLAIN"
+        " (PLAIN: RFC 1153 digests, MIME: multipart/digest)"
+    )
+    variant = "democratic"
+    summary = "Democratic: a country's list is an outside address or the judge's own; digest form"
+
+    def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
+        row = lists.set_list(game, args[0], args[1], args[2] if len(args) == 3 else None)
+        where = (
+            row.address
+            if row.external
+            else f"the judge's own, {lists.list_address(game, row.power)}"
+        )
+        form = "MIME" if row.digest_format == "mime" else "PLAIN (RFC 1153)"
+        return [f"{row.power}'s list is {where}; digests {form}"]

@@ -1,6 +1,6 @@
 """Commands of Diplonomic games: teammates, the rules text, and rule-change proposals.
-(PROPOSAL RULES is a form of PROPOSAL, in commands/democratic.py; VOTE PROPOSAL n FOR is a
-form of VOTE, in commands/vote.py.)"""
+(PROPOSAL RULES is a form of PROPOSAL, whose ORDERS form is Democratic's; VOTE PROPOSAL n
+FOR is a form of VOTE, in commands/vote.py.)"""
 
 from __future__ import annotations
 
