@@ -47,7 +47,7 @@ def test_a_support_of_an_own_move_not_made_is_warned_with_the_order_given() -> N
         OrderWarning(
             "A MAR",
             SUPPORT_NOT_MATCHED,
-            "A MAR S A PAR - BUR: A PAR is not ordered to BUR (its order is A PAR - PIC), "
+            "A MAR S A PAR - BUR: A PAR is not ordered to move to BUR (it is ordered to PIC), "
             "so the support will not count",
         )
     ]
@@ -71,8 +71,7 @@ def test_a_support_to_hold_of_an_own_unit_that_moves_is_warned() -> None:
         OrderWarning(
             "A BUR",
             SUPPORTED_HOLD_MOVES,
-            "A BUR S A PAR: A PAR is ordered A PAR - PIC, and a support to hold does not go "
-            "with a unit that moves, so it will not count",
+            "A BUR S A PAR: A PAR is ordered to move (to PIC), so a support to hold will not count",
         )
     ]
     # A unit that holds, supports or convoys stays where it is: a support to hold fits it.
@@ -115,7 +114,7 @@ def test_a_convoy_of_an_army_that_holds_is_warned() -> None:
     texts = ["A LON H", "F NTH C A LON - NWY", "F ENG H"]
     found = order_warnings(MAP, LONDON_TO_NORWAY, "ENGLAND", {"ENGLAND": texts})
     assert [(w.unit, w.kind) for w in found] == [("F NTH", CONVOY_NOT_MATCHED)]
-    assert "its order is A LON H" in found[0].words
+    assert "(it is ordered to hold)" in found[0].words
     assert "convoy carries nothing" in found[0].words
 
 

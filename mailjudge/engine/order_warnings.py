@@ -118,8 +118,8 @@ def _movement(
             known, target = _order_of(order.target, read)
             if known and isinstance(target, Move):
                 words = (
-                    f"{order}: {order.target} is ordered {target}, and a support to hold "
-                    "does not go with a unit that moves, so it will not count"
+                    f"{order}: {order.target} is ordered to move (to "
+                    f"{target.dest.upper()}), so a support to hold will not count"
                 )
                 found.append(OrderWarning(str(order.unit), SUPPORTED_HOLD_MOVES, words))
         elif isinstance(order, Move) and order.unit.type == ARMY:
@@ -146,14 +146,27 @@ def _order_of(unit: Unit, read: Mapping[str, _Read]) -> tuple[bool, Order | None
 
 def _unmatched(order: SupportMove | Convoy, target: Order | None, dest: str) -> OrderWarning:
     """A support or convoy of the reader's own unit's move that the unit is not making."""
-    what = f"its order is {target}" if target is not None else "it has no order, so it holds"
-    head = f"{order}: {order.target} is not ordered to {dest.upper()} ({what})"
+    head = f"{order}: {order.target} is not ordered to move to {dest.upper()} ({_doing(target)})"
     if isinstance(order, SupportMove):
         words = f"{head}, so the support will not count"
         return OrderWarning(str(order.unit), SUPPORT_NOT_MATCHED, words)
     return OrderWarning(
         str(order.unit), CONVOY_NOT_MATCHED, f"{head}, so the convoy carries nothing"
     )
+
+
+def _doing(order: Order | None) -> str:
+    """What a unit is ordered to do, in words with no order text in them: a line the
+    judge refills in its mail then never breaks inside an order (a line opening "- PIC")."""
+    if order is None:
+        return "it has no order, so it holds"
+    if isinstance(order, Move):
+        return f"it is ordered to {order.dest.upper()}"
+    if isinstance(order, SupportHold | SupportMove):
+        return "it is ordered to support"
+    if isinstance(order, Convoy):
+        return "it is ordered to convoy"
+    return "it is ordered to hold"
 
 
 def _convoy_missing(gmap: GameMap, move: Move, mine: _Read) -> OrderWarning | None:
