@@ -322,7 +322,7 @@ class Status(Command):
     action = Action.STATUS
     name = "STATUS"
     arguments = "[power]"
-    summary = "the orders on file for your powers, who sent each, and what is missing"
+    summary = "the orders on file for your powers, who sent each, what is missing, and warnings"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
