@@ -1,22 +1,26 @@
 """Whose orders the warnings read (commands/order_warnings.py): in Double a player's own
 lines for a shared power and never the partner's, even where STATUS shows the partner's
-(DOUBLE_SHOW_PARTNER); a master's STATUS warns on every power it lists."""
+(DOUBLE_SHOW_PARTNER); a master's STATUS warns on every power it lists; a power nobody
+orders (Survive's outcast) gets none."""
 
 from __future__ import annotations
 
 import random
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
+from boards import position
 
 import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge.commands.run import execute
 from mailjudge.game.state import get_game
 from mailjudge.models import Seat
+from mailjudge.service import processing
 from mailjudge.service.games import create_game
 from mailjudge.service.orders import submit_orders
-from mailjudge.service.seats import join
+from mailjudge.service.seats import join, seat_for_power
 from mailjudge.variants import double
+from mailjudge.variants.survive import vote_out
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
@@ -80,3 +84,28 @@ def test_the_masters_status_warns_on_every_power() -> None:
     status = send("SIGNON Mruled secret\nSTATUS", "gm@example.org")
     assert "A MAR S A PAR - BUR: A PAR is not ordered" in status
     assert "F KIE has no order: it will hold" in status
+
+
+def test_a_survive_outcast_is_not_warned_and_the_powers_in_play_are() -> None:
+    powers = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
+    game = create_game("sv", "gm@example.org", "pw", variant="survive", rules="POWER_CHOICE")
+    for power in powers:
+        join(game, f"{power.lower()}@example.org", "pw", power=power)
+    game = get_game("sv")
+    game.phase = "W1902A"
+    game.position = position(
+        "W1902A",
+        ["FRANCE A par", "FRANCE A mar", "TURKEY A con", "TURKEY F ank", "ENGLAND F lon"],
+        {"par": "FRANCE", "mar": "FRANCE", "con": "TURKEY", "ank": "TURKEY", "lon": "ENGLAND"},
+    )  # fmt: skip
+    game.deadline, game.sequence = NOW + timedelta(days=1), 10
+    game.save()
+    for power, ballot in [("FRANCE", "TURKEY 2"), ("TURKEY", "FRANCE 2"), ("ENGLAND", "TURKEY 1")]:
+        vote_out.vote_out(game, seat_for_power(game, power), ballot.split())
+    processing.process(game, force=True, now=NOW)
+    game = get_game("sv")
+    assert game.phase == "S1903M"
+    turkey = send("SIGNON turkey@sv pw\nSTATUS", "turkey@example.org")
+    france = send("SIGNON france@sv pw\nSTATUS", "france@example.org")
+    assert "TURKEY:" in turkey and "warnings" not in turkey
+    assert "- A PAR has no order: it will hold" in france

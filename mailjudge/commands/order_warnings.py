@@ -38,9 +38,12 @@ def warning_lines(
     orders now (Survive's outcasts, Diplonomic's civil disorder)."""
     if not game.phase or game.position is None or power in passive_now(game):
         return []
-    known = _own_orders(game, seat, power)
-    if given is not None:
-        known[power] = list(given)
+    if given is not None and not set(seat.powers) - {power}:
+        known = {power: list(given)}  # the set just filed is all there is to read
+    else:
+        known = _own_orders(game, seat, power)
+        if given is not None:
+            known[power] = list(given)
     found = order_warnings(
         game_map(game), current_position(game), power, known,
         build_any=has_rule(game, "BUILD_ANY"),
