@@ -194,6 +194,8 @@ def test_builds_short_of_what_may_be_built_are_waived() -> None:
         )
     ]
     assert warned(pos, "FRANCE", ["A PAR B", "A MAR B", "WAIVE"]) == []
+    (none,) = order_warnings(MAP, pos, "FRANCE", {"FRANCE": []})
+    assert none.words.endswith("ordered 0: all of them are waived unless you order them")
     # Only the free home centres count: with Paris taken two builds are all there is.
     held = board("W1901A", ("FRANCE", "A", "par"), ("FRANCE", "F", "por"), owners=owners)
     assert warned(held, "FRANCE", ["A MAR B", "F BRE B"]) == []
@@ -208,3 +210,5 @@ def test_removals_short_are_chosen_by_the_judge() -> None:
     assert [(w.unit, w.kind) for w in found] == [("", REMOVALS_SHORT)]
     assert found[0].words.startswith("FRANCE must remove 2 and has ordered 1: the judge chooses")
     assert warned(pos, "FRANCE", ["A PIC D", "A BUR D"]) == []
+    (none,) = order_warnings(MAP, pos, "FRANCE", {"FRANCE": []})
+    assert "ordered 0: the judge chooses which by the game's rule" in none.words

@@ -219,9 +219,9 @@ def _adjustments(
         given = sum(1 for o in mine.extra if isinstance(o, Build | Waive))
         left = allowed - given
         if left > 0:
+            rest = _rest(left, given, "it" if left == 1 else "all of them")
             words = (
-                f"{power} may build {allowed} and has ordered {given}: "
-                f"{'the other' if left == 1 else f'the other {left}'} "
+                f"{power} may build {allowed} and has ordered {given}: {rest} "
                 f"{'is' if left == 1 else 'are'} waived unless you order "
                 f"{'it' if left == 1 else 'them'}"
             )
@@ -232,8 +232,15 @@ def _adjustments(
         if left > 0:
             words = (
                 f"{power} must remove {-due} and has ordered {given}: the judge chooses "
-                f"{'the other' if left == 1 else f'the other {left}'} by the game's rule "
-                "for removals nobody ordered"
+                f"{_rest(left, given, 'which')} by the game's rule for removals nobody ordered"
             )
             return [OrderWarning("", REMOVALS_SHORT, words)]
     return []
+
+
+def _rest(left: int, given: int, none_given: str) -> str:
+    """The adjustments still to order, as words: "the other", "the other 2", or when
+    none was ordered ``none_given``."""
+    if given == 0:
+        return none_given
+    return "the other" if left == 1 else f"the other {left}"
