@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mailjudge.commands.base import JUDGE_ERRORS, Answer, Block, Command, CommandError, Context
+from mailjudge.commands.order_warnings import warning_lines
 from mailjudge.commands.registry import register
 from mailjudge.commands.veteran_lines import (
     conditional_text,
@@ -60,7 +61,9 @@ def submit(ctx: Context, power: str, texts: list[str], merge: bool = False) -> l
         ctx.touched.add(game.id)  # only a complete order set can make the game ready
     if report.errors:
         ctx.order_errors += len(report.errors)
-    return describe(report, game.phase)
+    # Warnings, never refusals: orders that do not fit together (a support of a move the
+    # own unit is not making, ...) stand as filed; the player is told to check them.
+    return describe(report, game.phase) + warning_lines(game, seat, power, report.accepted, "  ")
 
 
 def split_by_power(game: Game, seat: Seat, texts: list[str]) -> dict[str, list[str]]:
@@ -313,7 +316,7 @@ class Status(Command):
     action = Action.STATUS
     name = "STATUS"
     arguments = "[power]"
-    summary = "the orders on file for your powers, who sent each, and what is missing"
+    summary = "the orders on file for your powers, who sent each, what is missing, and warnings"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
@@ -341,6 +344,7 @@ class Status(Command):
             missing = state.missing_orders(game, pos, power, [line.text for line in mine])
             if missing:
                 lines.append("    missing: " + ", ".join(missing))
+            lines += warning_lines(game, seat, power, indent="    ")
             lines += _sent_ahead(game, seat, power)
         return lines
 
