@@ -153,6 +153,9 @@ class Disagreement:
 @dataclass
 class Tally:
     positions: int = 0
+    movement: int = 0  # of which movement phases
+    retreat: int = 0
+    adjustment: int = 0
     units: int = 0  # units (and build sites) whose lists were compared
     orders: int = 0  # orders on the compared lists
     adjudications_differ: int = 0  # MILA voided a support against own unit (see above)
@@ -207,6 +210,7 @@ def run(gmap: GameMap, seeds: range, phases: int, tally: Tally) -> list[Disagree
             found += compare(seed, gmap, pos, mila)
             lists = our_lists(gmap, pos)
             tally.positions += 1
+            setattr(tally, pos.phase.type, getattr(tally, pos.phase.type) + 1)
             tally.units += len(lists)
             tally.orders += sum(len(v) for v in lists.values())
     return found

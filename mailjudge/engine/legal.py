@@ -9,12 +9,14 @@ by convoy only if some route leaves the supporter out: a fleet cannot convoy and
 and, for a fleet at sea, each convoy it would be part of. A convoy route is a chain of fleets
 none of which could be left out (a fleet on a detour adds nothing: every route through it
 holds a shorter one without it), so a fleet is offered the convoys it could make a
-difference to. The checker (engine/checker.py) accepts more: convoys and moves by convoy
-along seas where no fleet stands now, which fail (DATC 6.D.32); they are not offered.
+difference to. The checker (engine/checker.py) accepts more, none of which can help: convoys
+and moves by convoy along seas where no fleet stands now (they fail, DATC 6.D.32), convoys
+by a fleet on a detour, supports of moves that need the supporter to convoy them.
 
 Retreat: each of the dislodged unit's retreat options, and disband. Adjustment: for a power
-owed builds, an army and a fleet (on each coast) in each vacant home centre it owns, and
-WAIVE; for a power with too many units, the removal of each of them.
+owed builds, an army and a fleet (on each coast) in each vacant home centre it owns (any
+centre it owns under BUILD_ANY), and WAIVE; for a power with too many units, the removal of
+each of them.
 
 The orders are the engine's own values; their text (``str(order)``) is the canonical form
 the reader reads back to the same order. Keys are provinces: the unit's (the dislodged
