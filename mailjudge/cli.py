@@ -24,6 +24,7 @@ BENCHMARKS: dict[str, str] = {
     "board": "mailjudge.benchmarks.board",
     "mailsize": "mailjudge.benchmarks.mail_size",
     "text": "mailjudge.benchmarks.text",
+    "legal": "mailjudge.benchmarks.legal",
 }
 
 
