@@ -24,15 +24,8 @@ from typing import Any
 from peewee import SQL, Field, IntegrityError, fn
 
 from mailjudge.addresses import bounce_address
-from mailjudge.db import (
-    database_proxy,
-    execute_compiled,
-    is_postgres,
-    prompt_write,
-    select_compiled,
-    skip_locked,
-    update_by_id_compiled,
-)
+from mailjudge.compiled_queries import execute_compiled, select_compiled, update_by_id_compiled
+from mailjudge.db import database_proxy, is_postgres, prompt_write, skip_locked
 from mailjudge.models import BoardPicture, Bounce, Game, InboundMessage, Outbox, utcnow
 from mailjudge.outbound.draft import MailDraft
 from mailjudge.outbound.message import (
