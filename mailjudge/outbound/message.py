@@ -309,8 +309,8 @@ def mime_message(
 def plain_text_bytes(headers: Headers, text: str) -> bytes:
     """The mail `mime_message` makes of these headers and a text with no other part,
     written out directly: the email package's header objects cost a reply about 1.5 ms
-    of the sender's time, this a fiftieth of that (docs/performance.md). The tests hold
-    both ways to the same headers and body."""
+    of the sender's time, this 0.02-0.04 ms (docs/performance.md). The tests hold both
+    ways to the same headers and body."""
     fields = [(name, _header_text(value)) for name, value in headers]
     fields += [("MIME-Version", "1.0"), ("Content-Type", 'text/plain; charset="utf-8"')]
     body = wrapped(text if text.endswith("\n") else text + "\n")
