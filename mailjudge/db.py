@@ -9,31 +9,21 @@ PostgreSQL, the query options going to psycopg2 as they are (for example
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
-import re
 import sqlite3
 import time
-import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from peewee import (
-    AutoField,
-    CharField,
     Database,
     DatabaseProxy,
-    Field,
-    ForeignKeyField,
-    IntegerField,
-    Model,
     OperationalError,
     PostgresqlDatabase,
     Select,
     SqliteDatabase,
-    TextField,
 )
 
 database_proxy = DatabaseProxy()
@@ -161,124 +151,6 @@ def _postgres(url: str) -> PostgresqlDatabase:
     if port:
         options["port"] = port
     return PostgresqlDatabase(dbname, **options)
-
-
-# -- queries built once ------------------------------------------------------------------
-# Building SQL from peewee's expression tree costs far more than running a small query, and
-# a mail runs the same few queries every time. These helpers build each once per kind of
-# database and reuse the text; the caller gives the parameters in peewee's order, already in
-# database form, and the first build checks that they match, so a mistake fails loudly.
-
-_COMPILED: dict[tuple[str, str], str] = {}
-_Model = TypeVar("_Model", bound=Model)
-
-
-def compiled_sql(key: str, build: Callable[[], Any], params: Sequence[Any]) -> str:
-    cache_key = (type(database_proxy.obj).__name__, key)
-    sql = _COMPILED.get(cache_key)
-    if sql is None:
-        sql, built = build().sql()
-        if len(built) != len(params) or not all(map(_same, built, params)):
-            raise RuntimeError(f"query {key!r}: parameters {list(params)!r} are not {built!r}")
-        _COMPILED[cache_key] = sql
-    return sql
-
-
-def _same(built: Any, given: Any) -> bool:
-    # psycopg2 wraps bytes in Binary objects, which compare by identity: compare the bytes.
-    return bool(built == given) or (
-        type(built) is type(given)
-        and getattr(built, "adapted", built) == getattr(given, "adapted", given)
-    )
-
-
-def execute_compiled(key: str, build: Callable[[], Any], params: Sequence[Any]) -> Any:
-    """Run a built-once INSERT, UPDATE or DELETE; returns the cursor."""
-    return _run_compiled(key, compiled_sql(key, build, params), list(params))
-
-
-# PostgreSQL plans every statement it is sent; a mail's statements are the same each time,
-# so each is prepared once per connection (PREPARE lasts as long as the session, whatever
-# becomes of the transaction it was made in) and run with EXECUTE.
-_PREPARED: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
-
-
-def _run_compiled(key: str, sql: str, params: list[Any]) -> Any:
-    if not is_postgres():
-        return database_proxy.execute_sql(sql, params)
-    connection = database_proxy.connection()
-    prepared = _PREPARED.setdefault(connection, set())
-    name = "mailjudge_" + re.sub(r"[^a-z0-9_]", "_", key.lower())
-    if name not in prepared:
-        numbers = itertools.count(1)
-        numbered = re.sub(r"%s", lambda _: f"${next(numbers)}", sql)
-        database_proxy.execute_sql(f"PREPARE {name} AS {numbered}")
-        prepared.add(name)
-    marks = f" ({', '.join(['%s'] * len(params))})" if params else ""
-    return database_proxy.execute_sql(f"EXECUTE {name}{marks}", params)
-
-
-def select_compiled(
-    model: type[_Model], key: str, build: Callable[[], Any], params: Sequence[Any]
-) -> list[_Model]:
-    """Run a built-once SELECT of ``model`` rows (values converted as peewee would)."""
-    cursor = _run_compiled(key, compiled_sql(key, build, params), list(params))
-    readers = _row_readers(model, key, cursor.description)
-    found = []
-    for row in cursor.fetchall():
-        # What peewee's row wrapper does for a plain model row, without its per-query set-up
-        # (which cost more than the small queries of a mail themselves).
-        item = model.__new__(model)
-        item.__data__ = {name: value if read is None or value is None else read(value)
-                         for (name, read), value in zip(readers, row, strict=True)}  # fmt: skip
-        item._dirty = set()  # type: ignore[attr-defined]
-        item.__rel__ = {}
-        found.append(item)
-    return found
-
-
-_READERS: dict[tuple[str, str], list[tuple[str, Callable[[Any], Any] | None]]] = {}
-# Fields whose values both drivers already hand back as Python wants them (text and
-# whole numbers): converting them again is most of the time a row takes.
-_AS_THEY_COME = (CharField, TextField, IntegerField, AutoField)
-
-
-def _reader(field: Field) -> Callable[[Any], Any] | None:
-    if isinstance(field, ForeignKeyField):
-        return _reader(field.rel_field)
-    if isinstance(field, _AS_THEY_COME) and type(field).python_value is Field.python_value:
-        return None
-    return field.python_value
-
-
-def _row_readers(
-    model: type[Model], key: str, description: Any
-) -> list[tuple[str, Callable[[Any], Any] | None]]:
-    """For each column of a built-once SELECT, the model field's name and its conversion
-    from the database's value (None: none needed)."""
-    cache_key = (type(database_proxy.obj).__name__, key)
-    readers = _READERS.get(cache_key)
-    if readers is None:
-        meta = model._meta
-        readers = []
-        for column in description:
-            field = meta.columns.get(column[0]) or meta.fields.get(column[0])
-            if field is None:
-                raise RuntimeError(f"query {key!r}: column {column[0]!r} is not in {meta.name}")
-            readers.append((field.name, _reader(field)))
-        _READERS[cache_key] = readers
-    return readers
-
-
-def update_by_id_compiled(model: type[Model], row_id: int, changes: dict[str, Any]) -> int:
-    """``UPDATE model SET changes WHERE id = row_id``, built once per set of columns;
-    returns the number of rows changed."""
-    fields = [f for f in model._meta.sorted_fields if f.name in changes]
-    params = [f.db_value(changes[f.name]) for f in fields] + [row_id]
-    pk = model._meta.primary_key
-    key = f"update-{model._meta.table_name}-{','.join(f.name for f in fields)}"
-    cursor = execute_compiled(key, lambda: model.update(**changes).where(pk == row_id), params)
-    return int(cursor.rowcount)
 
 
 @contextlib.contextmanager

@@ -13,6 +13,7 @@ import pytest
 from peewee import Database, DataError, IntegrityError
 
 from mailjudge import db, migrations
+from mailjudge.compiled_queries import select_compiled
 from mailjudge.migrations import ALL_TABLES
 from mailjudge.models import (
     Ballot,
@@ -422,11 +423,34 @@ def test_postgres_workers_skip_rows_another_worker_holds(postgres_url: str) -> N
         db.close()
 
 
+def _game_by_id(game_id: int) -> Game:
+    """A game by a query built once, as the spool and the outbox run theirs."""
+    (game,) = select_compiled(
+        Game, "test-game-by-id", lambda: Game.select().where(Game.id == game_id), [game_id]
+    )
+    return game
+
+
+def test_a_built_once_query_reads_rows_as_peewee_does(database: Database) -> None:
+    """The rows the spool and the outbox read by a query built once hold the same values,
+    of the same types, as peewee's own rows: times, rules, booleans and keys."""
+    game = make_game()
+    game.deadline, game.phase, game.state = DEADLINE, "S1901M", "active"
+    game.rules = str(apply_change(RuleSet(), "+NO_PRESS"))
+    game.save()
+    read, plain = _game_by_id(game.id), Game.get_by_id(game.id)
+    assert read.__data__ == plain.__data__
+    assert {k: type(v) for k, v in read.__data__.items()} == {
+        k: type(v) for k, v in plain.__data__.items()
+    }
+    assert read.master.email == "master@example.org"
+
+
 def test_built_once_queries_are_prepared_once_per_postgresql_connection(postgres_url: str) -> None:
     """A mail's statements are planned once per connection: prepared at first use, kept
     when the transaction that prepared them rolls back, prepared again on a new
     connection."""
-    from mailjudge.game.state import game_by_id
+    game_by_id = _game_by_id
 
     db.connect(postgres_url)
     try:
@@ -437,20 +461,20 @@ def test_built_once_queries_are_prepared_once_per_postgresql_connection(postgres
         def prepared() -> list[str]:
             cursor = db.database_proxy.execute_sql(
                 "SELECT name FROM pg_prepared_statements WHERE name = %s",
-                ["mailjudge_game_by_id"],
+                ["mailjudge_test_game_by_id"],
             )
             return [row[0] for row in cursor.fetchall()]
 
         with pytest.raises(RuntimeError), db.database_proxy.atomic():
             assert game_by_id(game.id).name == "prep"
             raise RuntimeError("rolled back")
-        assert prepared() == ["mailjudge_game_by_id"]
+        assert prepared() == ["mailjudge_test_game_by_id"]
         assert game_by_id(game.id).name == "prep"
-        assert prepared() == ["mailjudge_game_by_id"]
+        assert prepared() == ["mailjudge_test_game_by_id"]
         db.close()
         db.connect(postgres_url)
         assert prepared() == []
         assert game_by_id(game.id).name == "prep"
-        assert prepared() == ["mailjudge_game_by_id"]
+        assert prepared() == ["mailjudge_test_game_by_id"]
     finally:
         db.close()

@@ -42,6 +42,10 @@ SHARED_TOP = {"addresses", "backup", "db", "docs", "logs", "masking", "migration
               "timing", "cli"}  # fmt: skip
 TOOLS = {"benchmarks", "demo"}  # run the judge from outside, as an operator would
 TOP = {"app"}  # the judge process: it may import everything
+# Top-level modules only a few modules may import: the queries built once are the spool's
+# and the outbox's (docs/performance.md says what they buy); the rest of the judge uses
+# plain peewee.
+ONLY_FOR = {"compiled_queries": ("mailjudge.inbound.spool", "mailjudge.outbound.outbox")}
 
 
 def test_every_package_is_placed() -> None:
@@ -50,7 +54,8 @@ def test_every_package_is_placed() -> None:
         name = path.stem if path.suffix == ".py" else path.name
         if name.startswith("__") or (path.is_dir() and not (path / "__init__.py").exists()):
             continue
-        assert name in FORBIDDEN or name in SHARED_TOP | TOOLS | TOP, f"{name} has no layer"
+        placed = SHARED_TOP | TOOLS | TOP | set(ONLY_FOR)
+        assert name in FORBIDDEN or name in placed, f"{name} has no layer"
 
 
 def module_name(path: Path) -> str:
@@ -196,3 +201,28 @@ def test_the_variant_rule_sees_a_comparison() -> None:
     assert NAMES_A_VARIANT.search('if game.variant == "democratic":')
     assert NAMES_A_VARIANT.search("if game.variant in ('survive', 'double'):")
     assert not NAMES_A_VARIANT.search("if command.variant != ctx.game.variant:")
+
+
+def importers_outside(module: str, allowed: tuple[str, ...]) -> list[str]:
+    """Every import of ``mailjudge.<module>`` (or a name in it) by a module not allowed."""
+    target = f"mailjudge.{module}"
+    bad = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        importer = module_name(path)
+        if importer in (target, *allowed):
+            continue
+        for line, name in judge_imports(path):
+            if name == target or name.startswith(target + "."):
+                bad.append(f"{importer}:{line} imports {name}")
+    return bad
+
+
+@pytest.mark.parametrize("module", sorted(ONLY_FOR))
+def test_restricted_modules_have_only_their_users(module: str) -> None:
+    assert importers_outside(module, ONLY_FOR[module]) == []
+
+
+def test_the_restriction_sees_an_importer() -> None:
+    """The compiled queries have users; take one away from the allowed and it is caught."""
+    users = importers_outside("compiled_queries", ("mailjudge.outbound.outbox",))
+    assert {entry.split(":")[0] for entry in users} == {"mailjudge.inbound.spool"}

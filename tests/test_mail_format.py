@@ -12,8 +12,7 @@ from datetime import UTC, datetime
 from e2e import Harness, player, seated, set_up_game, text_of
 from mailform import format_problems
 
-from mailjudge.outbound.message import build_message, wrapped
-from mailjudge.outbound.outbox import plain_text_mail
+from mailjudge.outbound.message import build_message, judge_headers, plain_text_bytes, wrapped
 from mailjudge.render.digest import SEPARATOR, DigestHeading, DigestItem, rfc1153
 
 LONG = ("The judge answers every mail it accepts, and a paragraph that runs on past the "
@@ -30,7 +29,8 @@ def test_long_lines_are_refilled_and_tables_kept() -> None:
 def test_text_is_never_base64_and_the_check_sees_it() -> None:
     for text in (LONG, "Grüße aus München: " + LONG):
         for raw in (
-            plain_text_mail("judge@x.test", ["a@x.test"], "s", text, "<1@x.test>"),
+            plain_text_bytes(judge_headers(sender="judge@x.test", to=["a@x.test"], subject="s"),
+                             text),
             build_message(sender="judge@x.test", to=["a@x.test"], subject="s", text=text,
                           html="<p>" + text + "</p>").as_bytes(policy=email.policy.SMTP),
         ):  # fmt: skip
@@ -48,8 +48,9 @@ def test_a_plain_digest_splits_into_readable_entries() -> None:
     now = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
     heading = DigestHeading("ivory-france", 3, "ivory-france@judge.test", now)
     items = [DigestItem("alice", now, "plans", LONG), DigestItem("bob", now, "reply", "Agreed.")]
-    raw = plain_text_mail("judge@judge.test", ["ivory-france@judge.test"], "digest #3",
-                          rfc1153(heading, items), "<d@judge.test>")  # fmt: skip
+    headers = judge_headers(sender="judge@judge.test", to=["ivory-france@judge.test"],
+                            subject="digest #3")  # fmt: skip
+    raw = plain_text_bytes(headers, rfc1153(heading, items))
     assert b"Content-Transfer-Encoding: 7bit" in raw
     body = raw.split(b"\r\n\r\n", 1)[1].decode("ascii")
     entries = body.split(f"\r\n{SEPARATOR}\r\n")

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from mailjudge.outbound.message import build_message
-from mailjudge.outbound.outbox import plain_text_mail
+from mailjudge.outbound.message import build_message, judge_headers, plain_text_bytes
 
-HEADERS = ("From", "To", "Subject", "Date", "Message-ID", "In-Reply-To", "References",
-           "Auto-Submitted", "X-Mailjudge-Game", "X-Mailjudge-Phase", "X-Mailjudge-Role")  # fmt: skip
+HEADERS = ("From", "To", "Cc", "Reply-To", "Subject", "Date", "Message-ID", "In-Reply-To",
+           "References", "Auto-Submitted", "List-Id", "List-Post", "X-Mailjudge-Game",
+           "X-Mailjudge-Phase", "X-Mailjudge-Role")  # fmt: skip
 
 
 def parsed(raw: bytes) -> EmailMessage:
@@ -25,7 +25,8 @@ def parsed(raw: bytes) -> EmailMessage:
 
 
 def both(**draft: object) -> tuple[EmailMessage, EmailMessage]:
-    lean = parsed(plain_text_mail(**draft))  # type: ignore[arg-type]
+    fields = {k: v for k, v in draft.items() if k != "text"}
+    lean = parsed(plain_text_bytes(judge_headers(**fields), str(draft["text"])))  # type: ignore[arg-type]
     full = parsed(build_message(**draft).as_bytes(policy=email.policy.SMTP))  # type: ignore[arg-type]
     return lean, full
 
@@ -65,6 +66,15 @@ BASE = {
             "in_reply_to": "<q@x>",
             "references": [f"<r{i}@example.org>" for i in range(20)],
             "auto_submitted": "auto-replied",
+        },
+        {
+            "subject": "Press from someone",
+            "text": "Une lettre. Élan.\n",
+            "sender_name": "Préfecture de Paris",
+            "reply_to": "france@example.org",
+            "list_id": "france.alpha.example.org",
+            "list_post": "france@example.org",
+            "cc": ["m@example.org"],
         },
     ],
 )

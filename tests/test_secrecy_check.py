@@ -7,7 +7,7 @@ from e2e import wire
 from mailstack import Received
 from secrecy import Secrets
 
-from mailjudge.outbound.outbox import plain_text_mail
+from mailjudge.outbound.message import judge_headers, plain_text_bytes
 
 
 def _player_mail(sender: str, text: str) -> bytes:
@@ -22,7 +22,8 @@ def _player_mail(sender: str, text: str) -> bytes:
 
 
 def _out(to: str, text: str) -> Received:
-    raw = plain_text_mail("judge@example.test", [to], "Re: x", text, "<r@example.test>")
+    headers = judge_headers(sender="judge@example.test", to=[to], subject="Re: x")
+    raw = plain_text_bytes(headers, text)
     return Received("judge@example.test", [to], raw)
 
 

@@ -17,7 +17,6 @@ import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge import db
 from mailjudge.addresses import bounced_outbox, judge_detail, press_reply_target
 from mailjudge.app import handlers, replies
-from mailjudge.db import update_by_id_compiled
 from mailjudge.game import guard
 from mailjudge.inbound.parse import MailLimitError, ParsedMail, silence_reason
 from mailjudge.inbound.spool import parse_stored
@@ -62,7 +61,7 @@ def handle(
     # The stored copy loses its passwords in the same transaction as the mail's effects:
     # if handling fails, the mail is retried with them.
     if work.masked != row.raw:
-        update_by_id_compiled(InboundMessage, row.id, {"raw": work.masked})
+        InboundMessage.update(raw=work.masked).where(InboundMessage.id == row.id).execute()
         db.secrets_overwritten()
     log.info("mail %s from %s: %s, %.0f ms", row.message_id, row.envelope_from or "<>",
              outcome, (time.perf_counter() - started) * 1000)  # fmt: skip

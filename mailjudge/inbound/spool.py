@@ -26,13 +26,12 @@ from typing import Any
 
 from peewee import Field, IntegrityError, OperationalError
 
+from mailjudge.compiled_queries import execute_compiled, select_compiled
 from mailjudge.db import (
     checkpoint_if_due,
     database_proxy,
-    execute_compiled,
     is_postgres,
     prompt_write,
-    select_compiled,
     skip_locked,
 )
 from mailjudge.inbound.landing import LandedMail, Landing

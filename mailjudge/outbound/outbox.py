@@ -11,38 +11,29 @@ from __future__ import annotations
 
 import copy
 import logging
-import quopri
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from email import policy
-from email.header import Header
 from email.message import EmailMessage
-from email.utils import format_datetime, formataddr, getaddresses
+from email.utils import getaddresses
 from typing import Any
 
 from peewee import SQL, Field, IntegrityError, fn
 
 from mailjudge.addresses import bounce_address
-from mailjudge.db import (
-    database_proxy,
-    execute_compiled,
-    is_postgres,
-    prompt_write,
-    select_compiled,
-    skip_locked,
-    update_by_id_compiled,
-)
+from mailjudge.compiled_queries import execute_compiled, select_compiled, update_by_id_compiled
+from mailjudge.db import database_proxy, is_postgres, prompt_write, skip_locked
 from mailjudge.models import BoardPicture, Bounce, Game, InboundMessage, Outbox, utcnow
 from mailjudge.outbound.draft import MailDraft
 from mailjudge.outbound.message import (
     Attachment,
     InlineImage,
     board_cid,
-    build_message,
+    judge_headers,
+    mime_message,
     new_message_id,
-    text_encoding,
-    wrapped,
+    plain_text_bytes,
 )
 from mailjudge.outbound.send import Sender, is_permanent
 from mailjudge.outbound.sent_record import SentRecord
@@ -181,25 +172,25 @@ def enqueue_draft(
 
 
 def render_draft(stored: Mapping[str, Any]) -> bytes:
-    """The mail a stored draft stands for, as it goes on the wire."""
+    """The mail a stored draft stands for, as it goes on the wire: a text alone is
+    written directly (`plain_text_bytes`), one with HTML or the board picture by the
+    email package."""
     draft = MailDraft.from_json(stored)
-    date = datetime.fromisoformat(draft.date) if draft.date else None
-    common: dict[str, Any] = {
-        "sender": draft.sender, "to": draft.to, "subject": draft.subject, "text": draft.text,
-        "message_id": draft.message_id, "date": date, "in_reply_to": draft.in_reply_to,
-        "references": draft.references, "auto_submitted": draft.auto_submitted,
-        "game": draft.game, "phase": draft.phase, "role": draft.role,
-        "reply_to": draft.reply_to, "sender_name": draft.sender_name,
-    }  # fmt: skip
-    if not draft.html and not draft.list_id and draft.board is None:
-        return plain_text_mail(**common)
+    headers = judge_headers(
+        sender=draft.sender, to=draft.to, subject=draft.subject, message_id=draft.message_id,
+        date=datetime.fromisoformat(draft.date) if draft.date else None,
+        in_reply_to=draft.in_reply_to, references=draft.references,
+        auto_submitted=draft.auto_submitted, game=draft.game, phase=draft.phase,
+        role=draft.role, reply_to=draft.reply_to, sender_name=draft.sender_name,
+        list_id=draft.list_id, list_post=draft.list_post,
+    )  # fmt: skip
+    if not draft.html and draft.board is None:
+        return plain_text_bytes(headers, draft.text)
     inline, attachments = (
         _board_parts(draft.board, draft.board_svg) if draft.board is not None else ([], [])
     )
-    message = build_message(
-        **common, html=draft.html, list_id=draft.list_id, list_post=draft.list_post,
-        inline_images=inline, attachments=attachments,
-    )  # fmt: skip
+    message = mime_message(headers, draft.text, html=draft.html, inline_images=inline,
+                           attachments=attachments)  # fmt: skip
     return message.as_bytes(policy=policy.SMTP)
 
 
@@ -214,84 +205,6 @@ def _board_parts(picture_id: int, svg_too: bool) -> tuple[list[InlineImage], lis
     inline = [InlineImage(board_cid(picture_id), f"{name}.png", row.png, "image/png")]
     svg = Attachment(f"{name}.svg", row.svg.encode("utf-8"), "image/svg+xml")
     return (inline if row.png else []), ([svg] if svg_too or not row.png else [])
-
-
-def plain_text_mail(
-    sender: str,
-    to: Sequence[str],
-    subject: str,
-    text: str,
-    message_id: str,
-    date: datetime | None = None,
-    in_reply_to: str | None = None,
-    references: Sequence[str] = (),
-    auto_submitted: str | None = None,
-    game: str | None = None,
-    phase: str | None = None,
-    role: str | None = None,
-    html: str | None = None,
-    reply_to: str | None = None,
-    sender_name: str = "",
-) -> bytes:
-    """The same mail build_message makes for a plain-text draft, written out directly:
-    the email package's header objects cost more than everything else a reply needs.
-    The tests hold both ways to the same headers and body."""
-    headers = [
-        ("From", formataddr((sender_name, sender)) if sender_name else sender),
-        ("To", ", ".join(to)),
-        ("Subject", _header_text(subject)),
-        ("Date", format_datetime((date or utcnow()).astimezone(UTC))),
-        ("Message-ID", message_id),
-    ]
-    if reply_to:
-        headers.append(("Reply-To", reply_to))
-    if in_reply_to:
-        chain = [r for r in references if r != in_reply_to]
-        headers += [("In-Reply-To", in_reply_to), ("References", " ".join([*chain, in_reply_to]))]
-    headers.append(
-        ("Auto-Submitted", auto_submitted or ("auto-replied" if in_reply_to else "auto-generated"))
-    )
-    for name, value in (
-        ("X-Mailjudge-Game", game),
-        ("X-Mailjudge-Phase", phase),
-        ("X-Mailjudge-Role", role),
-    ):
-        if value:
-            headers.append((name, _header_text(value)))
-    headers += [("MIME-Version", "1.0"), ("Content-Type", 'text/plain; charset="utf-8"')]
-    body = wrapped(text if text.endswith("\n") else text + "\n")
-    if text_encoding(body) == "7bit":
-        headers.append(("Content-Transfer-Encoding", "7bit"))
-        payload = body.replace("\n", "\r\n").encode("ascii")
-    else:
-        headers.append(("Content-Transfer-Encoding", "quoted-printable"))
-        encoded = quopri.encodestring(body.encode("utf-8"))
-        payload = encoded.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
-    head = "".join(f"{name}: {_fold(value)}\r\n" for name, value in headers)
-    return head.encode("ascii") + b"\r\n" + payload
-
-
-def _header_text(value: str) -> str:
-    """One line; non-ASCII text as an RFC 2047 encoded word."""
-    value = " ".join(value.split())
-    if value.isascii():
-        return value
-    return " ".join(Header(value, "utf-8").encode(maxlinelen=76).split())
-
-
-def _fold(value: str) -> str:
-    """Fold a long header at spaces so that no line passes 78 characters."""
-    if len(value) <= 70:
-        return value
-    lines, current = [], ""
-    for word in value.split(" "):
-        if current and len(current) + 1 + len(word) > 70:
-            lines.append(current)
-            current = word
-        else:
-            current = f"{current} {word}" if current else word
-    lines.append(current)
-    return "\r\n ".join(lines)
 
 
 def _insert(

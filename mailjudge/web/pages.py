@@ -20,7 +20,6 @@ from typing import Any, cast
 
 from peewee import fn
 
-from mailjudge.db import compiled_sql, database_proxy
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.state import Phase
 from mailjudge.game.state import HIDDEN_FROM_PUBLIC, game_map, is_public, phase_label
@@ -413,12 +412,9 @@ def game_stamp(name: str) -> tuple[Any, ...] | None:
     latest_press = Press.select(fn.MAX(Press.id)).where((Press.game == Game.id) & Press.broadcast)
     columns = (Game.id, Game.private, Game.rules, Game.sequence, Game.state, Game.phase,
                Game.deadline, Game.outcome, Game.timing, Game.timezone)  # fmt: skip
-
-    def build() -> Any:
-        return Game.select(*columns, latest_record, latest_press).where(Game.name == name)
-
-    sql = compiled_sql("web-game-stamp", build, [name])
-    row = database_proxy.execute_sql(sql, [name]).fetchone()
+    row = (
+        Game.select(*columns, latest_record, latest_press).where(Game.name == name).tuples().first()
+    )
     if row is None:
         return None
     private, rules = bool(row[1]), RuleSet.parse(row[2] or "")
