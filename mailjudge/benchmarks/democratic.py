@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterable
 from datetime import timedelta
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge import db, migrations
@@ -39,6 +39,7 @@ from mailjudge.models import Game, Person, Seat, utcnow
 from mailjudge.passwords import hash_password
 from mailjudge.service import processing
 from mailjudge.service.games import create_game, start_game
+from mailjudge.settings import Settings, load_settings
 
 
 def country_of(seat: Seat) -> str | None:
@@ -146,38 +147,19 @@ def _proposed(game: Game, seat: Seat, orders: list[str]) -> int:
 
 def run_by_mail(citizens: int, seed: int, clients: int) -> dict[str, float]:
     import multiprocessing
-    import queue
-    import smtplib
-    import threading
-    from email.message import EmailMessage
-    from email.utils import make_msgid
 
     from mailjudge.app.runner import Judge
     from mailjudge.benchmarks.mail_e2e import relay_process
     from mailjudge.demo.sink import free_port
     from mailjudge.models import Ballot
-    from mailjudge.settings import load_settings
 
     folder = Path(tempfile.mkdtemp(prefix="mailjudge-democratic-"))
-    judge_address = "judge@bench.test"
     mp = multiprocessing.get_context("spawn")
     arrivals, relay_stop = mp.Queue(), mp.Event()
     sink_port = free_port()
     relay = mp.Process(target=relay_process, args=(sink_port, arrivals, relay_stop), daemon=True)
     relay.start()
-    settings = load_settings(None, {
-        "MAILJUDGE_JUDGE_ADDRESS": judge_address,
-        "MAILJUDGE_DATABASE_URL": f"sqlite:///{folder / 'judge.db'}",
-        "MAILJUDGE_OUTBOUND_PORT": str(sink_port),
-        "MAILJUDGE_OUTBOUND_REPLY_LIMIT": "0",
-        "MAILJUDGE_SECURITY_UNPROVEN_PER_HOUR": "1000000",
-        # Scripted players: no byte caps or repeated-text limit (issue 38) in the way.
-        "MAILJUDGE_SECURITY_UNPROVEN_BYTES_PER_HOUR": "1000000000",
-        "MAILJUDGE_SECURITY_PROVEN_BYTES_PER_HOUR": "1000000000",
-        "MAILJUDGE_SECURITY_SAME_MAIL_ANSWERS": "1000000",
-        "MAILJUDGE_LOGGING_LEVEL": "WARNING",
-        "MAILJUDGE_WEB_PORT": "0",
-    })  # fmt: skip
+    settings = _judge_settings(folder, sink_port)
     # The game is set up before the judge runs: writing 100,000 seats holds the write
     # lock longer than the judge's processes are willing to wait for it.
     db.connect(settings.database.url)
@@ -187,46 +169,16 @@ def run_by_mail(citizens: int, seed: int, clients: int) -> dict[str, float]:
     judge = Judge(settings, free_ports=True, workers=1)
     judge.start()
     try:
-        rng = random.Random(seed)
-        countries = {s.name: country_of(s) for s in Seat.select().where(Seat.role == "citizen")}
-        mails: list[bytes] = []
-        for name in names:
-            ranking = numbers.get(countries[name] or "", [])
-            if not ranking:
-                continue
-            vote = " ".join(map(str, rng.sample(ranking, rng.randint(1, len(ranking)))))
-            msg = EmailMessage()
-            msg["From"], msg["To"], msg["Subject"] = f"{name}@bench.test", judge_address, "ballot"
-            msg["Message-ID"] = make_msgid(domain="bench.test")  # the reply names it
-            msg.set_content(f"SIGNON {name}@big citizen\nVOTE ORDERS {vote}\n")
-            mails.append(msg.as_bytes().replace(b"\n", b"\r\n"))
+        mails = _ballot_mails(names, numbers, seed)
         port = judge.listener.smtp_port
         assert port is not None
-
-        def client(share: list[bytes]) -> None:
-            with smtplib.SMTP("127.0.0.1", port, timeout=120) as smtp:
-                for raw in share:
-                    smtp.sendmail("citizen@bench.test", [judge_address], raw)
-
         time.sleep(1.0)
         before_mb = _memory_mb("VmRSS")
         _reset_peak_memory()  # from here on the peak is the burst's, not the set-up's
         began = time.time()
-        threads = [threading.Thread(target=client, args=(mails[i::clients],))
-                   for i in range(clients)]  # fmt: skip
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        _send_burst(port, mails, clients)
         stored = time.time() - began
-        answered, last = 0, began
-        deadline = time.monotonic() + 3 * 3600
-        while answered < len(mails) and time.monotonic() < deadline:
-            try:
-                _, last = arrivals.get(timeout=1.0)
-                answered += 1
-            except queue.Empty:
-                pass
+        answered, last = _await_answers(arrivals, len(mails), began)
         game = get_game("big")
         counted = Ballot.select().where((Ballot.game == game) & (Ballot.kind == "orders")).count()
         processed, _ = _process_at_deadline(game)
@@ -250,6 +202,80 @@ def run_by_mail(citizens: int, seed: int, clients: int) -> dict[str, float]:
         "this_process_peak_in_burst_mb": _memory_mb("VmHWM"),
         "largest_other_process_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
     }
+
+
+JUDGE_ADDRESS = "judge@bench.test"
+
+
+def _judge_settings(folder: Path, sink_port: int) -> Settings:
+    """A judge on SQLite in ``folder`` that relays to the sink, with no caps in the way."""
+    return load_settings(None, {
+        "MAILJUDGE_JUDGE_ADDRESS": JUDGE_ADDRESS,
+        "MAILJUDGE_DATABASE_URL": f"sqlite:///{folder / 'judge.db'}",
+        "MAILJUDGE_OUTBOUND_PORT": str(sink_port),
+        "MAILJUDGE_OUTBOUND_REPLY_LIMIT": "0",
+        "MAILJUDGE_SECURITY_UNPROVEN_PER_HOUR": "1000000",
+        # Scripted players: no byte caps or repeated-text limit (issue 38) in the way.
+        "MAILJUDGE_SECURITY_UNPROVEN_BYTES_PER_HOUR": "1000000000",
+        "MAILJUDGE_SECURITY_PROVEN_BYTES_PER_HOUR": "1000000000",
+        "MAILJUDGE_SECURITY_SAME_MAIL_ANSWERS": "1000000",
+        "MAILJUDGE_LOGGING_LEVEL": "WARNING",
+        "MAILJUDGE_WEB_PORT": "0",
+    })  # fmt: skip
+
+
+def _ballot_mails(names: list[str], numbers: dict[str, list[int]], seed: int) -> list[bytes]:
+    """Each citizen's SIGNON and VOTE ORDERS (a random ranking of its country's sets)."""
+    from email.message import EmailMessage
+    from email.utils import make_msgid
+
+    rng = random.Random(seed)
+    countries = {s.name: country_of(s) for s in Seat.select().where(Seat.role == "citizen")}
+    mails: list[bytes] = []
+    for name in names:
+        ranking = numbers.get(countries[name] or "", [])
+        if not ranking:
+            continue
+        vote = " ".join(map(str, rng.sample(ranking, rng.randint(1, len(ranking)))))
+        msg = EmailMessage()
+        msg["From"], msg["To"], msg["Subject"] = f"{name}@bench.test", JUDGE_ADDRESS, "ballot"
+        msg["Message-ID"] = make_msgid(domain="bench.test")  # the reply names it
+        msg.set_content(f"SIGNON {name}@big citizen\nVOTE ORDERS {vote}\n")
+        mails.append(msg.as_bytes().replace(b"\n", b"\r\n"))
+    return mails
+
+
+def _send_burst(port: int, mails: list[bytes], clients: int) -> None:
+    """Every mail over SMTP at once, from ``clients`` threads."""
+    import smtplib
+    import threading
+
+    def client(share: list[bytes]) -> None:
+        with smtplib.SMTP("127.0.0.1", port, timeout=120) as smtp:
+            for raw in share:
+                smtp.sendmail("citizen@bench.test", [JUDGE_ADDRESS], raw)
+
+    threads = [threading.Thread(target=client, args=(mails[i::clients],))
+               for i in range(clients)]  # fmt: skip
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def _await_answers(arrivals: Any, expected: int, began: float) -> tuple[int, float]:
+    """How many answers reached the relay (waiting up to three hours), and when the last did."""
+    import queue
+
+    answered, last = 0, began
+    deadline = time.monotonic() + 3 * 3600
+    while answered < expected and time.monotonic() < deadline:
+        try:
+            _, last = arrivals.get(timeout=1.0)
+            answered += 1
+        except queue.Empty:
+            pass
+    return answered, last
 
 
 def _process_at_deadline(game: Game) -> tuple[float, Processed]:
