@@ -177,7 +177,10 @@ def test_upgrade_is_idempotent_and_a_newer_database_is_refused(sqlite_db: str) -
 
 
 # Columns the migrations add to tables the old release had: (table, column).
-ADDED_COLUMNS = (("seat", "preference"), ("game", "clock_error"), ("seat", "public_name"))
+ADDED_COLUMNS = (
+    ("seat", "preference"), ("game", "clock_error"), ("seat", "public_name"),
+    ("game", "deadline_sequence"),
+)  # fmt: skip
 
 
 def test_postgresql_database_without_versions_is_upgraded(postgres_url: str) -> None:
