@@ -211,3 +211,30 @@ def test_no_request_without_a_deadline_and_the_feed_follows_the_game(sqlite_db: 
     assert invitation_part(game, vacant, Change.NEW) is None
     forming = create_game("forming", "master@example.org", "master-pw")
     assert Calendar.from_ical(game_feed(forming)).walk("VEVENT") == []
+
+
+def test_a_second_parser_reads_the_same_events() -> None:
+    """ical, written apart from the icalendar that writes them, reads each form and
+    finds the same UID, times, SEQUENCE, status and alarms."""
+    from ical.calendar_stream import IcsCalendarStream
+
+    request = invitation(event(), FRANCE, Method.REQUEST, STAMP)
+    gone = event(deadline=None, cancelled="the phase has been processed", sequence=9)
+    cancel = invitation(gone, FRANCE, Method.CANCEL, STAMP)
+    published = feed("g1", [event()], STAMP)
+    for data, method in ((request, "REQUEST"), (cancel, "CANCEL"), (published, "PUBLISH")):
+        calendar = IcsCalendarStream.calendar_from_ics(data.decode("utf-8"))
+        assert (
+            calendar.method == method and calendar.prodid == "-//mailjudge//Diplomacy deadlines//EN"
+        )
+        (read,) = calendar.events
+        assert read.uid == event().uid and read.dtstamp == STAMP.replace(microsecond=0)
+        if method == "CANCEL":
+            assert read.status == "CANCELLED" and read.sequence == 9 and not read.alarm
+            continue
+        assert read.dtstart == DEADLINE and read.dtend == DEADLINE + timedelta(minutes=15)
+        assert read.sequence == 4 and read.status == "CONFIRMED"
+        assert sorted(a.trigger for a in read.alarm) == [-timedelta(hours=24), -timedelta(hours=2)]
+        expected = [("mailto:france@players.test", False)] if method == "REQUEST" else []
+        assert [(a.uri, a.rsvp) for a in read.attendees] == expected
+        assert read.organizer is not None and read.organizer.uri == "mailto:judge@judge.test"
