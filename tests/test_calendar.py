@@ -17,7 +17,13 @@ from icalendar import Calendar
 from itip import calendar_of, check_itip, check_text
 
 from mailjudge.game import schedule
-from mailjudge.game.calendar import Change, deadline_event, game_feed, invitation_part
+from mailjudge.game.calendar import (
+    Change,
+    deadline_event,
+    game_feed,
+    invitation_part,
+    invited_seats,
+)  # fmt: skip
 from mailjudge.game.state import get_game
 from mailjudge.models import Seat
 from mailjudge.outbound.invitation import add_invitation, calendar_part
@@ -209,6 +215,14 @@ def test_no_request_without_a_deadline_and_the_feed_follows_the_game(sqlite_db: 
     assert [str(e["STATUS"]) for e in paused] == ["CANCELLED"]
     vacant = Seat(game=game, role="player", name="x", person=None)
     assert invitation_part(game, vacant, Change.NEW) is None
+    resume_game(game)
+    assert invitation_part(game, france, Change.NEW) is not None
+    watcher = Seat(game=game, role="observer", name="w", person=france.person)
+    assert invitation_part(game, watcher, Change.NEW) is None
+    master = Seat.get((Seat.game == game) & (Seat.role == "master"))
+    assert invitation_part(game, master, Change.NEW) is not None
+    assert {s.role for s in invited_seats(game)} == {"player", "master"}
+    pause_game(game)
     forming = create_game("forming", "master@example.org", "master-pw")
     assert Calendar.from_ical(game_feed(forming)).walk("VEVENT") == []
 

@@ -80,14 +80,22 @@ def invited_seats(game: Game) -> list[Seat]:
     return list(seats)
 
 
+def _invited(seat: Seat) -> bool:
+    return (
+        seat.status == "active" and seat.person_id is not None and seat.role in INVITED_ROLES
+        and not seat.dummy
+    )  # fmt: skip
+
+
 def invitation_part(
     game: Game, seat: Seat, change: Change, phase: str | None = None,
     now: datetime | None = None, settings: Settings | None = None,
 ) -> EmailMessage | None:  # fmt: skip
     """The text/calendar part for the mail to ``seat`` about ``change`` (REQUEST or
-    CANCEL); None where there is nothing to send: a seat with nobody in it, or a REQUEST
-    for a phase with no deadline (NO_DEADLINE, a game not under way)."""
-    if seat.person is None:
+    CANCEL); None where there is nothing to send: a seat not invited (invited_seats: an
+    observer, a vacant or dummy seat), or a REQUEST for a phase with no deadline
+    (NO_DEADLINE, a game not under way). A mail builder may so ask for every seat it mails."""
+    if not _invited(seat) or seat.person is None:
         return None
     event = deadline_event(game, change, phase, settings)
     method = Method.CANCEL if event.cancelled else Method.REQUEST
