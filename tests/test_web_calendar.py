@@ -7,6 +7,7 @@ unchanged feed is a 304, and a game not public has none."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -18,6 +19,7 @@ from starlette.testclient import TestClient
 
 from mailjudge.game.state import get_game
 from mailjudge.models import utcnow
+from mailjudge.settings import current_settings
 from mailjudge.web.app import make_app
 
 MASTER = "SIGNON Mcal masterpw\n"
@@ -97,3 +99,18 @@ def test_no_feed_for_a_game_not_public_and_none_before_it_starts(
     assert web.get("/games/nosuch/deadlines.ics").status_code == 404
     assert the_event(web, "soon") is None  # forming: an empty calendar, still valid
     assert Calendar.from_ical(web.get("/games/soon/deadlines.ics").content).get("METHOD")
+
+
+def test_the_event_links_the_game_page_of_the_judges_base_url(harness: Harness) -> None:
+    """The event's URL is the game's page under web.base_url, never made from the
+    request's Host header; without a base_url there is none (a calendar needs a whole URL)."""
+    table = seated(harness, "linked")
+    table.sign_on()
+    plain = current_settings()
+    configured = replace(plain, web=replace(plain.web, base_url="https://dip.example.org/"))
+    for settings, link in ((configured, "https://dip.example.org/games/linked"), (plain, None)):
+        with TestClient(make_app(settings=settings)) as client:
+            got = client.get("/games/linked/deadlines.ics", headers={"Host": "evil.example"})
+            (event,) = check_itip(got.content, "PUBLISH").walk("VEVENT")
+            assert (str(event["URL"]) if "URL" in event else None) == link
+            assert b"evil" not in got.content

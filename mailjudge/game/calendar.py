@@ -20,7 +20,7 @@ from email.message import EmailMessage
 from enum import StrEnum
 
 from mailjudge.game.schedule import timing_of
-from mailjudge.game.state import phase_label, web_link
+from mailjudge.game.state import is_public, phase_label
 from mailjudge.models import Game, GameState, Seat, utcnow
 from mailjudge.outbound.invitation import calendar_part
 from mailjudge.render.calendar import Attendee, DeadlineEvent, Method, event_uid, feed, invitation
@@ -55,9 +55,15 @@ def deadline_event(
         sequence=game.deadline_sequence,
         judge=settings.judge.address,
         judge_name=settings.judge.name,
-        link=web_link(game),
+        link=_link(game, settings),
         cancelled=_why_cancelled(game, change, code),
     )
+
+
+def _link(game: Game, settings: Settings) -> str | None:
+    """The game's page, as state.web_link gives it, from these settings' web.base_url."""
+    base = settings.web.base_url
+    return f"{str(base).rstrip('/')}/games/{game.name}" if base and is_public(game) else None
 
 
 def _why_cancelled(game: Game, change: Change, phase: str) -> str:
