@@ -10,9 +10,11 @@ from email.message import EmailMessage
 from icalendar import Calendar, Component
 
 # Per method: properties each VEVENT must have exactly once, and those it must not have.
+# SEQUENCE "MUST be present if value is greater than 0" (RFC 5546 3.2.2): a judge's event
+# is always above 0 (game.deadline_sequence counts the scheduling itself), so required.
 REQUIRED = {
     "PUBLISH": ("DTSTAMP", "DTSTART", "ORGANIZER", "SUMMARY", "UID"),
-    "REQUEST": ("DTSTAMP", "DTSTART", "ORGANIZER", "SUMMARY", "UID"),
+    "REQUEST": ("DTSTAMP", "DTSTART", "ORGANIZER", "SEQUENCE", "SUMMARY", "UID"),
     "CANCEL": ("DTSTAMP", "ORGANIZER", "SEQUENCE", "UID"),
 }
 FORBIDDEN = {
@@ -84,7 +86,8 @@ def check_event(event: Component, method: str) -> None:
         assert str(event["STATUS"]) in STATUSES
     if method == "REQUEST":
         assert _count(event, "ATTENDEE") >= 1, "REQUEST: at least one ATTENDEE"
-    if method == "CANCEL":
+    if method == "CANCEL":  # the whole event: "MUST include all Attendees" (3.2.5)
+        assert _count(event, "ATTENDEE") >= 1, "CANCEL of an event: its ATTENDEEs"
         assert str(event.get("STATUS", "CANCELLED")) == "CANCELLED"
         assert not event.walk("VALARM"), "CANCEL: no VALARM"
     for address in _addresses(event):
