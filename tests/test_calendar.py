@@ -21,6 +21,7 @@ from mailjudge.game.calendar import (
     Change,
     deadline_event,
     game_feed,
+    invitation_ics,
     invitation_part,
     invited_seats,
 )  # fmt: skip
@@ -216,7 +217,9 @@ def test_no_request_without_a_deadline_and_the_feed_follows_the_game(sqlite_db: 
     vacant = Seat(game=game, role="player", name="x", person=None)
     assert invitation_part(game, vacant, Change.NEW) is None
     resume_game(game)
-    assert invitation_part(game, france, Change.NEW) is not None
+    part = invitation_part(game, france, Change.NEW, now=STAMP)
+    stored = invitation_ics(game, france, Change.NEW, now=STAMP)  # as the outbox keeps it
+    assert part is not None and stored is not None and calendar_of(part) == stored
     watcher = Seat(game=game, role="observer", name="w", person=france.person)
     assert invitation_part(game, watcher, Change.NEW) is None
     master = Seat.get((Seat.game == game) & (Seat.role == "master"))

@@ -93,14 +93,15 @@ def _invited(seat: Seat) -> bool:
     )  # fmt: skip
 
 
-def invitation_part(
+def invitation_ics(
     game: Game, seat: Seat, change: Change, phase: str | None = None,
     now: datetime | None = None, settings: Settings | None = None,
-) -> EmailMessage | None:  # fmt: skip
-    """The text/calendar part for the mail to ``seat`` about ``change`` (REQUEST or
-    CANCEL); None where there is nothing to send: a seat not invited (invited_seats: an
-    observer, a vacant or dummy seat), or a REQUEST for a phase with no deadline
-    (NO_DEADLINE, a game not under way). A mail builder may so ask for every seat it mails."""
+) -> bytes | None:  # fmt: skip
+    """The calendar for the mail to ``seat`` about ``change`` (REQUEST or CANCEL), as the
+    outbox may keep it until the mail is built; None where there is nothing to send: a
+    seat not invited (invited_seats: an observer, a vacant or dummy seat), or a REQUEST for
+    a phase with no deadline (NO_DEADLINE, a game not under way). A mail builder may so
+    ask for every seat it mails."""
     if not _invited(seat) or seat.person is None:
         return None
     event = deadline_event(game, change, phase, settings)
@@ -108,7 +109,17 @@ def invitation_part(
     if method == Method.REQUEST and (event.deadline is None or game.state != GameState.ACTIVE):
         return None
     attendee = Attendee(seat.person.email, seat.name, tuple(seat.powers))
-    return calendar_part(invitation(event, attendee, method, now or utcnow()))
+    return invitation(event, attendee, method, now or utcnow())
+
+
+def invitation_part(
+    game: Game, seat: Seat, change: Change, phase: str | None = None,
+    now: datetime | None = None, settings: Settings | None = None,
+) -> EmailMessage | None:  # fmt: skip
+    """invitation_ics() as the text/calendar part of the mail (outbound/invitation.py:
+    add_invitation puts it in the mail)."""
+    ics = invitation_ics(game, seat, change, phase, now, settings)
+    return calendar_part(ics) if ics is not None else None
 
 
 def game_feed(game: Game, now: datetime | None = None, settings: Settings | None = None) -> bytes:
