@@ -95,6 +95,14 @@ def _public_names(database: Database, migrator: SchemaMigrator) -> None:
     )
 
 
+def _deadline_sequence(database: Database, migrator: SchemaMigrator) -> None:
+    # A plain ALTER TABLE, as for clock_error. The games under way start at 0: their
+    # players have been sent no invitation yet, so any number that grows from here does.
+    database.execute_sql(  # type: ignore[no-untyped-call]
+        "ALTER TABLE game ADD COLUMN deadline_sequence INTEGER NOT NULL DEFAULT 0"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "the tables of release 21f9223 (the baseline)", _baseline),
     Migration(2, "address_counter, confirmation and bounce: guessing, consent, bounces",
@@ -105,6 +113,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _clock_error),
     Migration(5, "seat.public_name: the name chosen in JOIN ... AS name, for the web",
               _public_names),
+    Migration(6, "game.deadline_sequence: the SEQUENCE of the deadline's calendar events",
+              _deadline_sequence),
 )  # fmt: skip
 LATEST = MIGRATIONS[-1].number
 

@@ -218,6 +218,11 @@ class Game(BaseModel):
     timezone = CharField(max_length=64, default="UTC")
     timing = TextField(default="")  # the game's TIMING line, canonical form
     deadline = UTCDateTimeField(null=True)
+    # Goes up by one each time the deadline is set or moved (a new phase, SET DEADLINE,
+    # an absence, a new TIMING, a pause, the end of the game), never down: the SEQUENCE
+    # of the calendar invitations, which must grow with each change of one phase's event
+    # (RFC 5545 3.8.7.4), also when a phase is played again after a rollback.
+    deadline_sequence = IntegerField(default=0)
     next_reminder_at = UTCDateTimeField(null=True)
     # Why the clock holds the game after its handling raised ("" when it does not);
     # `mailjudge requeue GAME` clears it (service/deadlines.py).

@@ -1,7 +1,8 @@
 """A game's deadline: its TIMING, each phase's deadline moved past the players' absences,
 the master's SET DEADLINE, and the clock's events around the deadline (reminders, the
 deadline itself, the end of grace). ``Game.next_reminder_at`` holds the next event's time;
-service/deadlines.py acts on the events when they come.
+service/deadlines.py acts on the events when they come. Each change of the deadline adds one
+to ``Game.deadline_sequence``, the SEQUENCE of its calendar event (game/calendar.py).
 
 This module changes no phase: variants may use it (a Survive victor vote gets a phase
 length of its own; a Diplonomic rule change may set the timing).
@@ -85,10 +86,14 @@ def set_absence(seat: Seat, start_text: str, end_text: str, now: datetime | None
     pending.append((start, end))
     seat.absence = ";".join(f"{a.isoformat()}/{b.isoformat()}" for a, b in sorted(pending))
     seat.save()
-    if seat.game.state == GameState.ACTIVE and seat.game.deadline is not None:
-        _apply_absences(seat.game, timing_of(seat.game))
-        _reset_events(seat.game, now)
-        seat.game.save()
+    game = seat.game
+    if game.state == GameState.ACTIVE and game.deadline is not None:
+        before = game.deadline
+        _apply_absences(game, timing_of(game))
+        if game.deadline != before:
+            game.deadline_sequence += 1
+        _reset_events(game, now)
+        game.save()
 
 
 def clear_absence(seat: Seat, now: datetime | None = None) -> int:
@@ -102,7 +107,9 @@ def clear_absence(seat: Seat, now: datetime | None = None) -> int:
 
 
 def schedule_phase(game: Game, now: datetime) -> None:
-    """Give the current phase its deadline (called when a game starts and after each phase)."""
+    """Give the current phase its deadline (called when a game starts and after each phase,
+    and again on a new TIMING)."""
+    game.deadline_sequence += 1  # a new phase's event, or this one's moved
     if game.state != GameState.ACTIVE or has_rule(game, "NO_DEADLINE"):
         game.deadline = None
         game.next_reminder_at = None
@@ -132,6 +139,7 @@ def set_deadline(game: Game, when: datetime, now: datetime) -> None:
             f"{game.phase} began at {show(began, game.timezone)}; its deadline must come after"
         )
     game.deadline = when
+    game.deadline_sequence += 1
     _reset_events(game, now, remind_late=True)
     game.save()
 

@@ -69,6 +69,7 @@ def finish_game(game: Game, outcome: str, when: datetime | None = None) -> None:
     game.outcome = outcome
     game.finished_at = when or utcnow()
     game.deadline = None
+    game.deadline_sequence += 1  # the last phase's calendar event is cancelled
     game.save()
 
 

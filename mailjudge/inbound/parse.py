@@ -67,6 +67,9 @@ class ParsedMail:
     size: int
     body: str = ""  # the whole body as text, before the reply's copy was cut off
     forwarded: bool = False  # a forwarded mail below the writer's text was left unread
+    # The method of a text/calendar part (iMIP, RFC 6047): REPLY when a player's calendar
+    # answers the judge's invitation to a deadline; "" without one.
+    calendar_method: str = ""
 
     @property
     def reply_references(self) -> tuple[str, ...]:
@@ -201,6 +204,16 @@ def _content_type(part: Message) -> str:
         return "text/plain"
 
 
+def _calendar_method(message: Message) -> str:
+    try:
+        for part in message.walk():
+            if _content_type(part) == "text/calendar":
+                return str(part.get_param("method") or "").strip().upper()
+    except Exception:
+        pass
+    return ""
+
+
 def body_text(message: Message) -> str:
     """The first text/plain part that is not an attachment, else the first HTML part
     converted to text, else ""."""
@@ -315,6 +328,7 @@ def _headers(message: Message, raw: bytes, envelope_from: str | None) -> ParsedM
         content_type=_content_type(message),
         text="",
         size=len(raw),
+        calendar_method=_calendar_method(message),
     )
 
 
@@ -368,6 +382,12 @@ def return_path_header(raw: bytes) -> str | None:
 # -- loop safety (RFC 3834) -------------------------------------------------------------
 
 
+# What a player's calendar sends back about an invitation to a deadline (RFC 5546 1.4):
+# accepted or declined, another time proposed, a fresh copy asked for. The deadline is the
+# judge's to set, and the invitation asks for no answer (RSVP=FALSE): these get none.
+CALENDAR_ANSWERS = ("REPLY", "COUNTER", "REFRESH")
+
+
 def silence_reason(mail: ParsedMail, judge_address: str) -> str | None:
     """Why the judge must not answer this mail, or None when it may."""
     auto = mail.auto_submitted.split(";")[0].strip()
@@ -388,6 +408,8 @@ def silence_reason(mail: ParsedMail, judge_address: str) -> str | None:
         return "its return path is empty (<>), as for bounces"
     if mail.content_type == "multipart/report":
         return "it is a delivery or read report"
+    if mail.calendar_method in CALENDAR_ANSWERS:
+        return f"it is a calendar's answer to an invitation (METHOD:{mail.calendar_method})"
     if mail.sender and is_judge_address(mail.sender, judge_address):
         return "it comes from the judge's own address"
     if mail.reply_to and is_judge_address(mail.reply_to, judge_address):

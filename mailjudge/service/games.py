@@ -176,6 +176,7 @@ def pause_game(game: Game) -> None:
     if game.state != GameState.ACTIVE:
         raise NotAllowed(f"game {game.name} is {game.state}; only an active game can be paused")
     game.state = GameState.PAUSED
+    game.deadline_sequence += 1  # the deadline's calendar event is cancelled while paused
     game.save()
 
 
@@ -183,4 +184,5 @@ def resume_game(game: Game) -> None:
     if game.state != GameState.PAUSED:
         raise NotAllowed(f"game {game.name} is {game.state}, not paused")
     game.state = GameState.ACTIVE
+    game.deadline_sequence += 1  # and sent again
     game.save()

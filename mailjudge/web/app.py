@@ -23,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from mailjudge.game.calendar import game_feed
 from mailjudge.game.schedule import timing_of
 from mailjudge.game.state import game_map
 from mailjudge.models import GAME_STATES, Game, GameState, PhaseRecord
@@ -309,6 +310,17 @@ def feed(request: Request, game: Game) -> Page:
     return _page(body, changed, media_type="application/atom+xml")
 
 
+def deadlines_ics(request: Request, game: Game) -> Page:
+    """The game's deadlines for a calendar to subscribe to (game/calendar.py). Its ETag
+    leaves out DTSTAMP (the time of the request), so a client polling an unchanged feed
+    gets 304; no Last-Modified, since a moved deadline changes no date the page knows."""
+    settings = request.app.state.settings
+    body = game_feed(game, settings=settings).decode("utf-8")
+    kept = "".join(line for line in body.splitlines(True) if not line.startswith("DTSTAMP:"))
+    tag = 'W/"' + hashlib.sha256(kept.encode()).hexdigest()[:32] + '"'
+    return Page(body, None, "text/calendar", tag)
+
+
 def api_game(request: Request, game: Game) -> Page:
     """The game as `mailjudge export` writes it, with no seat name made from an address."""
     made = pages.names_from_addresses(game)
@@ -345,6 +357,7 @@ def make_app(cache_seconds: float = 5.0, settings: Settings | None = None) -> St
         Route("/games/{name}/phases/{phase}/board.svg", _cached(phase_board, ("palette",))),
         Route("/games/{name}/press", _cached(press_page)),
         Route("/games/{name}/feed.atom", _cached(feed)),
+        Route("/games/{name}/deadlines.ics", _cached(deadlines_ics)),
         Route("/api/games/{name}", _cached(api_game)),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: not_found})

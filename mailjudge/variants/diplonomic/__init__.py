@@ -243,7 +243,7 @@ class Diplonomic(Variant):
         won = (
             Game.update(
                 state=GameState.FINISHED, outcome=outcome, finished_at=now, deadline=None,
-                variant_state=state,
+                deadline_sequence=Game.deadline_sequence + 1, variant_state=state,
             )
             .where((Game.id == game.id) & (Game.state == GameState.ACTIVE))
             .execute()
