@@ -1,7 +1,7 @@
 """Issue 38 by real SMTP: an outsider (any From, Reply-To and headers, no password) at a
 judge with the shipped security settings. Each test states the figure it must stay under:
 mails and bytes to the address attacked, and the seconds a real player waits for an
-answer while the attack runs. Every figure is printed (pytest -s shows them)."""
+answer while the attack runs. Every figure is printed (pytest -s -n 0 shows them)."""
 
 from __future__ import annotations
 

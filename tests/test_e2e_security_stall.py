@@ -29,7 +29,7 @@ from mailjudge.models import InboundMessage
 
 OUTSIDER = "outsider@elsewhere.test"
 # The bound on a player's answer after the whole barrage below (measured: see the report
-# printed with -s; a few seconds on a loaded two-core machine).
+# printed with -s -n 0; a few seconds on a loaded two-core machine).
 LATENCY_BOUND = 10.0
 
 # name -> body: each of them once cost minutes, or would have.
