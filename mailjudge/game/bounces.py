@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from mailjudge.addresses import check_matches
+from mailjudge.compiled_queries import execute_compiled
 from mailjudge.models import Bounce, GameState, Outbox, Person, Seat, utcnow
 from mailjudge.outbound.outbox import HELD
 from mailjudge.render import render
@@ -66,8 +67,13 @@ def _tell_masters(failure: Failure) -> list[Outgoing]:
 def clear_bounces(*addresses: str) -> None:
     """A player signed on: mail to their address goes out again, and the mail held for
     it while it bounced is due at once."""
+    # With every order mail: a query built once (per count of addresses).
     known = sorted({a.lower() for a in addresses})
-    cleared = Bounce.delete().where(Bounce.address.in_(known)).execute()
+    cleared = execute_compiled(
+        f"bounces-clear-{len(known)}",
+        lambda: Bounce.delete().where(Bounce.address.in_(known)),
+        known,
+    ).rowcount
     if cleared:  # rarely: only an address that bounced can have mail held
         Outbox.update(next_attempt_at=utcnow()).where(
             (Outbox.state == "queued")

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 
 from peewee import IntegrityError
 
+from mailjudge.compiled_queries import execute_compiled, select_compiled, update_by_id_compiled
 from mailjudge.db import database_proxy
 from mailjudge.models import AddressCounter, Seat
 from mailjudge.settings import SecuritySettings, current_settings
@@ -30,9 +31,12 @@ def _row(key: str, now: datetime, window: timedelta) -> AddressCounter:
 
 
 def _counters(*keys: str) -> dict[str, AddressCounter]:
-    """The counters of `keys` that exist, in one query (a SIGNON asks on every order
-    mail)."""
-    rows = AddressCounter.select().where(AddressCounter.key.in_(list(keys)))
+    """The counters of `keys` that exist, in one query built once (a SIGNON asks on every
+    order mail)."""
+    rows = select_compiled(
+        AddressCounter, f"counters-{len(keys)}",
+        lambda: AddressCounter.select().where(AddressCounter.key.in_(list(keys))), list(keys),
+    )  # fmt: skip
     return {str(row.key): row for row in rows}
 
 
@@ -50,7 +54,9 @@ def bump(key: str, now: datetime, window: timedelta) -> int:
 
 
 def reset(key: str) -> None:
-    AddressCounter.delete().where(AddressCounter.key == key).execute()
+    execute_compiled(
+        "counter-delete", lambda: AddressCounter.delete().where(AddressCounter.key == key), [key]
+    )
 
 
 def _limits() -> SecuritySettings:
@@ -110,17 +116,16 @@ def signed_on(seat: Seat, sender: str, found: dict[str, AddressCounter]) -> None
 
 
 def bump_by(key: str, amount: int, now: datetime, window: timedelta) -> int:
-    """Add `amount` to the counter; returns the sum in the window (an answer asks this on
-    every mail: one read, one UPDATE of what changes)."""
+    """Add `amount` to the counter; returns the sum in the window. Queries built once:
+    an answer asks this on every mail."""
     row = _counters(key).get(key)
     if row is None:
         row = _row(key, now, window)  # the first of its window: made once
     elif row.window_start + window <= now:
         row.count, row.window_start = 0, now
     total = int(row.count) + amount
-    AddressCounter.update(count=total, window_start=row.window_start, last_at=now).where(
-        AddressCounter.id == row.id
-    ).execute()
+    update_by_id_compiled(AddressCounter, row.id, {"count": total, "window_start": row.window_start,
+                                                   "last_at": now})  # fmt: skip
     return total
 
 

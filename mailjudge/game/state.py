@@ -5,10 +5,11 @@ this module; service/games.py, orders.py and seats.py add what depends on a vari
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, cast
 
+from mailjudge.compiled_queries import compiled_sql, execute_compiled, select_compiled
+from mailjudge.db import database_proxy
 from mailjudge.engine.adjustments import adjustment_due, build_sites
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.maps import GameMap, load_map
@@ -102,12 +103,15 @@ def may_order_for(seat: Seat, power: str) -> bool:
 
 
 def orders_on_file(game: Game) -> dict[str, list[OrderLine]]:
-    """Each power's orders for the current phase, in their order."""
-    lines = (
-        OrderLine.select()
+    """Each power's orders for the current phase, in their order (a query built once: it
+    is asked on every order mail)."""
+    lines = select_compiled(
+        OrderLine, "orders-on-file",
+        lambda: OrderLine.select()
         .where((OrderLine.game == game.id) & (OrderLine.phase == game.phase))
-        .order_by(OrderLine.power, OrderLine.line)
-    )
+        .order_by(OrderLine.power, OrderLine.line),
+        [game.id, game.phase],
+    )  # fmt: skip
     table: dict[str, list[OrderLine]] = {}
     for line in lines:
         table.setdefault(line.power, []).append(line)
@@ -116,15 +120,16 @@ def orders_on_file(game: Game) -> dict[str, list[OrderLine]]:
 
 def order_texts(game: Game, power: str) -> list[tuple[str, int | None]]:
     """``power``'s orders on file, as (text, who sent it): the little an order mail needs
-    to lay its lines over them."""
-    rows = cast(
-        Iterable[tuple[str, int | None]],
-        OrderLine.select(OrderLine.text, OrderLine.submitted_by)
+    to lay its lines over them, read without building rows."""
+    sql = compiled_sql(
+        "order-texts",
+        lambda: OrderLine.select(OrderLine.text, OrderLine.submitted_by)
         .where((OrderLine.game == game.id) & (OrderLine.phase == game.phase)
                & (OrderLine.power == power))
-        .order_by(OrderLine.line)
-        .tuples(),
+        .order_by(OrderLine.line),
+        [game.id, game.phase, power],
     )  # fmt: skip
+    rows = database_proxy.execute_sql(sql, [game.id, game.phase, power]).fetchall()
     return [(str(text), by) for text, by in rows]
 
 
@@ -172,10 +177,14 @@ def power_is_done(game: Game, pos: Position, power: str, lines: list[OrderLine])
 
 
 def _seats(game: Game, role: str | None = None) -> list[Seat]:
-    query = Seat.select().where(Seat.game == game.id)
-    if role is not None:
-        query = query.where(Seat.role == role)
-    return list(query.order_by(Seat.id))
+    if role is None:
+        return list(Seat.select().where(Seat.game == game).order_by(Seat.id))
+    return select_compiled(
+        Seat,
+        "seats-of-role",
+        lambda: Seat.select().where((Seat.game == game.id) & (Seat.role == role)).order_by(Seat.id),
+        [game.id, role],
+    )
 
 
 def players(game: Game) -> list[Seat]:
@@ -185,27 +194,36 @@ def players(game: Game) -> list[Seat]:
 def waiting_players(game: Game) -> list[str]:
     """The names of the players who asked to WAIT, in seat order: asked after every order
     mail, so only the names are read."""
-    names = cast(
-        Iterable[tuple[str]],
-        Seat.select(Seat.name)
-        .where((Seat.game == game.id) & (Seat.role == "player") & (Seat.wait == True))  # noqa: E712
-        .order_by(Seat.id)
-        .tuples(),
+    cursor = execute_compiled(
+        "waiting-players",
+        lambda: (
+            Seat.select(Seat.name)
+            .where((Seat.game == game.id) & (Seat.role == "player") & (Seat.wait == True))  # noqa: E712
+            .order_by(Seat.id)
+        ),
+        [game.id, "player", True],
     )
-    return [str(name) for (name,) in names]
+    return [str(name) for (name,) in cursor.fetchall()]
 
 
 def seat_in(game_name: str, name: str) -> Seat:
-    """The seat ``name`` in game ``game_name``, with its game."""
+    """The seat ``name`` in game ``game_name``, game and seat in one query."""
     game_name, name = game_name.lower(), name.lower()
-    seat: Seat | None = (
-        Seat.select(Seat, Game)
-        .join(Game)
-        .where((Game.name == game_name) & (Seat.name == name))
-        .first()
+    found = select_compiled(
+        Seat,
+        "seat-by-names",
+        lambda: Seat.select().where(
+            (Seat.game == Game.select(Game.id).where(Game.name == game_name)) & (Seat.name == name)
+        ),
+        [game_name, name],
     )
+    seat = found[0] if found else None
+    if seat is not None:
+        (seat.game,) = select_compiled(
+            Game, "game-by-id", lambda: Game.select().where(Game.id == seat.game_id), [seat.game_id]
+        )
     if seat is None:
-        game = Game.get_or_none(Game.name == game_name)
+        game = Game.get_or_none(Game.name == game_name.lower())
         if game is None:
             raise NotFound(f"there is no game called {game_name!r}; LIST shows the games")
         raise NotFound(f"nobody called {name!r} sits in game {game.name}")
@@ -213,11 +231,14 @@ def seat_in(game_name: str, name: str) -> Seat:
 
 
 def person_of(seat: Seat) -> Person | None:
-    """The seat's registered person (a SIGNON asks with every order mail); kept on the
-    seat for later questions."""
+    """The seat's registered person, by a query built once (a SIGNON asks with every
+    order mail); kept on the seat for later questions."""
     if seat.person_id is None:
         return None
-    person = Person.get_by_id(seat.person_id)
+    (person,) = select_compiled(
+        Person, "person-by-id", lambda: Person.select().where(Person.id == seat.person_id),
+        [seat.person_id],
+    )  # fmt: skip
     seat.person = person
     return person
 
@@ -295,8 +316,11 @@ def phase_of(game: Game) -> str:
 
 
 def game_by_id(game_id: int) -> Game:
-    """A game by its row id."""
-    return Game.get_by_id(game_id)
+    """A game by its row id (a query built once)."""
+    (game,) = select_compiled(
+        Game, "game-by-id", lambda: Game.select().where(Game.id == game_id), [game_id]
+    )
+    return game
 
 
 # Games the public may read on the web: not private (SOLITAIRE) and open to observers.

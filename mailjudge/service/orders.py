@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from mailjudge.compiled_queries import execute_compiled
 from mailjudge.db import database_proxy
 from mailjudge.engine.checker import ambiguous_name, check_order, entry_check
 from mailjudge.engine.maps import GameMap
@@ -103,7 +104,14 @@ def submit_orders(
                  "submitted_by": by, "submitted_at": at}
                 for n, (text, (by, at)) in enumerate(zip(kept, senders, strict=True))
             ]  # fmt: skip
-            OrderLine.insert_many(rows).execute()
+            params = [
+                v for n, (text, (by, at)) in enumerate(zip(kept, senders, strict=True))
+                for v in (game.id, game.phase, power, n, text, by,
+                          OrderLine.submitted_at.db_value(at))
+            ]  # fmt: skip
+            execute_compiled(
+                f"insert-orders-{len(kept)}", lambda: OrderLine.insert_many(rows), params
+            )
     report.missing = missing_orders(game, pos, power, kept)
     _note_blank_orders(game, seat, power, pos)
     return report
@@ -233,9 +241,13 @@ def _delete_orders(game: Game, power: str, only: Seat | None = None) -> None:
     here = (
         (OrderLine.game == game.id) & (OrderLine.phase == game.phase) & (OrderLine.power == power)
     )
-    if only is not None:
-        here &= OrderLine.submitted_by == only.id
-    OrderLine.delete().where(here).execute()
+    if only is None:
+        execute_compiled("delete-orders", lambda: OrderLine.delete().where(here),
+                         [game.id, game.phase, power])  # fmt: skip
+        return
+    mine = here & (OrderLine.submitted_by == only.id)
+    execute_compiled("delete-own-orders", lambda: OrderLine.delete().where(mine),
+                     [game.id, game.phase, power, only.id])  # fmt: skip
 
 
 def merged_with_file(
