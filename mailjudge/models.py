@@ -490,7 +490,6 @@ class Bounce(BaseModel):
     outbound.bounce_limit of them gets no more mail until its player signs on again,
     which clears them."""
 
-    outbox_id: Any
     address = CharField(max_length=254, index=True)  # lower-cased
     outbox = ForeignKeyField(Outbox, null=True, on_delete="SET NULL")
     status = CharField(max_length=16, default="")  # the DSN's Status, e.g. 5.1.1

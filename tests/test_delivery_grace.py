@@ -12,10 +12,11 @@ import pytest
 from test_deadlines import START, new_game, run_clock
 
 from mailjudge.game import delivery
+from mailjudge.game.bounces import Failure, note_bounce
 from mailjudge.game.confirmations import new_token
 from mailjudge.game.schedule import timing_of
 from mailjudge.game.state import get_game
-from mailjudge.models import Bounce, Game, Outbox, PhaseRecord
+from mailjudge.models import Game, Outbox, PhaseRecord
 from mailjudge.service.seats import seat_for_power
 
 
@@ -43,7 +44,7 @@ def test_what_counts_as_mail_that_did_not_arrive() -> None:
     assert delivery.undelivered(game, seat, began, warn, START) is None
     sent = mail(game, address, START, state="sent", attempts=1, sent_at=START)
     assert delivery.undelivered(game, seat, began, warn, warn) is None
-    assert delivery.fate_of(sent, None).startswith("accepted by 127.0.0.1 at ")
+    assert delivery.fate_of(sent).startswith("accepted by 127.0.0.1 at ")
     # Deferred since before the first reminder and still not sent: not arrived.
     late = mail(game, address, START, state="queued", attempts=3, last_error="421 try later",
                 next_attempt_at=warn + timedelta(hours=1))  # fmt: skip
@@ -59,8 +60,7 @@ def test_what_counts_as_mail_that_did_not_arrive() -> None:
     assert delivery.undelivered(game, seat, began, warn, warn) is None
     # A bounce, with the far server's words.
     bounced = mail(game, address, START, state="sent", attempts=1, sent_at=START)
-    Bounce.create(address=address, outbox=bounced, status="5.1.1",
-                  diagnostic="550 5.1.1 User unknown", created_at=START)  # fmt: skip
+    note_bounce(bounced, Failure(address, "5.1.1", "550 5.1.1 User unknown"))
     why = delivery.undelivered(game, seat, began, warn, warn)
     assert why is not None and "bounced at " in why and "550 5.1.1 User unknown" in why
     # Another player's mail never shows in this player's list.
@@ -88,8 +88,7 @@ def test_a_bounced_seat_gets_the_grace_and_the_master_is_told_once() -> None:
     assert game.deadline is not None
     deadline = game.deadline
     start_mail = mail(game, address, START, state="sent", attempts=1, sent_at=START)
-    Bounce.create(address=address, outbox=start_mail, status="5.2.2",
-                  diagnostic="552 5.2.2 mailbox full", created_at=START)  # fmt: skip
+    note_bounce(start_mail, Failure(address, "5.2.2", "552 5.2.2 mailbox full"))
     sent = run_clock(deadline + timedelta(hours=12))
     # The game's GRACE is 2 hours; France's mail bounced, so it waits the full day.
     assert get_game("bounced").phase == "S1901M"

@@ -1,8 +1,8 @@
 """What became of the judge's mail to a player, and whose mail did not arrive this phase.
 
-The outbox keeps each mail's fate (sent with the time the relay took it, deferred with the
-relay's last error and the next try, held for bouncing, failed) and a Bounce row keeps the
-far server's words for a mail that came back. STATUS shows a player the last few of their
+The outbox keeps each mail's fate: sent with the time the relay took it, deferred with the
+relay's last error and the next try, held for bouncing, failed, or come back with the far
+server's words (game.bounces). STATUS shows a player the last few of their
 own mails; the clock excuses a seat whose mail this phase did not arrive from being late
 (see ``undelivered``), so nobody is put in civil disorder for mail they never had.
 """
@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from mailjudge.game.bounces import BOUNCED
 from mailjudge.game.schedule import phase_began, players_to_order_by_clock, timing_of
-from mailjudge.models import Bounce, Confirmation, Game, Outbox, Seat, utcnow
+from mailjudge.models import Confirmation, Game, Outbox, Seat, utcnow
 from mailjudge.outbound.outbox import HELD
 from mailjudge.settings import current_settings
 
@@ -36,11 +37,10 @@ def _stamp(moment: datetime) -> str:
     return f"{moment:%Y-%m-%d %H:%M} UTC"
 
 
-def fate_of(row: Outbox, bounce: Bounce | None) -> str:
+def fate_of(row: Outbox) -> str:
     """What became of outbox ``row``, as a player reads it."""
-    if bounce is not None:
-        said = f"{bounce.status} {bounce.diagnostic}".strip() or "no reason given"
-        return f"bounced at {_stamp(bounce.created_at)}: {said}"
+    if row.last_error.startswith(BOUNCED):
+        return row.last_error
     if row.state == "sent" and row.sent_at is not None:
         relay = current_settings().outbound.host
         refused = f" ({row.last_error})" if row.last_error else ""
@@ -66,15 +66,7 @@ def recent_mail(address: str, count: int = 4) -> list[MailFate]:
         .order_by(Outbox.created_at.desc(), Outbox.id.desc())
         .limit(count)
     )
-    bounces = _bounces([row.id for row in rows])
-    return [MailFate(r.subject, r.created_at, fate_of(r, bounces.get(r.id))) for r in rows]
-
-
-def _bounces(outbox_ids: list[int]) -> dict[int, Bounce]:
-    if not outbox_ids:
-        return {}
-    found = Bounce.select().where(Bounce.outbox.in_(outbox_ids)).order_by(Bounce.id)
-    return {b.outbox_id: b for b in found}
+    return [MailFate(r.subject, r.created_at, fate_of(r)) for r in rows]
 
 
 def _this_phase(game: Game, row: Outbox, began: datetime | None) -> bool:
@@ -112,20 +104,19 @@ def undelivered(
         .limit(_LOOKED_AT)
         if _this_phase(game, row, began) and row.created_at <= now
     ]
-    bounces = _bounces([row.id for row in rows])
     for row in rows:
-        why = _not_arrived(row, bounces.get(row.id), warn_at)
+        why = _not_arrived(row, warn_at)
         if why:
             return f'the judge\'s mail "{row.subject}" to {address} {why}'
     return None
 
 
-def _not_arrived(row: Outbox, bounce: Bounce | None, warn_at: datetime) -> str | None:
-    if bounce is not None or row.state == "failed" or row.last_error.startswith(HELD):
-        return fate_of(row, bounce)
+def _not_arrived(row: Outbox, warn_at: datetime) -> str | None:
+    if row.state == "failed" or row.last_error.startswith((HELD, BOUNCED)):
+        return fate_of(row)
     late_at_warn = row.sent_at is None or row.sent_at > warn_at
     if row.attempts and row.created_at <= warn_at and late_at_warn and row.state != "sent":
-        return "was still " + fate_of(row, None)
+        return "was still " + fate_of(row)
     deferred = row.attempts > 1
     if deferred and row.state == "sent" and row.created_at <= warn_at < (row.sent_at or warn_at):
         return f"was still deferred at the first reminder ({_stamp(warn_at)})"
