@@ -316,7 +316,10 @@ class Status(Command):
     action = Action.STATUS
     name = "STATUS"
     arguments = "[power]"
-    summary = "the orders on file for your powers, who sent each, what is missing, and warnings"
+    summary = (
+        "the orders on file for your powers, who sent each, what is missing, and warnings;"
+        " what became of the judge's last mails to you"
+    )
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
