@@ -65,8 +65,8 @@ def test_what_counts_as_mail_that_did_not_arrive() -> None:
     assert why is not None and "bounced at " in why and "550 5.1.1 User unknown" in why
     # Another player's mail never shows in this player's list.
     other = seat_for_power(game, "ENGLAND").person.email
-    assert delivery.recent_mail(other) == []
-    assert [f.outcome[:8] for f in delivery.recent_mail(address)] == ["bounced ", "accepted"]
+    assert delivery.recent_mail(game, other) == []
+    assert [f.outcome[:8] for f in delivery.recent_mail(game, address)] == ["bounced ", "accepted"]
 
 
 @pytest.mark.usefixtures("sqlite_db")
@@ -104,3 +104,18 @@ def test_a_bounced_seat_gets_the_grace_and_the_master_is_told_once() -> None:
     assert len(records) == 1
     assert records[0].processed_at == deadline + delivery.DELIVERY_GRACE
     assert not [m for _, m in sent if "grace for" in m.subject]  # told once a phase
+
+
+@pytest.mark.usefixtures("sqlite_db")
+def test_without_civil_disorder_the_master_hears_of_the_excused_seat_apart() -> None:
+    game = new_game("apart", "")
+    seat = seat_for_power(game, "FRANCE")
+    start_mail = mail(game, seat.person.email, START, state="sent", attempts=1, sent_at=START)
+    note_bounce(start_mail, Failure(seat.person.email, "5.1.1", "550 5.1.1 User unknown"))
+    assert game.deadline is not None
+    sent = run_clock(game.deadline + timedelta(hours=3))
+    to_master = [m.subject for _, m in sent if m.to == ["gm@example.org"]]
+    assert to_master == [
+        "[apart] grace for FRANCE: mail did not arrive (S1901M)",
+        "[apart] late: AUSTRIA, ENGLAND, GERMANY, ITALY, RUSSIA, TURKEY (S1901M)",
+    ]

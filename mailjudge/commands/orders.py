@@ -330,7 +330,7 @@ class Status(Command):
         lines = [f"{game.name} {game.phase}" + (f", deadline {when}" if when else "")]
         own = variant_of(game).status_lines(game, seat)  # a Democratic citizen's country
         if own is not None:
-            return lines + own + _mail_sent(seat)
+            return lines + own + _mail_sent(game, seat)
         pos = state.current_position(game)
         on_file = state.orders_on_file(game)
         powers = service_orders.powers_to_order(game, pos) if seat.role == "master" else seat.powers
@@ -349,15 +349,15 @@ class Status(Command):
                 lines.append("    missing: " + ", ".join(missing))
             lines += warning_lines(game, seat, power, indent="    ")
             lines += _sent_ahead(game, seat, power)
-        return lines + _mail_sent(seat)
+        return lines + _mail_sent(game, seat)
 
 
-def _mail_sent(seat: Seat) -> list[str]:
-    """What became of the judge's last mails to the seat's own address (never anyone
-    else's): taken by the relay, deferred, bounced with the far server's words, held."""
+def _mail_sent(game: Game, seat: Seat) -> list[str]:
+    """What became of the judge's last mails of the game to the seat's own address (never
+    anyone else's): taken by the relay, deferred, bounced with the far server's words, held."""
     if seat.person is None:
         return []
-    fates = delivery.recent_mail(seat.person.email)
+    fates = delivery.recent_mail(game, seat.person.email)
     if not fates:
         return []
     lines = ["Mail the judge sent you:"]

@@ -57,12 +57,12 @@ def fate_of(row: Outbox) -> str:
     return "waiting to be sent"
 
 
-def recent_mail(address: str, count: int = 4) -> list[MailFate]:
-    """The last ``count`` mails the judge sent ``address`` alone (never a mail to anyone
-    else, nor one of several recipients), newest first, with their fates."""
+def recent_mail(game: Game, address: str, count: int = 4) -> list[MailFate]:
+    """The last ``count`` mails of ``game`` the judge sent ``address`` alone (never a mail
+    to anyone else, nor one of several recipients), newest first, with their fates."""
     rows = list(
         Outbox.select()
-        .where(Outbox.to_addrs == address)
+        .where((Outbox.game == game) & (Outbox.to_addrs == address))
         .order_by(Outbox.created_at.desc(), Outbox.id.desc())
         .limit(count)
     )

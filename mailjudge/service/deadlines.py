@@ -124,11 +124,12 @@ def _handle_due(game: Game, now: datetime) -> list[Outgoing]:
         return []  # another judge process handled these events
     late = processing.readiness(game, now).waiting_for
     mails: list[Outgoing] = []
-    at_deadline = any(e.at == game.deadline and e.kind != "remind" for e in todo)
-    spared = delivery.excused(game, late, now) if at_deadline else {}
-    if spared:  # once a phase: the deadline's event is claimed once
-        mails += _to_master_spared(game, spared)
-        late = [p for p in late if p not in spared]
+    past_deadline = [e for e in todo if e.kind != "remind"]
+    until = delivery.excused_until(game)
+    spared = delivery.excused(game, late, now) if past_deadline and until and now < until else {}
+    if spared and any(e.at == game.deadline for e in past_deadline):
+        mails += _to_master_spared(game, spared)  # once a phase: that event is claimed once
+    late = [p for p in late if p not in spared]
     for event in todo:
         if event.kind in ("remind", "deadline"):
             mails += _to_late_players(game, late, event.kind)
