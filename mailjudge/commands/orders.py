@@ -16,7 +16,7 @@ from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import is_prose, read_order, reads_as_order
 from mailjudge.engine.state import MOVEMENT, Phase
-from mailjudge.game import state
+from mailjudge.game import delivery, state
 from mailjudge.game.state import game_map, has_rule
 from mailjudge.models import Game, OrderLine, Seat
 from mailjudge.permissions.vocabulary import Action
@@ -316,7 +316,10 @@ class Status(Command):
     action = Action.STATUS
     name = "STATUS"
     arguments = "[power]"
-    summary = "the orders on file for your powers, who sent each, what is missing, and warnings"
+    summary = (
+        "the orders on file for your powers, who sent each, what is missing, and warnings;"
+        " what became of the judge's last mails to you"
+    )
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
@@ -327,7 +330,7 @@ class Status(Command):
         lines = [f"{game.name} {game.phase}" + (f", deadline {when}" if when else "")]
         own = variant_of(game).status_lines(game, seat)  # a Democratic citizen's country
         if own is not None:
-            return lines + own
+            return lines + own + _mail_sent(game, seat)
         pos = state.current_position(game)
         on_file = state.orders_on_file(game)
         powers = service_orders.powers_to_order(game, pos) if seat.role == "master" else seat.powers
@@ -346,7 +349,22 @@ class Status(Command):
                 lines.append("    missing: " + ", ".join(missing))
             lines += warning_lines(game, seat, power, indent="    ")
             lines += _sent_ahead(game, seat, power)
-        return lines
+        return lines + _mail_sent(game, seat)
+
+
+def _mail_sent(game: Game, seat: Seat) -> list[str]:
+    """What became of the judge's last mails of the game to the seat's own address (never
+    anyone else's): taken by the relay, deferred, bounced with the far server's words, held."""
+    if seat.person is None:
+        return []
+    fates = delivery.recent_mail(game, seat.person.email)
+    if not fates:
+        return []
+    lines = ["Mail the judge sent you:"]
+    for fate in fates:
+        lines.append(f"    {fate.queued_at:%Y-%m-%d %H:%M} UTC {fate.subject}")
+        lines.append(f"        {fate.outcome}")
+    return lines
 
 
 def _sent_ahead(game: Game, seat: Seat, power: str) -> list[str]:

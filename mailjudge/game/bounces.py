@@ -14,6 +14,10 @@ from mailjudge.outbound.outbox import HELD
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 
+# How an outbox row that came back says so in its last_error: kept when a SIGNON clears
+# the Bounce rows, for STATUS and the clock's grace (game.delivery).
+BOUNCED = "bounced at "
+
 
 class Failure(NamedTuple):
     """One failed recipient, as a delivery report gives it."""
@@ -39,8 +43,17 @@ def take_bounce(target: tuple[int, str], reported: Sequence[Failure]) -> tuple[s
         Bounce.create(address=failure.recipient, outbox=outbox, status=failure.status[:16],
                       diagnostic=failure.diagnostic[:1000])  # fmt: skip
         notices += _tell_masters(failure)
+    if failed:
+        note_bounce(outbox, failed[0])
     names = ", ".join(f.recipient for f in failed) or "nobody the mail went to"
     return f"a bounce of outbox {outbox.id} for {names}", notices
+
+
+def note_bounce(outbox: Outbox, failure: Failure) -> None:
+    """Mark the outbox row as come back, with the far server's words."""
+    said = f"{failure.status} {failure.diagnostic}".strip() or "no reason given"
+    note = f"{BOUNCED}{utcnow():%Y-%m-%d %H:%M} UTC: {' '.join(said.split())}"
+    Outbox.update(last_error=note[:1000]).where(Outbox.id == outbox.id).execute()
 
 
 def _tell_masters(failure: Failure) -> list[Outgoing]:

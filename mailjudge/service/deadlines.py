@@ -21,6 +21,7 @@ from datetime import datetime
 from functools import partial
 
 from mailjudge.db import database_proxy
+from mailjudge.game import delivery
 from mailjudge.game.errors import ServiceError
 from mailjudge.game.schedule import events, players_to_order_by_clock, timing_of
 from mailjudge.game.state import has_rule
@@ -123,6 +124,12 @@ def _handle_due(game: Game, now: datetime) -> list[Outgoing]:
         return []  # another judge process handled these events
     late = processing.readiness(game, now).waiting_for
     mails: list[Outgoing] = []
+    past_deadline = [e for e in todo if e.kind != "remind"]
+    until = delivery.excused_until(game)
+    spared = delivery.excused(game, late, now) if past_deadline and until and now < until else {}
+    if spared and any(e.at == game.deadline for e in past_deadline):
+        mails += _to_master_spared(game, spared)  # once a phase: that event is claimed once
+    late = [p for p in late if p not in spared]
     for event in todo:
         if event.kind in ("remind", "deadline"):
             mails += _to_late_players(game, late, event.kind)
@@ -161,3 +168,21 @@ def _to_master(game: Game, late: list[str], defaults: bool = False) -> list[Outg
         return []
     body = render("late_master.txt.j2", game=game, late=late, defaults=defaults)
     return [mail_to_seat(master, f"late: {', '.join(late)} ({game.phase})", body, "notice")]
+
+
+def _to_master_spared(game: Game, spared: dict[str, str]) -> list[Outgoing]:
+    """Tell the master which seats are not counted late because the judge's mail to them
+    did not arrive, and why, and until when their grace lasts."""
+    master = Seat.get_or_none((Seat.game == game) & (Seat.role == "master"))
+    until = delivery.excused_until(game)
+    if master is None or master.person is None or until is None:
+        return []
+    body = render(
+        "delivery_grace.txt.j2",
+        game=game,
+        excused=spared,
+        until=deadline_text(game, master.person, until),
+        civil=has_rule(game, "CIVIL_DISORDER"),
+    )
+    subject = f"grace for {', '.join(sorted(spared))}: mail did not arrive ({game.phase})"
+    return [mail_to_seat(master, subject, body, "notice")]

@@ -13,6 +13,7 @@ from typing import Any
 from mailjudge.db import database_proxy, is_postgres
 from mailjudge.engine.interchange import position_to_dict
 from mailjudge.engine.phases import PhaseOutcome, process_phase, result_rows
+from mailjudge.game import delivery
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.outcomes import Processed, Readiness
 from mailjudge.game.schedule import schedule_phase, timing_of
@@ -83,6 +84,11 @@ def _standard_readiness(game: Game, now: datetime, need_late: bool) -> Readiness
     if not late and (not waiting or deadline_passed):
         return Readiness(True, "all orders are in")
     if grace_over and has_rule(game, "CIVIL_DISORDER"):
+        spared = _spared(game, late, now)
+        if spared:
+            return Readiness(
+                False, f"grace for {', '.join(spared)}: the judge's mail did not arrive", late
+            )
         return Readiness(True, "the grace period is over: civil disorder for the late", late)
     if deadline_passed:
         return Readiness(False, "the deadline has passed; waiting for the late powers", late)
@@ -106,6 +112,15 @@ def _empty_phase_kept(game: Game) -> bool:
     in_play = {u.power for u in pos.units.values()} | set(pos.sc_owners.values())
     owing = in_play - passive_now(game) - _exempt(game, seats)
     return not owing <= blank_orders_in(game)
+
+
+def _spared(game: Game, late: list[str], now: datetime) -> list[str]:
+    """The late powers still in the grace a seat gets when the judge's mail to it did not
+    arrive this phase (game.delivery)."""
+    until = delivery.excused_until(game)
+    if until is None or now >= until:
+        return []
+    return sorted(delivery.excused(game, late, now))
 
 
 def _grace(game: Game) -> timedelta:
