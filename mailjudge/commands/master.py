@@ -12,6 +12,7 @@ from mailjudge.commands.vote import announce_end
 from mailjudge.engine.phases import result_rows
 from mailjudge.engine.state import Phase
 from mailjudge.game import schedule, state
+from mailjudge.game.calendar import Change, invitation_ics
 from mailjudge.game.outcomes import Processed
 from mailjudge.game.schedule import deadline_lines
 from mailjudge.models import Game, GameState, Seat
@@ -211,7 +212,9 @@ class SetDeadline(MasterCommand):
         ):  # fmt: skip
             body = render("deadline_set.txt.j2", game=game, deadline=deadline_lines(game, seat))
             subject = f"new deadline for {game.phase}"
-            ctx.outgoing.append(mail_to_seat(seat, subject, body, "notice"))
+            mail = mail_to_seat(seat, subject, body, "notice")
+            mail.calendar = invitation_ics(game, seat, Change.MOVED, now=ctx.now)
+            ctx.outgoing.append(mail)
             told += 1
         shown = deadline_text(game, ctx.seat.person if ctx.seat else None)
         return [f"deadline: {shown}; {told} player(s) told"]
