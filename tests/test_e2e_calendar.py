@@ -28,17 +28,17 @@ def quiet_harness(tmp_path: Path, smtp_sink: Any, cheap_scrypt: None) -> Iterato
         yield Harness(h.judge, h.sink)
 
 
-def invitation_of(message: EmailMessage) -> Calendar:
-    """The one text/calendar part of a judge's mail, checked as a REQUEST, after a text
-    part that still comes first."""
+def invitation_of(message: EmailMessage, method: str = "REQUEST") -> Calendar:
+    """The one text/calendar part of a judge's mail, checked as an iTIP ``method``, after a
+    text part that still comes first."""
     parts = [p for p in message.walk() if p.get_content_type() == "text/calendar"]
     assert len(parts) == 1, [p.get_content_type() for p in message.walk()]
-    assert parts[0].get_param("method") == "REQUEST"
+    assert parts[0].get_param("method") == method
     alternative = next(p for p in message.walk() if p.get_content_type() == "multipart/alternative")
     kinds = [p.get_content_type() for p in alternative.iter_parts()]
     assert kinds[0] == "text/plain" and kinds[-1] == "text/calendar", kinds
     assert message.get_body(preferencelist=("plain",)) is not None
-    return check_itip(calendar_of(parts[0]), "REQUEST")  # type: ignore[arg-type]
+    return check_itip(calendar_of(parts[0]), method)  # type: ignore[arg-type]
 
 
 def event_of(calendar: Calendar) -> tuple[str, int, object]:
@@ -81,6 +81,35 @@ def test_start_results_and_set_deadline_carry_the_deadline(harness: Harness) -> 
     moved_uid, moved_sequence, start = event_of(invitation_of(mail_to(harness, france, subject)))
     assert moved_uid == uid and moved_sequence > sequence
     assert start == when
+
+
+def test_pause_resume_and_rollback_move_the_event(harness: Harness) -> None:
+    """PAUSE cancels the phase's event, RESUME sends it again and ROLLBACK sends the event
+    of the phase rolled back to, each a notice to the players with a higher SEQUENCE."""
+    table = seated(harness, "halt")
+    table.sign_on()
+    france, master = player("FRANCE"), "SIGNON Mhalt masterpw\n"
+    uid, sequence, _ = event_of(
+        invitation_of(mail_to(harness, france, "[halt] the game has started"))
+    )
+    table.say(table.master, master + "PAUSE", "players told")
+    paused = mail_to(harness, france, "[halt] the game is paused")
+    cancel = invitation_of(paused, "CANCEL").walk("VEVENT")[0]
+    assert str(cancel["UID"]) == uid and int(cancel["SEQUENCE"]) > sequence
+    assert str(cancel["STATUS"]) == "CANCELLED"
+    table.say(table.master, master + "RESUME", "players told")
+    resumed = mail_to(harness, france, "[halt] the game is running again")
+    again_uid, again, _ = event_of(invitation_of(resumed))
+    assert again_uid == uid and again > int(cancel["SEQUENCE"])
+
+    table.play_phase({"FRANCE": ["A PAR - BUR"]})
+    table.say(table.master, master + "ROLLBACK S1901M", "players told")
+    rolled = mail_to(harness, france, "[halt] rolled back to S1901M")
+    back_uid, back, _ = event_of(invitation_of(rolled))
+    assert back_uid == uid and back > again
+    to_master = [m for m in harness.sink.mails if m.rcpt_tos == [MASTER]
+                 and m.message["Subject"] == "[halt] the game is paused"]  # fmt: skip
+    assert not to_master  # the master has the answer, not a notice
 
 
 def test_an_operator_may_turn_invitations_off(quiet_harness: Harness) -> None:

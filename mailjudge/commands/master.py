@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -19,7 +20,7 @@ from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.deadline import deadline_text
-from mailjudge.render.outgoing import mail_to_everyone, mail_to_seat
+from mailjudge.render.outgoing import mail_to_seat
 from mailjudge.render.results import results_lines
 from mailjudge.service import draws, games, processing, seats
 from mailjudge.service.results import phase_mails
@@ -131,10 +132,8 @@ class Rollback(MasterCommand):
         record = processing.rollback(game, args[0] if args else None)
         ctx.game = game
         body = render("rolled_back.txt.j2", game=game, phase=record.phase)
-        ctx.outgoing += [
-            mail for mail in mail_to_everyone(game, f"rolled back to {record.phase}", body)
-            if mail.role != "master"
-        ]  # fmt: skip
+        # The phase rolled back to runs to the current deadline again: its event moves.
+        tell_players(ctx, game, f"rolled back to {record.phase}", lambda _: body, Change.MOVED)
         return [f"rolled back to {record.phase}; its orders are on file again; players told"]
 
 
@@ -160,7 +159,9 @@ class Pause(MasterCommand):
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
         games.pause_game(game)
-        return [f"{game.name} is paused"]
+        body = render("game_paused.txt.j2", game=game)
+        tell_players(ctx, game, "the game is paused", lambda _: body, Change.PAUSED)
+        return [f"{game.name} is paused; players told"]
 
 
 @register
@@ -172,7 +173,12 @@ class Resume(MasterCommand):
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
         games.resume_game(game)
         ctx.touched.add(game.id)
-        return [f"{game.name} is running again"]
+
+        def body(seat: Seat) -> str:
+            return render("game_resumed.txt.j2", game=game, deadline=deadline_lines(game, seat))
+
+        tell_players(ctx, game, "the game is running again", body, Change.MOVED)
+        return [f"{game.name} is running again; players told"]
 
 
 @register
@@ -205,19 +211,31 @@ class SetDeadline(MasterCommand):
                 "write the deadline as YYYY-MM-DD HH:MM and an optional zone like Europe/London"
             ) from None
         schedule.set_deadline(game, when, ctx.now)
-        told = 0
-        for seat in Seat.select().where(
-            (Seat.game == game) & (Seat.status == "active")
-            & Seat.person.is_null(False) & (Seat.role != "master")
-        ):  # fmt: skip
-            body = render("deadline_set.txt.j2", game=game, deadline=deadline_lines(game, seat))
-            subject = f"new deadline for {game.phase}"
-            mail = mail_to_seat(seat, subject, body, "notice")
-            mail.calendar = invitation_ics(game, seat, Change.MOVED, now=ctx.now)
-            ctx.outgoing.append(mail)
-            told += 1
+
+        def body(seat: Seat) -> str:
+            return render("deadline_set.txt.j2", game=game, deadline=deadline_lines(game, seat))
+
+        told = tell_players(ctx, game, f"new deadline for {game.phase}", body, Change.MOVED)
         shown = deadline_text(game, ctx.seat.person if ctx.seat else None)
         return [f"deadline: {shown}; {told} player(s) told"]
+
+
+def tell_players(
+    ctx: Context, game: Game, subject: str, body: Callable[[Seat], str], change: Change
+) -> int:
+    """A notice to each person seated in the game but the master (who has the answer),
+    carrying the deadline's calendar invitation after ``change`` to those invited to it
+    (game/calendar.py: not an observer). How many were told."""
+    told = 0
+    for seat in Seat.select().where(
+        (Seat.game == game) & (Seat.status == "active")
+        & Seat.person.is_null(False) & (Seat.role != "master")
+    ):  # fmt: skip
+        mail = mail_to_seat(seat, subject, body(seat), "notice")
+        mail.calendar = invitation_ics(game, seat, change, now=ctx.now)
+        ctx.outgoing.append(mail)
+        told += 1
+    return told
 
 
 class SeatCommand(MasterCommand):

@@ -310,6 +310,8 @@ def rollback(game: Game, phase: str | None = None) -> PhaseRecord:
             sequence=record.sequence, phase=record.phase, position=record.position,
             state=GameState.ACTIVE if fresh.state == GameState.FINISHED else fresh.state,
             outcome="", finished_at=None,
+            # The phase's calendar event comes back, moved to the current deadline.
+            deadline_sequence=fresh.deadline_sequence + 1,
         ).where(Game.id == fresh.id).execute()  # fmt: skip
     game.__data__.update(Game.get_by_id(game.id).__data__)
     return record
