@@ -17,6 +17,7 @@ from icalendar import Calendar
 from itip import calendar_of, check_itip
 
 from mailjudge.demo import mailroom
+from mailjudge.game.state import get_game
 from mailjudge.models import utcnow
 
 
@@ -117,3 +118,19 @@ def test_an_operator_may_turn_invitations_off(quiet_harness: Harness) -> None:
     seated(quiet_harness, "plain").sign_on()
     started = mail_to(quiet_harness, player("FRANCE"), "[plain] the game has started")
     assert started.get_content_type() == "text/plain"
+
+
+def test_a_draw_withdraws_the_deadline(harness: Harness) -> None:
+    """The game ended by the master's DECLARE DRAW: the notice that it is over cancels the
+    current phase's event, by the UID the start mail gave it."""
+    table = seated(harness, "drawn")
+    table.sign_on()
+    france = player("FRANCE")
+    uid, sequence, _ = event_of(
+        invitation_of(mail_to(harness, france, "[drawn] the game has started"))
+    )
+    table.say(table.master, "SIGNON Mdrawn masterpw\nDECLARE DRAW")
+    outcome = str(get_game("drawn").outcome).lower()
+    over = mail_to(harness, france, f"[drawn] the game is over: {outcome}")
+    cancel = invitation_of(over, "CANCEL").walk("VEVENT")[0]
+    assert str(cancel["UID"]) == uid and int(cancel["SEQUENCE"]) >= sequence

@@ -239,6 +239,7 @@ def _run(
     if moved != 1:
         raise ServiceError(f"game {game.name}: phase {game.phase} was processed by another worker")
     old_phase = phase_of(game)
+    early = game.deadline is not None and (now or utcnow()) < game.deadline
     game.sequence = seq + 1
     game.phase = str(outcome.next.phase)
     game.position = position_to_dict(outcome.next)
@@ -249,7 +250,9 @@ def _run(
         finish_game(game, ending)
     else:
         schedule_phase(game, now or utcnow())
-    return Processed(old_phase, phase_of(game), results, sorted(outcome.winners), outcome)
+    return Processed(
+        old_phase, phase_of(game), results, sorted(outcome.winners), outcome, early=early
+    )
 
 
 def _mark_eliminated(game: Game, outcome: PhaseOutcome) -> None:

@@ -99,7 +99,7 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
         body = render("results.txt.j2", **context)
         subject = f"results {done.phase}" + (" (re-processed)" if reprocessed else "")
         mail = mail_to_seat(seat, subject, body, "results", done.phase)
-        mail.calendar = invitation_ics(game, seat, Change.NEW)  # the next phase's deadline
+        mail.calendar = results_calendar(game, seat, done)
         if picture is not None:
             mail.html = render(
                 "results.html.j2", **context, text=body, cid=board_cid(picture.id),
@@ -108,6 +108,16 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
             mail.board = picture.id
         mails.append(mail)
     return mails
+
+
+def results_calendar(game: Game, seat: Seat, done: Any) -> bytes | None:
+    """The invitation in the results to ``seat``: the next phase's deadline (NEW); when the
+    game ended on a phase processed before its deadline, that deadline withdrawn (GONE).
+    (A phase processed early in a game that goes on leaves its event to pass: the one
+    invitation a mail may carry is the next deadline's.)"""
+    if game.state == GameState.FINISHED and getattr(done, "early", False):
+        return invitation_ics(game, seat, Change.GONE, phase=done.phase)
+    return invitation_ics(game, seat, Change.NEW)
 
 
 def outcome_words(game: Game, done: Any, winners: list[str]) -> dict[str, Any]:
