@@ -85,8 +85,9 @@ def test_start_results_and_set_deadline_carry_the_deadline(harness: Harness) -> 
 
 
 def test_pause_resume_and_rollback_move_the_event(harness: Harness) -> None:
-    """PAUSE cancels the phase's event, RESUME sends it again and ROLLBACK sends the event
-    of the phase rolled back to, each a notice to the players with a higher SEQUENCE."""
+    """PAUSE cancels the phase's event, RESUME sends it again, ROLLBACK sends the event of
+    the phase rolled back to and SET TIMING moves it, each a notice to the players with a
+    higher SEQUENCE."""
     table = seated(harness, "halt")
     table.sign_on()
     france, master = player("FRANCE"), "SIGNON Mhalt masterpw\n"
@@ -108,6 +109,10 @@ def test_pause_resume_and_rollback_move_the_event(harness: Harness) -> None:
     rolled = mail_to(harness, france, "[halt] rolled back to S1901M")
     back_uid, back, _ = event_of(invitation_of(rolled))
     assert back_uid == uid and back > again
+    table.say(table.master, master + "SET TIMING MOVE 4D", "player(s) told")
+    timed = mail_to(harness, france, "[halt] new deadline for S1901M")
+    timed_uid, timed_sequence, _ = event_of(invitation_of(timed))
+    assert timed_uid == uid and timed_sequence > back
     to_master = [m for m in harness.sink.mails if m.rcpt_tos == [MASTER]
                  and m.message["Subject"] == "[halt] the game is paused"]  # fmt: skip
     assert not to_master  # the master has the answer, not a notice

@@ -211,11 +211,7 @@ class SetDeadline(MasterCommand):
                 "write the deadline as YYYY-MM-DD HH:MM and an optional zone like Europe/London"
             ) from None
         schedule.set_deadline(game, when, ctx.now)
-
-        def body(seat: Seat) -> str:
-            return render("deadline_set.txt.j2", game=game, deadline=deadline_lines(game, seat))
-
-        told = tell_players(ctx, game, f"new deadline for {game.phase}", body, Change.MOVED)
+        told = tell_new_deadline(ctx, game)
         shown = deadline_text(game, ctx.seat.person if ctx.seat else None)
         return [f"deadline: {shown}; {told} player(s) told"]
 
@@ -236,6 +232,16 @@ def tell_players(
         ctx.outgoing.append(mail)
         told += 1
     return told
+
+
+def tell_new_deadline(ctx: Context, game: Game) -> int:
+    """The master moved the current phase's deadline (SET DEADLINE, SET TIMING): each
+    player is told it in their zone, and their calendar's event moves."""
+
+    def body(seat: Seat) -> str:
+        return render("deadline_set.txt.j2", game=game, deadline=deadline_lines(game, seat))
+
+    return tell_players(ctx, game, f"new deadline for {game.phase}", body, Change.MOVED)
 
 
 class SeatCommand(MasterCommand):
@@ -303,4 +309,6 @@ class SetTiming(MasterCommand):
         lines = [f"timing: {timing}"]
         if game.deadline:
             lines.append(f"deadline: {deadline_text(game, ctx.seat.person if ctx.seat else None)}")
+        if game.state == GameState.ACTIVE and game.deadline:
+            lines.append(f"{tell_new_deadline(ctx, game)} player(s) told")
         return lines
