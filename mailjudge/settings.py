@@ -220,6 +220,12 @@ class OutboundSettings:
     reply_window_minutes: int = _setting(
         60, "The window of the reply limit, in minutes.", minimum=1
     )
+    calendar_invitations: bool = _setting(
+        True,
+        "Put each phase's deadline in the mail to the players and the master as a calendar "
+        "invitation (text/calendar, iMIP), which mail clients offer to add to a calendar; "
+        "false sends the mail without it.",
+    )
 
 
 @dataclass(frozen=True)

@@ -26,12 +26,13 @@ from mailjudge.game.calendar import (
     invited_seats,
 )  # fmt: skip
 from mailjudge.game.state import get_game
-from mailjudge.models import Seat
+from mailjudge.models import GameState, Seat
 from mailjudge.outbound.invitation import add_invitation, calendar_part
 from mailjudge.outbound.message import Attachment, build_message
 from mailjudge.render.calendar import Attendee, DeadlineEvent, Method, event_uid, feed, invitation
 from mailjudge.service import processing
 from mailjudge.service.games import create_game, pause_game, resume_game
+from mailjudge.service.results import results_calendar
 from mailjudge.service.seats import join, seat_for_power
 
 DEADLINE = datetime(2026, 12, 4, 12, 0, tzinfo=UTC)
@@ -255,3 +256,26 @@ def test_a_second_parser_reads_the_same_events() -> None:
         expected = [("mailto:france@players.test", False)] if method == "REQUEST" else []
         assert [(a.uri, a.rsvp) for a in read.attendees] == expected
         assert read.organizer is not None and read.organizer.uri == "mailto:judge@judge.test"
+
+
+def test_the_results_carry_the_next_deadline_or_withdraw_an_early_ending(sqlite_db: str) -> None:
+    """A phase's results invite to the next deadline; a game that ended on a phase processed
+    before its deadline withdraws that deadline instead (there is no next one to send)."""
+    game, _ = started_game("early")
+    s1901 = event_uid("early", game.created_at, "S1901M", "example.org").split("@")[0]
+    done = processing.process(game, force=True, now=game.deadline - timedelta(hours=1))
+    assert done is not None and done.early
+    game = get_game("early")
+    france = seat_for_power(game, "FRANCE")
+    ics = results_calendar(game, france, done)
+    assert ics is not None
+    event = check_itip(ics, "REQUEST").walk("VEVENT")[0]
+    assert str(event["UID"]).split("@")[0].endswith("-F1901M")
+    game.state = GameState.FINISHED  # as if that phase had ended the game
+    ics = results_calendar(game, france, done)
+    assert ics is not None
+    event = check_itip(ics, "CANCEL").walk("VEVENT")[0]
+    assert str(event["UID"]).split("@")[0] == s1901
+    game = get_game("early")
+    late = processing.process(game, force=True, now=game.deadline + timedelta(minutes=1))
+    assert late is not None and not late.early

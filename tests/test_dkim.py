@@ -52,6 +52,10 @@ def test_every_kind_of_mail_is_signed(tmp_path: Path, smtp_sink: Any, cheap_scry
     kinds = (f"Re: commands [signed {phase}]", "[signed] the game has started", "[signed] press from ENGLAND",
              f"[signed] results {phase}")  # fmt: skip
     assert set(kinds) <= subjects, subjects
+    # The start and the results carry the deadline's invitation (text/calendar), signed too.
+    invited = {str(m.message["Subject"]) for m in h.sink.mails
+               if any(p.get_content_type() == "text/calendar" for p in m.message.walk())}  # fmt: skip
+    assert {kinds[1], kinds[3]} <= invited, invited
     tampered = h.sink.mails[-1].raw.replace(b"Subject: [signed]", b"Subject: [forged]")
     assert not dkim.verify(tampered, dnsfunc=dns)
     assert any(m.rcpt_tos == [player("FRANCE")] for m in h.sink.mails)

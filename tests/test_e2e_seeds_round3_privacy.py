@@ -50,7 +50,7 @@ def test_late_democratic_join_mails_the_joiner_and_its_list_once(harness: Harnes
     h.wait_until(lambda: subjects(h, "new citizen: late"), what="the list's one notice")
     started = subjects(h, "has started")[started_before:]
     assert [m.rcpt_tos for m in started] == [[newcomer]]
-    assert "You are a citizen of" in flat(started[0].message.get_payload(decode=True).decode())
+    assert "You are a citizen of" in flat(text_of(started[0].message))
     notices = subjects(h, "new citizen: late")
     assert len(notices) == 1
     assert newcomer in notices[0].rcpt_tos and len(notices[0].rcpt_tos) >= 2

@@ -191,6 +191,7 @@ def _repeated(mail: ParsedMail, now: datetime, settings: Settings) -> bool:
 def _size(item: Outgoing) -> int:
     """About how many bytes a mail comes to (its picture included)."""
     size = len(item.body) + len(item.html or "") + sum(len(a[2]) for a in item.attachments)
+    size += len(item.calendar or "")
     if item.board is not None:
         size += picture_bytes(item.board)
     return size + 1024  # headers

@@ -6,6 +6,7 @@ from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.game import confirmations, guard, schedule, state
 from mailjudge.game.bounces import clear_bounces
+from mailjudge.game.calendar import Change, invitation_ics
 from mailjudge.game.errors import BadSecret, NotFound, ServiceError
 from mailjudge.models import Game, GameState, Seat
 from mailjudge.passwords import verify_password
@@ -304,7 +305,9 @@ def started_mail(game: Game, seat: Seat) -> Outgoing:
     body = render("game_started.txt.j2", game=game, seat=seat,
                   country=seat_country(seat), joined_as=joined_as,
                   deadline=deadline_lines(game, seat.person, "First deadline"))  # fmt: skip
-    return mail_to_seat(seat, "the game has started", body, "notice")
+    mail = mail_to_seat(seat, "the game has started", body, "notice")
+    mail.calendar = invitation_ics(game, seat, Change.NEW)  # the first deadline
+    return mail
 
 
 def announce_start(ctx: Context, game: Game) -> None:

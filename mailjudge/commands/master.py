@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -12,13 +13,14 @@ from mailjudge.commands.vote import announce_end
 from mailjudge.engine.phases import result_rows
 from mailjudge.engine.state import Phase
 from mailjudge.game import schedule, state
+from mailjudge.game.calendar import Change, invitation_ics
 from mailjudge.game.outcomes import Processed
 from mailjudge.game.schedule import deadline_lines
 from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.deadline import deadline_text
-from mailjudge.render.outgoing import mail_to_everyone, mail_to_seat
+from mailjudge.render.outgoing import mail_to_seat
 from mailjudge.render.results import results_lines
 from mailjudge.service import draws, games, processing, seats
 from mailjudge.service.results import phase_mails
@@ -130,10 +132,8 @@ class Rollback(MasterCommand):
         record = processing.rollback(game, args[0] if args else None)
         ctx.game = game
         body = render("rolled_back.txt.j2", game=game, phase=record.phase)
-        ctx.outgoing += [
-            mail for mail in mail_to_everyone(game, f"rolled back to {record.phase}", body)
-            if mail.role != "master"
-        ]  # fmt: skip
+        # The phase rolled back to runs to the current deadline again: its event moves.
+        tell_players(ctx, game, f"rolled back to {record.phase}", lambda _: body, Change.MOVED)
         return [f"rolled back to {record.phase}; its orders are on file again; players told"]
 
 
@@ -159,7 +159,9 @@ class Pause(MasterCommand):
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
         games.pause_game(game)
-        return [f"{game.name} is paused"]
+        body = render("game_paused.txt.j2", game=game)
+        tell_players(ctx, game, "the game is paused", lambda _: body, Change.PAUSED)
+        return [f"{game.name} is paused; players told"]
 
 
 @register
@@ -171,7 +173,12 @@ class Resume(MasterCommand):
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
         games.resume_game(game)
         ctx.touched.add(game.id)
-        return [f"{game.name} is running again"]
+
+        def body(seat: Seat) -> str:
+            return render("game_resumed.txt.j2", game=game, deadline=deadline_lines(game, seat))
+
+        tell_players(ctx, game, "the game is running again", body, Change.MOVED)
+        return [f"{game.name} is running again; players told"]
 
 
 @register
@@ -204,17 +211,37 @@ class SetDeadline(MasterCommand):
                 "write the deadline as YYYY-MM-DD HH:MM and an optional zone like Europe/London"
             ) from None
         schedule.set_deadline(game, when, ctx.now)
-        told = 0
-        for seat in Seat.select().where(
-            (Seat.game == game) & (Seat.status == "active")
-            & Seat.person.is_null(False) & (Seat.role != "master")
-        ):  # fmt: skip
-            body = render("deadline_set.txt.j2", game=game, deadline=deadline_lines(game, seat))
-            subject = f"new deadline for {game.phase}"
-            ctx.outgoing.append(mail_to_seat(seat, subject, body, "notice"))
-            told += 1
+        told = tell_new_deadline(ctx, game)
         shown = deadline_text(game, ctx.seat.person if ctx.seat else None)
         return [f"deadline: {shown}; {told} player(s) told"]
+
+
+def tell_players(
+    ctx: Context, game: Game, subject: str, body: Callable[[Seat], str], change: Change
+) -> int:
+    """A notice to each person seated in the game but the master (who has the answer),
+    carrying the deadline's calendar invitation after ``change`` to those invited to it
+    (game/calendar.py: not an observer). How many were told."""
+    told = 0
+    for seat in Seat.select().where(
+        (Seat.game == game) & (Seat.status == "active")
+        & Seat.person.is_null(False) & (Seat.role != "master")
+    ):  # fmt: skip
+        mail = mail_to_seat(seat, subject, body(seat), "notice")
+        mail.calendar = invitation_ics(game, seat, change, now=ctx.now)
+        ctx.outgoing.append(mail)
+        told += 1
+    return told
+
+
+def tell_new_deadline(ctx: Context, game: Game) -> int:
+    """The master moved the current phase's deadline (SET DEADLINE, SET TIMING): each
+    player is told it in their zone, and their calendar's event moves."""
+
+    def body(seat: Seat) -> str:
+        return render("deadline_set.txt.j2", game=game, deadline=deadline_lines(game, seat))
+
+    return tell_players(ctx, game, f"new deadline for {game.phase}", body, Change.MOVED)
 
 
 class SeatCommand(MasterCommand):
@@ -282,4 +309,6 @@ class SetTiming(MasterCommand):
         lines = [f"timing: {timing}"]
         if game.deadline:
             lines.append(f"deadline: {deadline_text(game, ctx.seat.person if ctx.seat else None)}")
+        if game.state == GameState.ACTIVE and game.deadline:
+            lines.append(f"{tell_new_deadline(ctx, game)} player(s) told")
         return lines

@@ -37,3 +37,5 @@ class Processed:
     outcome: PhaseOutcome
     notices: list[Outgoing] = field(default_factory=list)  # the variant's mail
     waiting: str = ""  # not adjudicated: the phase stays open for another round (why)
+    # Processed before its deadline: that deadline's calendar event is still to come.
+    early: bool = False

@@ -33,6 +33,9 @@ class Outgoing:
     # A list post's copies thread under the post (its Message-ID) and what it answered.
     in_reply_to: str | None = None
     references: tuple[str, ...] = ()
+    # A calendar invitation (iMIP, outbound/invitation.py): the iCalendar object, put in
+    # the mail as the last alternative of its text. One per mail: clients act on the first.
+    calendar: bytes | str | None = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,7 @@ class MailDraft:
     message_id: str | None = None
     board: int | None = None  # a stored BoardPicture
     board_svg: bool = False  # the picture's SVG attached as well as the PNG shown
+    calendar: str | None = None  # an invitation's iCalendar text (kept as JSON text)
 
     def as_json(self) -> dict[str, Any]:
         """The stored form: only the fields that are set."""

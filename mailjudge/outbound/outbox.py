@@ -26,6 +26,7 @@ from mailjudge.compiled_queries import execute_compiled, select_compiled, update
 from mailjudge.db import database_proxy, is_postgres, prompt_write, skip_locked
 from mailjudge.models import BoardPicture, Bounce, Game, InboundMessage, Outbox, utcnow
 from mailjudge.outbound.draft import MailDraft
+from mailjudge.outbound.invitation import add_invitation, calendar_part
 from mailjudge.outbound.message import (
     Attachment,
     InlineImage,
@@ -173,8 +174,8 @@ def enqueue_draft(
 
 def render_draft(stored: Mapping[str, Any]) -> bytes:
     """The mail a stored draft stands for, as it goes on the wire: a text alone is
-    written directly (`plain_text_bytes`), one with HTML or the board picture by the
-    email package."""
+    written directly (`plain_text_bytes`), one with HTML, the board picture or a calendar
+    invitation by the email package."""
     draft = MailDraft.from_json(stored)
     headers = judge_headers(
         sender=draft.sender, to=draft.to, subject=draft.subject, message_id=draft.message_id,
@@ -184,13 +185,15 @@ def render_draft(stored: Mapping[str, Any]) -> bytes:
         role=draft.role, reply_to=draft.reply_to, sender_name=draft.sender_name,
         list_id=draft.list_id, list_post=draft.list_post,
     )  # fmt: skip
-    if not draft.html and draft.board is None:
+    if not draft.html and draft.board is None and not draft.calendar:
         return plain_text_bytes(headers, draft.text)
     inline, attachments = (
         _board_parts(draft.board, draft.board_svg) if draft.board is not None else ([], [])
     )
     message = mime_message(headers, draft.text, html=draft.html, inline_images=inline,
                            attachments=attachments)  # fmt: skip
+    if draft.calendar:
+        add_invitation(message, calendar_part(draft.calendar.encode("utf-8")))
     return message.as_bytes(policy=policy.SMTP)
 
 

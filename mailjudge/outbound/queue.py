@@ -10,6 +10,7 @@ from datetime import datetime
 
 from mailjudge.models import Game
 from mailjudge.outbound.draft import MailDraft, Outgoing
+from mailjudge.outbound.invitation import add_invitation, calendar_part
 from mailjudge.outbound.message import Attachment, build_message
 from mailjudge.outbound.outbox import enqueue, enqueue_draft
 from mailjudge.settings import Settings
@@ -22,7 +23,10 @@ def queue_all(items: Iterable[Outgoing], settings: Settings, now: datetime) -> N
 
 def queue_outgoing(item: Outgoing, settings: Settings, now: datetime) -> None:
     """One mail into the outbox, linked to its game: as a draft, which the sender renders,
-    unless it carries attachments or a digest, which are built into a message now."""
+    unless it carries attachments or a digest, which are built into a message now. A
+    calendar invitation goes in as its last alternative, unless the operator turned
+    invitations off (outbound.calendar_invitations)."""
+    calendar = _calendar_text(item) if settings.outbound.calendar_invitations else None
     if not item.attachments and not item.digest:
         draft = MailDraft(
             sender=settings.judge.address,
@@ -43,6 +47,7 @@ def queue_outgoing(item: Outgoing, settings: Settings, now: datetime) -> None:
             board_svg=item.board_svg,
             in_reply_to=item.in_reply_to,
             references=item.references,
+            calendar=calendar,
         )
         enqueue_draft(draft, game=_game_row(item.game), envelope=item.bcc)
         return
@@ -64,7 +69,16 @@ def queue_outgoing(item: Outgoing, settings: Settings, now: datetime) -> None:
         reply_to=item.reply_to,
         digest=item.digest,
     )
+    if calendar:
+        add_invitation(message, calendar_part(calendar.encode("utf-8")))
     enqueue(message, game=_game_row(item.game), to_addrs=item.bcc or None)
+
+
+def _calendar_text(item: Outgoing) -> str | None:
+    """The invitation as the stored draft keeps it: text (JSON has no bytes)."""
+    if isinstance(item.calendar, bytes):
+        return item.calendar.decode("utf-8")
+    return item.calendar or None
 
 
 def _game_row(name: str | None) -> Game | None:

@@ -254,6 +254,7 @@ def _run(
     if moved != 1:
         raise ServiceError(f"game {game.name}: phase {game.phase} was processed by another worker")
     old_phase = phase_of(game)
+    early = game.deadline is not None and (now or utcnow()) < game.deadline
     game.sequence = seq + 1
     game.phase = str(outcome.next.phase)
     game.position = position_to_dict(outcome.next)
@@ -264,7 +265,9 @@ def _run(
         finish_game(game, ending)
     else:
         schedule_phase(game, now or utcnow())
-    return Processed(old_phase, phase_of(game), results, sorted(outcome.winners), outcome)
+    return Processed(
+        old_phase, phase_of(game), results, sorted(outcome.winners), outcome, early=early
+    )
 
 
 def _mark_eliminated(game: Game, outcome: PhaseOutcome) -> None:
@@ -325,6 +328,8 @@ def rollback(game: Game, phase: str | None = None) -> PhaseRecord:
             sequence=record.sequence, phase=record.phase, position=record.position,
             state=GameState.ACTIVE if fresh.state == GameState.FINISHED else fresh.state,
             outcome="", finished_at=None,
+            # The phase's calendar event comes back, moved to the current deadline.
+            deadline_sequence=fresh.deadline_sequence + 1,
         ).where(Game.id == fresh.id).execute()  # fmt: skip
     game.__data__.update(Game.get_by_id(game.id).__data__)
     return record

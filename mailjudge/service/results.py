@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from mailjudge.engine.state import Phase
+from mailjudge.game.calendar import Change, invitation_ics
 from mailjudge.game.outcomes import Processed
 from mailjudge.game.pictures import played_picture
 from mailjudge.game.schedule import deadline_lines, timing_of
@@ -47,19 +48,26 @@ def phase_mails(game: Game, done: Processed, reprocessed: bool = False) -> list[
     notice that it is over. ``reprocessed``: the phase was adjudicated again (ROLLFORWARD)."""
     mails = results_mails(game, done, reprocessed) + list(done.notices)
     if game.state == GameState.FINISHED and game.phase == done.next_phase and not done.waiting:
-        mails += game_over_mails(game, game.outcome)
+        # The phase the game ended on was never given a deadline: no event to cancel.
+        mails += game_over_mails(game, game.outcome, cancel_deadline=False)
     return mails
 
 
-def game_over_mails(game: Game, outcome: str) -> list[Outgoing]:
+def game_over_mails(game: Game, outcome: str, cancel_deadline: bool = True) -> list[Outgoing]:
     """The notice that the game is over, to every person seated in it, however it ended (a
-    phase processed, a vote, the master's DECLARE DRAW)."""
+    phase processed, a vote, the master's DECLARE DRAW). Ended by a vote or a draw, the
+    current phase's deadline is withdrawn from the calendars of those invited to it."""
     body = render("game_over.txt.j2", game=game, outcome=outcome)
     subject = f"the game is over: {outcome.lower()}"
-    seats = Seat.select().where(Seat.game == game)
-    return [
-        mail_to_seat(seat, subject, body, "notice") for seat in seats if seat.person is not None
-    ]
+    mails = []
+    for seat in Seat.select().where(Seat.game == game):
+        if seat.person is None:
+            continue
+        mail = mail_to_seat(seat, subject, body, "notice")
+        if cancel_deadline:
+            mail.calendar = invitation_ics(game, seat, Change.GONE)
+        mails.append(mail)
+    return mails
 
 
 def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outgoing]:
@@ -91,6 +99,7 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
         body = render("results.txt.j2", **context)
         subject = f"results {done.phase}" + (" (re-processed)" if reprocessed else "")
         mail = mail_to_seat(seat, subject, body, "results", done.phase)
+        mail.calendar = results_calendar(game, seat, done)
         if picture is not None:
             mail.html = render(
                 "results.html.j2", **context, text=body, cid=board_cid(picture.id),
@@ -99,6 +108,16 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
             mail.board = picture.id
         mails.append(mail)
     return mails
+
+
+def results_calendar(game: Game, seat: Seat, done: Any) -> bytes | None:
+    """The invitation in the results to ``seat``: the next phase's deadline (NEW); when the
+    game ended on a phase processed before its deadline, that deadline withdrawn (GONE).
+    (A phase processed early in a game that goes on leaves its event to pass: the one
+    invitation a mail may carry is the next deadline's.)"""
+    if game.state == GameState.FINISHED and getattr(done, "early", False):
+        return invitation_ics(game, seat, Change.GONE, phase=done.phase)
+    return invitation_ics(game, seat, Change.NEW)
 
 
 def outcome_words(game: Game, done: Any, winners: list[str]) -> dict[str, Any]:
