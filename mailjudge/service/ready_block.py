@@ -1,8 +1,10 @@
 """The data of a seat's ready-to-send block (render/ready_block.py writes it).
 
 Only a player's seat gets one, for the powers it holds that have something to order in the
-current phase. Observers and the master order nothing of their own; Democratic's citizens
-order by proposals and votes, not by an ORDERS block, so their mails carry none.
+current phase (a passive power, out of the game, has none). Observers and the master order
+nothing of their own; Democratic's citizens order by proposals and votes, not by an ORDERS
+block, so their mails carry none. Where partners share a power (Double) a player's orders
+replace only their own, so the block holds only theirs: never the partner's.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from mailjudge.engine.state import ADJUSTMENT, MOVEMENT, Position
 from mailjudge.game.state import current_position, game_map, has_rule, order_texts
 from mailjudge.models import Game, GameState, Seat
 from mailjudge.render.ready_block import PowerBlock, UnitLines, ready_block
+from mailjudge.service.orders import powers_to_order
+from mailjudge.variants import variant_of
 
 
 def ready_lines(game: Game, seat: Seat) -> list[str]:
@@ -22,16 +26,21 @@ def ready_lines(game: Game, seat: Seat) -> list[str]:
     if seat.role != "player" or game.state != GameState.ACTIVE or not seat.powers:
         return []
     pos = current_position(game)
-    blocks = [b for b in (_power_block(game, pos, p) for p in seat.powers) if b is not None]
+    owing = powers_to_order(game, pos)
+    own = seat.id if variant_of(game).orders_per_player else None
+    made = [_power_block(game, pos, p, own) for p in seat.powers if p in owing]
+    blocks = [b for b in made if b is not None]
     return ready_block(f"{seat.name.lower()}@{game.name}", pos.phase.long_name(), blocks)
 
 
-def _power_block(game: Game, pos: Position, power: str) -> PowerBlock | None:
+def _power_block(game: Game, pos: Position, power: str, own: int | None) -> PowerBlock | None:
+    """``own``: only the orders this seat sent count as on file (and those nobody's seat
+    sent), as STATUS shows them to a Double player."""
     gmap = game_map(game)
     legal = legal_orders(gmap, pos, power, build_any=has_rule(game, "BUILD_ANY"))
     if not legal:
         return None
-    on_file = [text for text, _ in order_texts(game, power)]
+    on_file = [text for text, by in order_texts(game, power) if own is None or by in (own, None)]
     if pos.phase.type == ADJUSTMENT:
         return _adjustment_block(pos, power, legal, on_file)
     by_province: dict[str, str] = {}
