@@ -72,6 +72,7 @@ def _adjustment_block(
 ) -> PowerBlock:
     due = adjustment_due(pos, power)
     if due > 0:
+        due = min(due, len(legal))  # no more builds than vacant sites
         note = f"{power} may build {due} unit{'s' if due > 1 else ''}"
         default = ("WAIVE",) * due
         default_note = "builds not ordered are waived"
@@ -82,5 +83,5 @@ def _adjustment_block(
     filed = tuple(on_file)
     orders = UnitLines(filed or default, not filed, "")
     choices = tuple(UnitLines((), False, comment_line(o)) for o in legal.values())
-    notes = (f"{note}; {default_note}",)
+    notes = (f"{note}:", f"{default_note}.")
     return PowerBlock(power, (orders, *choices), notes)
