@@ -42,23 +42,24 @@ def _edited(block: list[str], power: str, old: str, new: str) -> list[str]:
     return [new if line == old else line for line in out]
 
 
-def _quoted(mail: EmailMessage) -> str:
-    return "\n".join(f"> {line}".rstrip() for line in text_of(mail).splitlines())
+def _quoted_text(text: str) -> str:
+    return "\n".join(f"> {line}".rstrip() for line in text.splitlines())
 
 
-def _bodies(mail: EmailMessage, text: str) -> dict[str, str]:
-    """The player's ``text`` as each client's Reply to ``mail`` writes it."""
+def _bodies(mail: EmailMessage, text: str, quoted: str | None = None) -> dict[str, str]:
+    """The player's ``text`` as each client's Reply to ``mail`` writes it; ``quoted``: the
+    quoted mail as the player left it, when they wrote inside it."""
     original = text_of(mail)
+    quote = quoted if quoted is not None else _quoted_text(original)
     outlook = (
         f"{text}\n\n-----Original Message-----\nFrom: mailjudge <judge@example.test>\n"
         f"Sent: Wednesday, November 25, 2026 10:00 PM\nTo: {mail['To']}\n"
         f"Subject: {mail['Subject']}\n\n{original}\n"
     )
     return {
-        "mutt": f"{text}\n\nOn Wed, Nov 25, 2026 at 10:00:00PM +0000, mailjudge wrote:\n"
-        f"{_quoted(mail)}\n",
+        "mutt": f"{text}\n\nOn Wed, Nov 25, 2026 at 10:00:00PM +0000, mailjudge wrote:\n{quote}\n",
         "gmail": f"{text}\n\nOn Wed, Nov 25, 2026 at 10:00 PM mailjudge <judge@example.test>"
-        f" wrote:\n\n{_quoted(mail)}\n",
+        f" wrote:\n\n{quote}\n",
         "outlook": outlook,
     }
 
@@ -101,6 +102,17 @@ def test_the_started_mail_carries_a_block_that_round_trips(harness: Harness) -> 
         edited = _edited(block, "FRANCE", "A PAR H", new)
         answer = _reply(h, started, player("FRANCE"), _bodies(started, "\n".join(edited))[client])
         assert "ERROR" not in answer, (client, answer)
+        wanted = [line for line in edited[2:-1] if not line.startswith("//")]
+        assert _orders("blk", "FRANCE") == wanted, client
+    # mutt and Gmail: the block edited where it stands, inside the quote, counts too.
+    original = text_of(started)
+    for client, new in (("mutt", "A PAR - PIC"), ("gmail", "A PAR - BUR")):
+        edited = _edited(block, "FRANCE", "A PAR H", new)
+        inside = _quoted_text(original.replace("\n".join(block), "\n".join(edited)))
+        answer = _reply(
+            h, started, player("FRANCE"), _bodies(started, "Here you are.", inside)[client]
+        )
+        assert "ERROR" not in answer and secret("FRANCE") not in answer, (client, answer)
         wanted = [line for line in edited[2:-1] if not line.startswith("//")]
         assert _orders("blk", "FRANCE") == wanted, client
     # A Reply that carries the block only in the copy of the judge's mail files nothing.

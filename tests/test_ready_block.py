@@ -10,6 +10,7 @@ from boards import position
 
 from mailjudge.game.state import get_game
 from mailjudge.inbound.parse import command_lines
+from mailjudge.inbound.quoted_block import edited_quoted_block
 from mailjudge.models import Game, Seat
 from mailjudge.render.ready_block import PASSWORD_PLACEHOLDER, comment, ready_block
 from mailjudge.service.games import create_game, start_game
@@ -90,3 +91,18 @@ def test_builds_and_removals_due() -> None:
     at = germany.index("// GERMANY must remove 2 units:")
     assert germany[at + 1] == "// removals not ordered are chosen by the game's rule."
     assert "// A MUN: D" in germany and "// F KIE: D" in germany
+
+
+def test_only_a_block_signed_inside_a_single_quote_is_taken_out_of_it() -> None:
+    block = ["SIGNON france@g {pw}", "ORDERS FRANCE", "A PAR - BUR", "// A PAR: H", "END"]
+
+    def quoted(password: str, mark: str = "> ") -> str:
+        return "\n".join(mark + line.format(pw=password) for line in block) + "\n> -- \n"
+
+    assert edited_quoted_block("Hi\n" + quoted("s3cret")) == [
+        line.format(pw="s3cret") for line in block
+    ]
+    assert edited_quoted_block(quoted(PASSWORD_PLACEHOLDER)) == []  # not filled in
+    assert edited_quoted_block(quoted("****")) == []  # an answer's masked echo
+    assert edited_quoted_block(quoted("s3cret", "> > ")) == []  # a mail quoted in a mail
+    assert edited_quoted_block(quoted("s3cret").replace("> END", "> (end)")) == []

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mailjudge.passwords import PLACEHOLDER
+
 WIDTH = 78
-# What stands in the SIGNON line for the password: a word no player would choose, never
-# the password itself (the judge keeps only its hash).
-PASSWORD_PLACEHOLDER = "YOUR-PASSWORD"
+# What stands in the SIGNON line for the password: never the password itself (the judge
+# keeps only its hash).
+PASSWORD_PLACEHOLDER = PLACEHOLDER
 
 
 @dataclass(frozen=True)
