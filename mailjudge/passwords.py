@@ -14,6 +14,11 @@ import os
 import time
 import unicodedata
 
+# What stands for the password in the SIGNON line of the ready-to-send block mailed to a
+# player (render/ready_block.py): the judge never mails a password, and a block whose SIGNON
+# still holds this word was not sent back by its player (inbound/quoted_block.py).
+PLACEHOLDER = "YOUR-PASSWORD"
+
 # About 32 MiB and a few tens of milliseconds per hash: slow for a guesser, still cheap
 # enough for a judge that checks one password per command mail.
 SCRYPT_N = 2**15

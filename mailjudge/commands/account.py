@@ -15,6 +15,7 @@ from mailjudge.render import render
 from mailjudge.render.deadline import deadline_lines, deadline_text
 from mailjudge.render.outgoing import Outgoing, mail_to_seat, seat_country
 from mailjudge.service import games, seats
+from mailjudge.service.ready_block import ready_lines
 from mailjudge.settings import current_settings
 from mailjudge.timing import zone_of
 from mailjudge.variants import variant_of
@@ -304,7 +305,8 @@ def started_mail(game: Game, seat: Seat) -> Outgoing:
     joined_as = (game.variant_state or {}).get("joined_as", {}).get(str(seat.id))
     body = render("game_started.txt.j2", game=game, seat=seat,
                   country=seat_country(seat), joined_as=joined_as,
-                  deadline=deadline_lines(game, seat.person, "First deadline"))  # fmt: skip
+                  deadline=deadline_lines(game, seat.person, "First deadline"),
+                  ready=ready_lines(game, seat))  # fmt: skip
     mail = mail_to_seat(seat, "the game has started", body, "notice")
     mail.calendar = invitation_ics(game, seat, Change.NEW)  # the first deadline
     return mail

@@ -30,10 +30,12 @@ from peewee import fn
 
 from mailjudge.inbound.html2text import html_to_text
 from mailjudge.inbound.parse import ParsedMail, body_text, command_lines
+from mailjudge.inbound.quoted_block import edited_quoted_block
 from mailjudge.inbound.replies import without_quoted_reply
 from mailjudge.models import Outbox
 from mailjudge.outbound.draft import MailDraft
 from mailjudge.outbound.message import wrapped
+from mailjudge.passwords import PLACEHOLDER
 
 # How many of a sent mail's first words must follow in a reply for it to be a copy: so
 # many that a writer's own lines never match by chance, few enough that a copy cut short
@@ -160,13 +162,30 @@ def candidates(mail: ParsedMail) -> list[str]:
 
 
 def without_own_words(mail: ParsedMail, judge: str) -> str:
-    """The command text of ``mail`` with any copy of the judge's own mail cut off."""
+    """The command text of ``mail`` with any copy of the judge's own mail cut off, and the
+    ready-to-send block the writer edited inside the quote of that mail after it."""
+    text = _own_text(mail, judge)
+    block = edited_quoted_block(mail.body) if mail.in_reply_to else []
+    if not block or not _answers_a_block(mail):
+        return text
+    return "\n".join([text, *command_lines("\n".join(block))]).strip("\n")
+
+
+def _own_text(mail: ParsedMail, judge: str) -> str:
     if not mail.body or not _may_hold_a_copy(mail, judge):
         return mail.text
     cut = cut_at_own_words(mail.body, candidates(mail))
     if cut is None:
         return mail.text
     return "\n".join(command_lines(without_quoted_reply(cut)))
+
+
+def _answers_a_block(mail: ParsedMail) -> bool:
+    """Whether the mail this one answers (In-Reply-To) is one of the judge's that carried
+    a ready-to-send block: only such a block may be read inside a quote."""
+    query = Outbox.select(Outbox.raw, Outbox.draft).where(Outbox.message_id == mail.in_reply_to)
+    texts = sent_texts([(row.raw, row.draft) for row in query])
+    return any(f" {PLACEHOLDER}\n" in text.replace("\r\n", "\n") for text in texts)
 
 
 FORWARD_NOTE = (

@@ -30,6 +30,7 @@ from mailjudge.render import render
 from mailjudge.render.deadline import deadline_lines, deadline_text
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.service import processing
+from mailjudge.service.ready_block import ready_lines
 from mailjudge.service.results import phase_mails
 from mailjudge.variants import variant_of
 
@@ -157,6 +158,7 @@ def _to_late_players(game: Game, late: list[str], kind: str) -> list[Outgoing]:
             deadline=deadline_lines(game, seat.person),
             grace_end=deadline_text(game, seat.person, grace_end) if timing.grace else None,
             frozen=has_rule(game, "CIVIL_DISORDER") and not has_rule(game, "LATE_CHANGES"),
+            ready=ready_lines(game, seat),
         )
         mails.append(mail_to_seat(seat, f"{what} ({game.phase})", body, "notice"))
     return mails

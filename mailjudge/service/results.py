@@ -19,6 +19,7 @@ from mailjudge.outbound.message import board_cid
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.render.results import facts_of, report
+from mailjudge.service.ready_block import ready_lines
 from mailjudge.timing import zone_of
 
 
@@ -95,6 +96,7 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
             "game": game, "phase": done.phase, "r": words, "seat": seat,
             "deadline": deadline_lines(game, seat), "reprocessed": reprocessed,
             "web_link": link, "header": header, "pictured": shown,
+            "ready": ready_lines(game, seat),
         }  # fmt: skip
         body = render("results.txt.j2", **context)
         subject = f"results {done.phase}" + (" (re-processed)" if reprocessed else "")
