@@ -103,6 +103,13 @@ def _deadline_sequence(database: Database, migrator: SchemaMigrator) -> None:
     )
 
 
+def _relay_reply(database: Database, migrator: SchemaMigrator) -> None:
+    # A plain ALTER TABLE, as for clock_error. Mail sent before it has no reply kept: "".
+    database.execute_sql(  # type: ignore[no-untyped-call]
+        "ALTER TABLE outbox ADD COLUMN relay_reply TEXT NOT NULL DEFAULT ''"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "the tables of release 21f9223 (the baseline)", _baseline),
     Migration(2, "address_counter, confirmation and bounce: guessing, consent, bounces",
@@ -115,6 +122,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _public_names),
     Migration(6, "game.deadline_sequence: the SEQUENCE of the deadline's calendar events",
               _deadline_sequence),
+    Migration(7, "outbox.relay_reply: the relay's own words on taking a mail, for STATUS",
+              _relay_reply),
 )  # fmt: skip
 LATEST = MIGRATIONS[-1].number
 

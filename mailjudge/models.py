@@ -479,6 +479,8 @@ class Outbox(BaseModel):
     inbound = ForeignKeyField(InboundMessage, null=True, on_delete="SET NULL")
     created_at = UTCDateTimeField(default=utcnow)
     sent_at = UTCDateTimeField(null=True)
+    # The relay's final reply to the mail, in its words ("250 2.0.0 Ok: queued as 4Xyz").
+    relay_reply = TextField(default="")
 
     class Meta:
         constraints = (one_of("state", OUTBOX_STATES),)

@@ -6,6 +6,7 @@ server's words."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 from e2e import MASTER, Harness, player, seated, text_of
@@ -55,4 +56,7 @@ def test_a_bounced_phase_mail_gives_grace_and_status_shows_the_bounce(harness: H
     assert "Mail the judge sent you:" in status, status
     assert "bounced at" in status and "550 5.1.1" in status and "User unknown" in status
     assert "accepted by 127.0.0.1 at" in status
+    # The relay's own words, as the sink (worded like Postfix) said them.
+    assert re.search(r"accepted by 127\.0\.0\.1 at [^()]* UTC \(250 2\.0\.0 Ok: queued as sink-\d+\)",
+                     status), status  # fmt: skip
     assert "england@players.test" not in status  # only France's own mail

@@ -24,7 +24,7 @@ from mailjudge.models import Outbox, utcnow
 from mailjudge.outbound import outbox
 from mailjudge.outbound.message import build_message
 from mailjudge.outbound.outbox import RetryPolicy
-from mailjudge.outbound.send import SmtpSender, is_permanent
+from mailjudge.outbound.send import Handed, SmtpSender, is_permanent
 from mailjudge.settings import OutboundSettings
 
 JUDGE = "judge@example.org"
@@ -72,6 +72,7 @@ def test_queued_mail_is_sent_later_with_every_header(any_db: str, smtp_sink: Smt
     assert message["X-Mailjudge-Role"] == "player FRANCE"
     row = Outbox.get_by_id(row.__data__["id"])
     assert row.state == "sent" and row.attempts == 1 and row.sent_at is not None
+    assert row.relay_reply == "250 2.0.0 Ok: queued as sink-1"  # the sink's own words
 
 
 def test_envelope_has_bcc_but_the_mail_does_not(any_db: str, smtp_sink: SmtpSink) -> None:
@@ -162,6 +163,7 @@ def test_permanent_refusal_fails_at_once_temporary_is_retried(
     assert states["nobody@example.com"].state == "failed"
     assert "550" in states["nobody@example.com"].last_error
     assert states["busy@example.com"].state == "queued"
+    assert {r.relay_reply for r in states.values()} == {""}  # nothing was taken
 
 
 def test_partly_refused_mail_is_sent_to_the_rest(any_db: str, smtp_sink: SmtpSink) -> None:
@@ -174,6 +176,7 @@ def test_partly_refused_mail_is_sent_to_the_rest(any_db: str, smtp_sink: SmtpSin
     assert smtp_sink.wait_for(1)[0].rcpt_tos == ["a@example.com"]
     row = Outbox.get()
     assert row.state == "sent" and row.last_error == "refused: nobody@example.com"
+    assert row.relay_reply == "250 2.0.0 Ok: queued as sink-1"
 
 
 def test_two_senders_at_once_send_each_mail_once(any_db: str, smtp_sink: SmtpSink) -> None:
@@ -277,10 +280,11 @@ def test_retry_policy() -> None:
 class _Keeper:
     def __init__(self) -> None:
         self.mails: list[bytes] = []
+        self.reply = "250 OK"
 
     async def handle_DATA(self, server: SMTPServer, session: Session, envelope: Envelope) -> str:
         self.mails.append(envelope.original_content or b"")
-        return "250 OK"
+        return self.reply
 
 
 def _authenticate(
@@ -332,8 +336,10 @@ def test_starttls_and_login(tmp_path: Path) -> None:
             ssl_context=client_tls,
         )
         with good:
-            assert good.send(raw, ["a@example.com"]) == {}
-            assert good.send(raw, ["a@example.com"]) == {}  # over the same connection
+            assert good.send(raw, ["a@example.com"]) == Handed("250 OK")
+            # Over the same connection; a multi-line reply is kept on one line.
+            keeper.reply = "250-2.0.0 Ok\r\n250 queued as 4Xyz"
+            assert good.send(raw, ["a@example.com"]) == Handed("250 2.0.0 Ok queued as 4Xyz")
         assert len(keeper.mails) == 2
         bad = SmtpSender(
             LOOPBACK,

@@ -4,6 +4,7 @@ it carried them over sends nothing twice."""
 
 from __future__ import annotations
 
+import sqlite3
 import stat
 from datetime import timedelta
 
@@ -28,12 +29,12 @@ def test_an_outcome_comes_back_as_it_was_noted(sqlite_db: str) -> None:
         assert stat.S_IMODE(record.path.stat().st_mode) == 0o600
         when = utcnow()
         record.note(7, {"state": "sent", "attempts": 1, "last_error": "", "sent_at": when,
-                        "raw": b"Subject: x\r\n\r\n"})  # fmt: skip
+                        "raw": b"Subject: x\r\n\r\n", "relay_reply": "250 Ok"})  # fmt: skip
         record.note(8, {"state": "queued", "attempts": 2, "last_error": "refused",
                         "next_attempt_at": when + timedelta(minutes=1)})  # fmt: skip
         assert record.outcomes() == {
             7: {"state": "sent", "attempts": 1, "last_error": "", "sent_at": when,
-                "raw": b"Subject: x\r\n\r\n"},
+                "raw": b"Subject: x\r\n\r\n", "relay_reply": "250 Ok"},
             8: {"state": "queued", "attempts": 2, "last_error": "refused",
                 "next_attempt_at": when + timedelta(minutes=1)},
         }  # fmt: skip
@@ -56,6 +57,8 @@ def test_flush_with_a_record_marks_every_mail_sent_and_leaves_the_record_empty(
     finally:
         record.close()
     assert {r.state for r in Outbox.select()} == {"sent"}
+    # The relay's words came through the record too, each naming its own mail.
+    assert len({r.relay_reply for r in Outbox.select()}) == 25
     received = smtp_sink.wait_for(25)
     assert sorted(m.message["Message-ID"] for m in received) == sorted(r.message_id for r in rows)
 
@@ -101,3 +104,34 @@ def test_folding_the_same_outcomes_twice_changes_nothing(sqlite_db: str) -> None
         record.close()
     stored = Outbox.get_by_id(row.__data__["id"])
     assert (stored.state, stored.attempts, stored.sent_at) == ("sent", 1, when)
+
+
+def test_a_record_file_of_an_earlier_sender_gains_the_relay_reply_and_keeps_its_outcomes(
+    sqlite_db: str,
+) -> None:
+    """A sender killed before a fold, then upgraded: the file it left (without relay_reply)
+    is brought up to date when opened, and its outcome still reaches the outbox."""
+    row = notice(1)
+    database_file = db.sqlite_file()
+    assert database_file is not None
+    when = utcnow()
+    with sqlite3.connect(record_path(database_file)) as old:
+        old.execute(
+            "CREATE TABLE outcome (outbox_id INTEGER PRIMARY KEY, state TEXT NOT NULL,"
+            " attempts INTEGER NOT NULL, last_error TEXT NOT NULL, sent_at TEXT,"
+            " next_attempt_at TEXT, raw BLOB)"
+        )
+        old.execute(
+            "INSERT INTO outcome VALUES (?, 'sent', 1, '', ?, NULL, NULL)",
+            (row.__data__["id"], when.isoformat()),
+        )
+    old.close()
+    record = record_for_db()
+    try:
+        assert outbox.fold(record) == 1
+        record.note(8, {"state": "sent", "attempts": 1, "last_error": "", "relay_reply": "250"})
+        assert record.outcomes()[8]["relay_reply"] == "250"
+    finally:
+        record.close()
+    stored = Outbox.get_by_id(row.__data__["id"])
+    assert (stored.state, stored.sent_at, stored.relay_reply) == ("sent", when, "")

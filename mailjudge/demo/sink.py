@@ -80,12 +80,13 @@ class _Recorder:
         return "250 OK"
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
-        self.sink.keep(
+        number = self.sink.keep(
             Received(
                 envelope.mail_from or "", list(envelope.rcpt_tos), envelope.original_content or b""
             )
         )
-        return "250 2.0.0 OK"
+        # Worded as Postfix words it: the sender keeps the relay's reply (STATUS shows it).
+        return f"250 2.0.0 Ok: queued as sink-{number}"
 
 
 class _Controller(Controller):
@@ -116,12 +117,15 @@ class MailSink:
         """The SMTP answer refusing a recipient, or None to take it (tests refuse some)."""
         return None
 
-    def keep(self, mail: Received) -> None:
+    def keep(self, mail: Received) -> int:
+        """Keep ``mail``; its number, from 1."""
         with self.changed:
             self.mails.append(mail)
+            number = len(self.mails)
             if self.folder is not None:
-                (self.folder / _file_name(len(self.mails), mail)).write_bytes(mail.raw)
+                (self.folder / _file_name(number, mail)).write_bytes(mail.raw)
             self.changed.notify_all()
+            return number
 
     def start(self) -> None:
         self._controller = _Controller(_Recorder(self), hostname=LOOPBACK, port=self.port)

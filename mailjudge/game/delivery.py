@@ -43,8 +43,9 @@ def fate_of(row: Outbox) -> str:
         return row.last_error
     if row.state == "sent" and row.sent_at is not None:
         relay = current_settings().outbound.host
+        said = f" ({row.relay_reply})" if row.relay_reply else ""
         refused = f" ({row.last_error})" if row.last_error else ""
-        return f"accepted by {relay} at {_stamp(row.sent_at)}{refused}"
+        return f"accepted by {relay} at {_stamp(row.sent_at)}{said}{refused}"
     if row.state == "failed":
         return f"not delivered: {row.last_error}"
     if row.last_error.startswith(HELD):

@@ -226,13 +226,13 @@ def _insert(
         "attempts": 0, "next_attempt_at": now, "last_error": "", "message_id": message_id,
         "game": game.__data__["id"] if game is not None else None,
         "inbound": inbound.__data__["id"] if inbound is not None else None,
-        "created_at": now,
+        "created_at": now, "relay_reply": "",
     }  # fmt: skip
     params = [
         to_addrs, subject, Outbox.raw.db_value(raw),  # type: ignore[no-untyped-call]
         Outbox.draft.db_value(draft), "queued", 0,
         Outbox.next_attempt_at.db_value(now), "", message_id, values["game"], values["inbound"],
-        Outbox.created_at.db_value(now),
+        Outbox.created_at.db_value(now), "",
     ]  # fmt: skip
     cursor = execute_compiled("insert-outbox", lambda: Outbox.insert(**values), params)
     new_id = cursor.fetchone()[0] if is_postgres() else cursor.lastrowid
@@ -303,7 +303,7 @@ def _send_one(
         judge = getattr(sender, "envelope_from", None)
         verp = bounce_address(judge, _pk(row), row.message_id) if judge else None
         live = [r for r in recipients if r not in stopped]
-        refused = sender.send(raw, live, verp)
+        handed = sender.send(raw, live, verp)
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
         if is_permanent(exc) or attempts >= retry.max_attempts:
@@ -317,13 +317,14 @@ def _send_one(
             "last_error": error,
             "next_attempt_at": now + retry.delay(attempts),
         }
-    note = "refused: " + ", ".join(sorted(refused)) if refused else ""
+    note = "refused: " + ", ".join(sorted(handed.refused)) if handed.refused else ""
     log.info("outbox %s sent to %s%s", _pk(row), row.to_addrs, f" ({note})" if note else "")
     changes: dict[str, object] = {
         "state": "sent",
         "attempts": attempts,
         "last_error": note,
         "sent_at": utcnow(),
+        "relay_reply": handed.reply,
     }
     if rendered is not None:
         # Keep what went out; a mail with the board picture keeps its headers only, since

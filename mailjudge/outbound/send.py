@@ -2,23 +2,32 @@
 
 from __future__ import annotations
 
+import contextlib
 import smtplib
 import ssl
 import threading
 import time
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from mailjudge.outbound.dkim_sign import DkimSigner
 from mailjudge.settings import DkimSettings, OutboundSettings
 
 
+@dataclass(frozen=True)
+class Handed:
+    """A mail the relay took: its final reply in its own words ("250 2.0.0 Ok: queued as
+    4Xyz", which names the mail in the relay's log) and the recipients it refused."""
+
+    reply: str
+    refused: dict[str, tuple[int, bytes]] = field(default_factory=dict)
+
+
 class Sender(Protocol):
-    def send(
-        self, raw: bytes, to_addrs: list[str], envelope_from: str | None = None
-    ) -> dict[str, tuple[int, bytes]]:
+    def send(self, raw: bytes, to_addrs: list[str], envelope_from: str | None = None) -> Handed:
         """Send one mail (bounces going to `envelope_from`, by default the judge's own
-        address); returns the recipients the server refused (others were taken), raises
-        when the mail was not taken at all."""
+        address); returns the relay's reply and the recipients it refused (others were
+        taken), raises when the mail was not taken at all."""
         ...
 
 
@@ -112,15 +121,11 @@ class SmtpSender:
         self._smtp = smtp
         return smtp
 
-    def send(
-        self, raw: bytes, to_addrs: list[str], envelope_from: str | None = None
-    ) -> dict[str, tuple[int, bytes]]:
+    def send(self, raw: bytes, to_addrs: list[str], envelope_from: str | None = None) -> Handed:
         with self._turn:
             return self._send(raw, to_addrs, envelope_from)
 
-    def _send(
-        self, raw: bytes, to_addrs: list[str], envelope_from: str | None
-    ) -> dict[str, tuple[int, bytes]]:
+    def _send(self, raw: bytes, to_addrs: list[str], envelope_from: str | None) -> Handed:
         idle = time.monotonic() - self._last_used
         if self._smtp is not None and idle > IDLE_CHECK and not self._still_open(self._smtp):
             # The relay dropped the idle connection (Postfix says 421 after 5 quiet
@@ -132,7 +137,7 @@ class SmtpSender:
         if self.signer is not None:
             raw = self.signer.sign(raw)
         try:
-            return self._connection().sendmail(envelope_from or self.envelope_from, to_addrs, raw)
+            return hand_over(self._connection(), envelope_from or self.envelope_from, to_addrs, raw)
         except smtplib.SMTPRecipientsRefused:
             # The session is still good: only this mail's recipients were refused.
             self._reset()
@@ -173,3 +178,42 @@ class SmtpSender:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def hand_over(smtp: smtplib.SMTP, envelope_from: str, to_addrs: list[str], raw: bytes) -> Handed:
+    """One SMTP transaction, as ``smtplib.SMTP.sendmail`` makes it (the same exceptions for
+    the same replies, the session reset or closed alike), keeping the reply to DATA that
+    sendmail drops."""
+    smtp.ehlo_or_helo_if_needed()
+    options = [f"SIZE={len(raw)}"] if smtp.does_esmtp and smtp.has_extn("size") else []
+    code, text = smtp.mail(envelope_from, options)
+    if code != 250:
+        _end_transaction(smtp, code)
+        raise smtplib.SMTPSenderRefused(code, text, envelope_from)
+    refused: dict[str, tuple[int, bytes]] = {}
+    for address in to_addrs:
+        code, text = smtp.rcpt(address)
+        if code not in (250, 251):
+            refused[address] = (code, text)
+        if code == 421:
+            smtp.close()
+            raise smtplib.SMTPRecipientsRefused(refused)
+    if len(refused) == len(to_addrs):
+        _end_transaction(smtp, code)  # the last refusal, not 421: that raised above
+        raise smtplib.SMTPRecipientsRefused(refused)
+    code, text = smtp.data(raw)
+    if code != 250:
+        _end_transaction(smtp, code)
+        raise smtplib.SMTPDataError(code, text)
+    words = " ".join(text.decode("utf-8", "replace").split())
+    return Handed(f"{code} {words}", refused)
+
+
+def _end_transaction(smtp: smtplib.SMTP, code: int) -> None:
+    """After a refusal: a relay that said 421 is closing the session; otherwise the
+    transaction is reset for the next mail (a failed RSET closes the session)."""
+    if code == 421:
+        smtp.close()
+        return
+    with contextlib.suppress(smtplib.SMTPServerDisconnected):
+        smtp.rset()

@@ -20,7 +20,9 @@ from typing import Any
 from mailjudge.db import side_file, sqlite_file
 
 # The outbox columns a send may change, and how each is kept here.
-_COLUMNS = ("state", "attempts", "last_error", "sent_at", "next_attempt_at", "raw")
+_COLUMNS = (
+    "state", "attempts", "last_error", "sent_at", "next_attempt_at", "raw", "relay_reply"
+)  # fmt: skip
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS outcome (
     outbox_id INTEGER PRIMARY KEY,
@@ -29,9 +31,13 @@ CREATE TABLE IF NOT EXISTS outcome (
     last_error TEXT NOT NULL,
     sent_at TEXT,
     next_attempt_at TEXT,
-    raw BLOB
+    raw BLOB,
+    relay_reply TEXT
 )
 """
+# Columns added since the first record file: a file left by an earlier sender (it may hold
+# outcomes a killed sender did not fold) gets them when it is opened.
+_ADDED = {"relay_reply": "TEXT"}
 
 
 def record_path(database_path: Path) -> Path:
@@ -52,6 +58,10 @@ class SentRecord:
         self.path = path
         self._connection = side_file(path, _SCHEMA)
         self._lock = threading.Lock()
+        has = {row[1] for row in self._connection.execute("PRAGMA table_info(outcome)")}
+        for column, kind in _ADDED.items():
+            if column not in has:
+                self._connection.execute(f"ALTER TABLE outcome ADD COLUMN {column} {kind}")
 
     def close(self) -> None:
         with self._lock:
@@ -101,4 +111,6 @@ def _to_cell(value: Any) -> Any:
 def _from_cell(column: str, cell: Any) -> Any:
     if column == "raw":
         return bytes(cell)
+    if column == "relay_reply":
+        return str(cell)
     return datetime.fromisoformat(cell)
