@@ -391,3 +391,25 @@ def test_a_relay_dropping_an_idle_connection_delays_nothing(sqlite_db: str) -> N
         sender.close()
     finally:
         relay.stop()
+
+
+def test_a_refused_data_raises_as_sendmail_did_and_the_next_mail_goes(tmp_path: Path) -> None:
+    """The relay refuses the content (554, permanent; 451, worth a retry): the same
+    SMTPDataError smtplib's sendmail raised, and the sender's next mail is taken."""
+    keeper = _Keeper()
+    controller = Controller(keeper, hostname=LOOPBACK, port=free_port())
+    controller.start()
+    raw = build_message(sender=JUDGE, to=["a@example.com"], subject="x", text="x").as_bytes()
+    try:
+        with SmtpSender(LOOPBACK, controller.port, JUDGE, timeout=5) as sender:
+            for reply, permanent in (("554 5.7.1 spam", True), ("451 4.3.0 later", False)):
+                keeper.reply = reply
+                with pytest.raises(smtplib.SMTPDataError) as refused:
+                    sender.send(raw, ["a@example.com"])
+                assert refused.value.smtp_code == int(reply[:3])
+                assert is_permanent(refused.value) is permanent
+            keeper.reply = "250 2.0.0 Ok: queued as 4Xyz"
+            assert sender.send(raw, ["a@example.com"]) == Handed("250 2.0.0 Ok: queued as 4Xyz")
+        assert len(keeper.mails) == 3
+    finally:
+        controller.stop()
