@@ -306,7 +306,9 @@ class SecuritySettings:
         "(RFC 8601; OpenDKIM and OpenDMARC take it from their AuthservID). Set with "
         "token_key, the ready-to-send block carries a token in place of the password and a "
         "Reply keeping it files that seat's orders for that phase, when this header says "
-        "DKIM or SPF passed for the seat's own address. Unset: no tokens.",
+        "DKIM or SPF passed for the seat's own address. Set it only when all mail reaches the "
+        "judge through that MTA (smtp.port 0 or on loopback): the judge believes such a header "
+        "above the first Received one. Unset: no tokens.",
     )
     token_key: str | None = _setting(
         None,

@@ -63,6 +63,8 @@ def test_dkim_or_spf_passing_for_the_address_proves_it() -> None:
         f"Authentication-Results: {MTA}; dkim=pass header.d=players.test\r\n",
         "p0@mail.players.test",  # a subdomain: relaxed alignment
     )
+    assert _proven(f"Authentication-Results: {MTA}; dmarc=pass header.from=players.test\r\n")
+    assert not _proven(f"Authentication-Results: {MTA}; dmarc=pass header.from=evil.test\r\n")
     assert not _proven(f"Authentication-Results: {MTA}; dkim=fail header.d=players.test\r\n")
     assert not _proven(f"Authentication-Results: {MTA}; dkim=pass header.d=evil.test\r\n")
     assert not _proven(f"Authentication-Results: {MTA}; dkim=pass header.d=test\r\n")

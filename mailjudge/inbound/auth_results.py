@@ -135,13 +135,15 @@ def _aligned(signer: str, domain: str) -> bool:
 
 def vouches_for(result: Result, address: str) -> bool:
     """Whether ``result`` proves that ``address`` sent the mail: DKIM passed for its
-    domain, or SPF passed for it (or its domain) as envelope sender."""
+    domain, DMARC passed for it, or SPF passed for it (or its domain) as envelope sender."""
     if result.result != "pass":
         return False
     domain = _domain(address)
     if result.method == "dkim":
         signer = result.props.get("header.d") or _domain(result.props.get("header.i", ""))
         return bool(signer) and _aligned(signer, domain)
+    if result.method == "dmarc":  # a DMARC pass is an aligned DKIM or SPF pass
+        return result.props.get("header.from", "").lower() == domain
     if result.method == "spf":
         mailfrom = result.props.get("smtp.mailfrom", "").lower()
         return mailfrom in (address.lower(), domain) and bool(mailfrom)
