@@ -20,7 +20,7 @@ from mailjudge.masking import mask_text
 from mailjudge.models import Seat
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.ready_block import ready_lines
-from mailjudge.service.seats import join, set_password
+from mailjudge.service.seats import join, resign, set_password, takeover
 
 MTA = "mx.judge.test"
 ADDRESS = "p0@players.test"
@@ -130,6 +130,17 @@ def test_set_password_ends_the_token() -> None:
     assert "no longer" in str(_check(seat, token))
     fresh = reply_tokens.token_for(get_game("tk"), Seat.get_by_id(seat.id))
     assert fresh != token and _check(seat, str(fresh)) is None
+
+
+@pytest.mark.usefixtures("sqlite_db", "tokens_on")
+def test_resign_and_takeover_end_the_token_even_for_the_same_address() -> None:
+    seat = _seat()
+    token = reply_tokens.token_for(get_game("tk"), seat)
+    assert token is not None
+    resign(Seat.get_by_id(seat.id))
+    assert "takes no token" in str(_check(seat, token))
+    takeover(get_game("tk"), seat.powers[0], ADDRESS, "pw0")
+    assert "no longer" in str(_check(seat, token))
 
 
 @pytest.mark.usefixtures("sqlite_db")
