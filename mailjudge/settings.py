@@ -300,6 +300,22 @@ class SecuritySettings:
         "Wrong passwords from one address, for any seats, that are answered in the window.",
         minimum=1,
     )
+    trusted_authserv_id: str | None = _setting(
+        None,
+        "The authserv-id your MTA writes in the Authentication-Results headers it adds "
+        "(RFC 8601; OpenDKIM and OpenDMARC take it from their AuthservID). Set with "
+        "token_key, the ready-to-send block carries a token in place of the password and a "
+        "Reply keeping it files that seat's orders for that phase, when this header says "
+        "DKIM or SPF passed for the seat's own address. Set it only when all mail reaches the "
+        "judge through that MTA (smtp.port 0 or on loopback): the judge believes such a header "
+        "above the first Received one. Unset: no tokens.",
+    )
+    token_key: str | None = _setting(
+        None,
+        "The judge's key for the Reply tokens (any long random text, e.g. from `openssl "
+        "rand -hex 32`); changing it voids every token sent.",
+        secret=True,
+    )
     list_post_bytes: int = _setting(
         16384,
         "The longest post to a Democratic country's list; a longer one is refused, and no "

@@ -15,6 +15,7 @@ from mailjudge.commands.run import execute, reply_text
 from mailjudge.game import guard
 from mailjudge.game.bounces import Failure, take_bounce
 from mailjudge.game.errors import BadSecret, ServiceError
+from mailjudge.inbound.auth_results import sender_proven
 from mailjudge.inbound.bounces import failures
 from mailjudge.inbound.own_words import reading_notes, without_own_words
 from mailjudge.inbound.parse import ParsedMail
@@ -109,9 +110,11 @@ def _run_commands(
     press_to: list[str] | None,
 ) -> Context:
     judge = settings.judge.address
+    proven = sender_proven(mail.auth_results, settings.security.trusted_authserv_id, mail.sender)
     return execute(
         without_own_words(mail, judge), mail.sender or mail.reply_to, judge, now, game,
         press_to, settings.security.max_commands, notes=reading_notes(mail),
+        sender_proven=proven,
     )  # fmt: skip
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
-from mailjudge.game import confirmations, guard, schedule, state
+from mailjudge.game import confirmations, guard, reply_tokens, schedule, state
 from mailjudge.game.bounces import clear_bounces
 from mailjudge.game.calendar import Change, invitation_ics
 from mailjudge.game.errors import BadSecret, NotFound, ServiceError
@@ -102,6 +102,10 @@ class Signon(Command):
             ctx.stopped = True
             raise
         game = seat.game
+        if reply_tokens.is_token(args[1]) and reply_tokens.enabled():
+            _token_signon(ctx, seat, args[1])
+            return [f"signed on as {seat.name} in {game.name} ({game.phase}) by the token: "
+                    "this mail may give only this phase's orders"]  # fmt: skip
         try:
             ctx.to_seat_only = state.check_secret(seat, args[1], ctx.sender)
         except BadSecret as err:
@@ -115,6 +119,16 @@ class Signon(Command):
         clear_bounces(ctx.sender, *([person.email] if person is not None else []))
         where = game.state if not game.phase else f"{game.state}, {game.phase}"
         return [f"signed on as {seat.name} in {game.name} ({where})"]
+
+
+def _token_signon(ctx: Context, seat: Seat, word: str) -> None:
+    """SIGNON with the ready-to-send block's token in place of the password."""
+    why = reply_tokens.check_token(seat, word, ctx.sender, ctx.sender_proven)
+    if why is not None:
+        ctx.stopped = True
+        raise CommandError(f"{why}; write your password in place of the token: SIGNON "
+                           f"{seat.name}@{seat.game.name} password")  # fmt: skip
+    ctx.game, ctx.seat, ctx.token_signed = seat.game, seat, True
 
 
 @register

@@ -50,6 +50,10 @@ class Context:
     quiet: bool = False  # after SIGNOFF the rest is ignored without a word
     unanswered: bool = False  # a wrong password beyond a few: the mail gets no answer
     to_seat_only: bool = False  # a seat under guessing: the answer goes to its own address
+    # The MTA vouches (Authentication-Results) that the sender wrote the mail, and a SIGNON
+    # by a Reply token (game/reply_tokens) signed it on: then only orders are taken.
+    sender_proven: bool = False
+    token_signed: bool = False
     token_for_sender: bool = False  # the answer carries a CONFIRM token: to the From only
     password_commands: int = 0  # commands that hashed a password (security.max_password_commands)
     pending: list[tuple[int, str]] = field(default_factory=list)  # bare order lines

@@ -32,6 +32,11 @@ _FLUSH_BEFORE = {
     "SIGNON", "SIGNOFF", "ORDERS", "CLEAR", "STATUS", "PROCESS", "PROCESS!", "PREVIEW", "PHASE",
 }  # fmt: skip
 
+# What a mail signed on by a Reply token may do: give the seat's orders for the phase.
+_BY_TOKEN = {"ORDERS"}
+_TOKEN_ONLY = ("not done: a mail signed on by the token may only give orders; to do this, "
+               "sign on with the SIGNON line and your password")  # fmt: skip
+
 
 def _within_limit(blocks: list[Block], limit: int) -> tuple[list[Block], Answer | None]:
     """The blocks of a mail up to `limit` commands (a run of bare order lines counts as
@@ -80,6 +85,9 @@ def run_commands(text: str, ctx: Context) -> None:
         decision = check(ctx.actor, command.action)
         if not decision:
             ctx.answers.append(Answer(command.echo(block), False, [decision.reason]))
+            continue
+        if ctx.token_signed and command.name not in _BY_TOKEN:
+            ctx.answers.append(Answer(command.echo(block), False, [_TOKEN_ONLY]))
             continue
         if command.name in _FLUSH_BEFORE:
             _flush(ctx)
@@ -191,13 +199,15 @@ def execute(
     press_to: list[str] | None = None,
     max_commands: int = 40,
     notes: Sequence[tuple[str, str]] = (),
+    sender_proven: bool = False,
 ) -> Context:
     """Run a mail's commands; the context holds the answers and the other mail to send.
     ``press_to``: the mail is a Reply to press by those powers, so its text is press.
     ``notes``: what the answer must say about how the mail was read (what, why), each
-    answered first as not done: a forwarded mail left unread, a Reply to grey press."""
+    answered first as not done: a forwarded mail left unread, a Reply to grey press.
+    ``sender_proven``: the MTA vouches that ``sender`` wrote it (a Reply token may work)."""
     ctx = Context(sender=sender, judge=judge, now=now, default_game=default_game,
-                  max_commands=max_commands)  # fmt: skip
+                  max_commands=max_commands, sender_proven=sender_proven)  # fmt: skip
     ctx.answers += [Answer(what, False, [note]) for what, note in notes]
     if press_to is not None:
         try:

@@ -17,6 +17,7 @@ from email.message import Message
 from email.parser import BytesHeaderParser, BytesParser
 
 from mailjudge.addresses import is_judge_address
+from mailjudge.inbound.auth_results import AuthResults, results_on_top
 from mailjudge.inbound.html2text import html_to_text
 from mailjudge.inbound.replies import reply_parts
 
@@ -70,6 +71,8 @@ class ParsedMail:
     # The method of a text/calendar part (iMIP, RFC 6047): REPLY when a player's calendar
     # answers the judge's invitation to a deadline; "" without one.
     calendar_method: str = ""
+    # Authentication-Results headers above the first Received one (inbound/auth_results).
+    auth_results: tuple[AuthResults, ...] = ()
 
     @property
     def reply_references(self) -> tuple[str, ...]:
@@ -329,6 +332,7 @@ def _headers(message: Message, raw: bytes, envelope_from: str | None) -> ParsedM
         text="",
         size=len(raw),
         calendar_method=_calendar_method(message),
+        auth_results=results_on_top(message),
     )
 
 

@@ -5,9 +5,9 @@ results mail or a reminder may fill in the password and change the orders right 
 the quoted block rather than copy it up. Quoted lines are never read otherwise, so such a
 block is taken out of the quote when, and only when, it shows the player's hand: it is
 quoted once (the judge's own mail, not a mail quoted in it), its SIGNON line holds a
-password where the judge wrote the placeholder (an unedited block never counts, so a Reply
-that only quotes it puts back nothing), and an ORDERS line and an END follow it. The
-caller checks that the mail answers one of the judge's mails with a block in it.
+password where the judge wrote the placeholder or a Reply token (an unedited block never
+counts, so a Reply that only quotes it puts back nothing), and an ORDERS line and an END
+follow it. The caller checks that the mail answers one of the judge's mails with a block in it.
 """
 
 from __future__ import annotations
@@ -54,4 +54,7 @@ def _signed(line: str) -> bool:
     words = line.split()
     if len(words) != 3 or words[0].upper() != "SIGNON":
         return False
-    return words[2] != PLACEHOLDER and set(words[2]) != {"*"}
+    # A Reply token (game/reply_tokens) is the judge's own word, not the player's: a Reply
+    # that only quotes a block carrying one must not file its orders.
+    typed = not words[2].upper().startswith("TOKEN:")
+    return typed and words[2] != PLACEHOLDER and set(words[2]) != {"*"}

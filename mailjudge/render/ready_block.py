@@ -1,11 +1,12 @@
 """The ready-to-send block: a seat's orders as a mail it can send back as it stands.
 
 Each phase-start mail, reminder and results mail to a player ends with it: a SIGNON line
-whose password the player writes in, then for each power an ORDERS ... END block holding
-the orders on file (or what the judge enters when there are none, marked so) and, under
-each unit, a `//` comment line with its legal orders. The reader skips `//` lines, so the
-player edits the orders and sends the block. Every line is at most `WIDTH` characters, so
-the refilling of mail text (outbound/message.wrapped) leaves the block as it is.
+whose password the player writes in (or that carries a Reply token standing for it),
+then for each power an ORDERS ... END block holding the orders on file (or what the
+judge enters when there are none, marked so) and, under each unit, a `//` comment line
+with its legal orders. The reader skips `//` lines, so the player edits the orders and
+sends the block. Every line is at most `WIDTH` characters, so the refilling of mail text
+(outbound/message.wrapped) leaves the block as it is.
 """
 
 from __future__ import annotations
@@ -59,17 +60,26 @@ def comment(text: str, width: int = WIDTH) -> list[str]:
     return lines
 
 
-def ready_block(signon: str, phase: str, blocks: list[PowerBlock]) -> list[str]:
-    """The block's lines: ``signon`` is ``france@g1``, the name the SIGNON line takes."""
+def ready_block(
+    signon: str, phase: str, blocks: list[PowerBlock], token: str | None = None
+) -> list[str]:
+    """The block's lines: ``signon`` is ``france@g1``, the name the SIGNON line takes;
+    ``token`` the Reply token that stands for the password (game/reply_tokens), if any."""
     if not blocks:
         return []
+    if token is None:
+        how = "write your password in the SIGNON line, change"
+    else:
+        how = (
+            "the token in the SIGNON line stands for your password for these orders and "
+            "this phase only, from your own address; change"
+        )
     lines = comment(
-        f"Ready to send for {phase}: write your password in the SIGNON line, change "
-        "the orders you want to change and send these lines to the judge (Reply, with "
-        "them above the quoted mail, or a new mail). Lines that begin with // are not "
-        "read: each lists a unit's legal orders."
+        f"Ready to send for {phase}: {how} the orders you want to change and send these "
+        "lines to the judge (Reply, with them above the quoted mail, or a new mail). Lines "
+        "that begin with // are not read: each lists a unit's legal orders."
     )
-    lines.append(f"SIGNON {signon} {PASSWORD_PLACEHOLDER}")
+    lines.append(f"SIGNON {signon} {token or PASSWORD_PLACEHOLDER}")
     for block in blocks:
         lines.append(f"ORDERS {block.power}")
         for note in block.notes:

@@ -14,6 +14,7 @@ from mailjudge.engine.legal import comment_line, legal_orders
 from mailjudge.engine.orders import Disband, Hold, Order, OrderError
 from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import ADJUSTMENT, MOVEMENT, Position
+from mailjudge.game.reply_tokens import token_for
 from mailjudge.game.state import current_position, game_map, has_rule, order_texts
 from mailjudge.models import Game, GameState, Seat
 from mailjudge.render.ready_block import PowerBlock, UnitLines, ready_block
@@ -30,7 +31,8 @@ def ready_lines(game: Game, seat: Seat) -> list[str]:
     own = seat.id if variant_of(game).orders_per_player else None
     made = [_power_block(game, pos, p, own) for p in seat.powers if p in owing]
     blocks = [b for b in made if b is not None]
-    return ready_block(f"{seat.name.lower()}@{game.name}", pos.phase.long_name(), blocks)
+    signon = f"{seat.name.lower()}@{game.name}"
+    return ready_block(signon, pos.phase.long_name(), blocks, token_for(game, seat))
 
 
 def _power_block(game: Game, pos: Position, power: str, own: int | None) -> PowerBlock | None:
