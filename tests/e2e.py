@@ -8,6 +8,7 @@ import random
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
@@ -93,3 +94,23 @@ def play_years(h: Harness, game: str, years: int, seed: int = 3) -> list[str]:
         phase = table.play_phase(random_orders(gmap, pos, rng))
         h.wait_until(lambda done=phase: len(h.results_for(game, done)) == 8)
         played.append(phase)
+
+
+def last_mail_to(h: Harness, to: str, subject: str) -> EmailMessage:
+    """The newest mail at the sink to ``to`` alone whose subject holds ``subject``,
+    waited for."""
+
+    def found() -> list[EmailMessage]:
+        return [m.message for m in h.sink.mails
+                if m.rcpt_tos == [to] and subject in m.message["Subject"]]  # fmt: skip
+
+    h.wait_until(found)
+    return found()[-1]
+
+
+def ready_block_lines(text: str) -> list[str]:
+    """A mail's ready-to-send block as it shows it: from the SIGNON line to the last END."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("SIGNON "))
+    end = max(i for i, line in enumerate(lines) if line == "END")
+    return lines[start : end + 1]

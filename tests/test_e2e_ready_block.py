@@ -12,28 +12,21 @@ from datetime import timedelta
 from email.message import EmailMessage
 from email.utils import make_msgid
 
-from e2e import Harness, player, seated, secret, set_up_game, text_of, wire
+from e2e import (
+    Harness,
+    last_mail_to,
+    player,
+    ready_block_lines,
+    seated,
+    secret,
+    set_up_game,
+    text_of,
+    wire,
+)
 
 from mailjudge.game.state import get_game, orders_on_file
 from mailjudge.models import utcnow
 from mailjudge.render.ready_block import PASSWORD_PLACEHOLDER
-
-
-def _mail(h: Harness, to: str, subject: str) -> EmailMessage:
-    def found() -> list[EmailMessage]:
-        return [m.message for m in h.sink.mails
-                if m.rcpt_tos == [to] and subject in m.message["Subject"]]  # fmt: skip
-
-    h.wait_until(found)
-    return found()[-1]
-
-
-def _block(text: str) -> list[str]:
-    """The block's lines as the mail shows them: from the SIGNON line to the last END."""
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("SIGNON "))
-    end = max(i for i, line in enumerate(lines) if line == "END")
-    return lines[start : end + 1]
 
 
 def _edited(block: list[str], power: str, old: str, new: str) -> list[str]:
@@ -84,8 +77,8 @@ def _orders(game: str, power: str) -> list[str]:
 def test_the_started_mail_carries_a_block_that_round_trips(harness: Harness) -> None:
     h = harness
     set_up_game(h, "blk")
-    started = _mail(h, player("FRANCE"), "the game has started")
-    block = _block(text_of(started))
+    started = last_mail_to(h, player("FRANCE"), "the game has started")
+    block = ready_block_lines(text_of(started))
     assert block[0] == f"SIGNON france@blk {PASSWORD_PLACEHOLDER}"
     assert "ORDERS FRANCE" in block and "A PAR H" in block
     assert "// (no order on file: the judge's default)" in block
@@ -125,13 +118,13 @@ def test_the_started_mail_carries_a_block_that_round_trips(harness: Harness) -> 
 def test_results_and_reminders_carry_the_block_to_players_only(harness: Harness) -> None:
     h = harness
     set_up_game(h, "blk2")
-    master = _mail(h, "master@example.test", "the game has started")
+    master = last_mail_to(h, "master@example.test", "the game has started")
     assert "ORDERS " not in text_of(master)
     seated(h, "blk2").play_phase({})
-    results = _mail(h, player("ENGLAND"), "results S1901M")
-    block = _block(text_of(results))
+    results = last_mail_to(h, player("ENGLAND"), "results S1901M")
+    block = ready_block_lines(text_of(results))
     assert "ORDERS ENGLAND" in block and "F LON H" in block
-    assert "ORDERS " not in text_of(_mail(h, "master@example.test", "results S1901M"))
+    assert "ORDERS " not in text_of(last_mail_to(h, "master@example.test", "results S1901M"))
 
 
 def test_a_reminder_carries_the_orders_on_file_and_round_trips(harness: Harness) -> None:
@@ -146,8 +139,8 @@ def test_a_reminder_carries_the_orders_on_file_and_round_trips(harness: Harness)
     when = utcnow().replace(second=0, microsecond=0) + timedelta(minutes=61)
     table.say(table.master, master + f"SET DEADLINE {when:%Y-%m-%d %H:%M} UTC", "player(s) told")
     h.judge.clock_tick()
-    reminder = _mail(h, player("ITALY"), "reminder: orders due")
-    block = _block(text_of(reminder))
+    reminder = last_mail_to(h, player("ITALY"), "reminder: orders due")
+    block = ready_block_lines(text_of(reminder))
     at = block.index("A VEN - TYR")
     assert block[at + 1].startswith("// A VEN: H, - APU,")  # on file: no default mark
     assert block[block.index("F NAP H") + 1] == "// (no order on file: the judge's default)"

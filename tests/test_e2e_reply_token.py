@@ -17,7 +17,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e import HARNESSES, JUDGE, Harness, player, seated, set_up_game, text_of, wire
+from e2e import (
+    HARNESSES,
+    JUDGE,
+    Harness,
+    last_mail_to,
+    player,
+    ready_block_lines,
+    seated,
+    set_up_game,
+    text_of,
+    wire,
+)
 
 from mailjudge import settings
 from mailjudge.demo.mailroom import running_judge
@@ -36,22 +47,6 @@ def tokened(tmp_path: Path, smtp_sink: Any, cheap_scrypt: None) -> Iterator[Harn
         HARNESSES.append(h)
         yield h
     settings.use_settings(before)  # type: ignore[arg-type]
-
-
-def _results(h: Harness, to: str, subject: str) -> EmailMessage:
-    def found() -> list[EmailMessage]:
-        return [m.message for m in h.sink.mails
-                if m.rcpt_tos == [to] and subject in m.message["Subject"]]  # fmt: skip
-
-    h.wait_until(found)
-    return found()[-1]
-
-
-def _block(text: str) -> list[str]:
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("SIGNON "))
-    end = max(i for i, line in enumerate(lines) if line == "END")
-    return lines[start : end + 1]
 
 
 def _reply(h: Harness, mail: EmailMessage, body: str, verdict: str | None) -> tuple[str, str]:
@@ -78,8 +73,8 @@ def test_a_reply_keeping_the_token_files_orders_when_the_mta_vouches(tokened: Ha
     h = tokened
     set_up_game(h, "rt")
     seated(h, "rt").play_phase({})
-    results = _results(h, player("ENGLAND"), "results S1901M")
-    block = _block(text_of(results))
+    results = last_mail_to(h, player("ENGLAND"), "results S1901M")
+    block = ready_block_lines(text_of(results))
     assert block[0].startswith("SIGNON england@rt TOKEN:"), block[0]
     token = block[0].split()[2]
     edited = "\n".join("F LON - NTH" if line == "F LON H" else line for line in block)
