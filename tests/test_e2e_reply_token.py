@@ -95,3 +95,26 @@ def test_a_reply_keeping_the_token_files_orders_when_the_mta_vouches(tokened: Ha
     # Anything but orders in a mail signed on by the token is refused.
     _, answer = _reply(h, results, f"{block[0]}\nPRESS TO ALL\nhello\nENDPRESS", dkim)
     assert "may only give orders" in answer and "password" in answer, answer
+
+
+def test_an_outlook_thanks_with_the_tokened_copy_below_changes_nothing(
+    tokened: Harness,
+) -> None:
+    """Outlook copies the judge's mail unquoted below its header block; the token in that
+    copy must not file the block's old orders again, even when the MTA vouches."""
+    h = tokened
+    set_up_game(h, "rt")
+    seated(h, "rt").play_phase({})
+    results = last_mail_to(h, player("ENGLAND"), "results S1901M")
+    block = ready_block_lines(text_of(results))
+    dkim = f"{MTA}; dkim=pass (2048-bit key) header.d=players.test header.s=mail"
+    edited = "\n".join("F LON - NTH" if line == "F LON H" else line for line in block)
+    _reply(h, results, edited, dkim)
+    assert "F LON - NTH" in _orders()
+    outlook = (
+        "Thanks!\n\n-----Original Message-----\n"
+        f"From: {results['From']}\nSent: Wednesday, November 25, 2026 10:00 PM\n"
+        f"To: {results['To']}\nSubject: {results['Subject']}\n\n{text_of(results)}"
+    )
+    _reply(h, results, outlook, dkim)
+    assert "F LON - NTH" in _orders() and "F LON H" not in _orders()
