@@ -110,6 +110,13 @@ def _relay_reply(database: Database, migrator: SchemaMigrator) -> None:
     )
 
 
+def _game_options(database: Database, migrator: SchemaMigrator) -> None:
+    # A plain ALTER TABLE, as for clock_error: a game from before has set no option ("{}").
+    database.execute_sql(  # type: ignore[no-untyped-call]
+        "ALTER TABLE game ADD COLUMN options TEXT NOT NULL DEFAULT '{}'"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "the tables of release 21f9223 (the baseline)", _baseline),
     Migration(2, "address_counter, confirmation and bounce: guessing, consent, bounces",
@@ -124,6 +131,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _deadline_sequence),
     Migration(7, "outbox.relay_reply: the relay's own words on taking a mail, for STATUS",
               _relay_reply),
+    Migration(8, "game.options: the master's SET OPTION values (game/options.py)",
+              _game_options),
 )  # fmt: skip
 LATEST = MIGRATIONS[-1].number
 

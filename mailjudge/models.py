@@ -231,6 +231,9 @@ class Game(BaseModel):
     outcome = TextField(default="")  # how a finished game ended, e.g. "DRAW FRANCE TURKEY"
     # What a variant keeps between phases (Double: an open joint-win vote, a tie-break).
     variant_state = JSONField(default=dict)
+    # The master's SET OPTION values by name (game/options.py); a name not here reads its
+    # default.
+    options = JSONField(default=dict)
     created_at = UTCDateTimeField(default=utcnow)
     started_at = UTCDateTimeField(null=True)
     finished_at = UTCDateTimeField(null=True)

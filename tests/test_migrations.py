@@ -5,7 +5,8 @@ by mail (tests/data/releases/fill_release.py says how): every table has rows. On
 schema the judge has had: 21f9223 (the baseline, before versions were kept), e057ac4 (the
 security tables, still no versions), 276ab49 and 6554db5 (schema version 2, before
 migration 3), 8c26d25 (version 3), 2217dc0 (version 5, before game.deadline_sequence),
-3554918 (version 6, before outbox.relay_reply). Each is upgraded by this code; every table keeps its
+3554918 (version 6, before outbox.relay_reply), 1fd3205 (version 7, before game.options).
+Each is upgraded by this code; every table keeps its
 rows, no foreign key is blanked, and its games play on by mail. The same rows copied into
 PostgreSQL as each release had them are upgraded there too."""
 
@@ -180,7 +181,7 @@ def test_upgrade_is_idempotent_and_a_newer_database_is_refused(sqlite_db: str) -
 # Columns the migrations add to tables the old release had: (table, column).
 ADDED_COLUMNS = (
     ("seat", "preference"), ("game", "clock_error"), ("seat", "public_name"),
-    ("game", "deadline_sequence"), ("outbox", "relay_reply"),
+    ("game", "deadline_sequence"), ("outbox", "relay_reply"), ("game", "options"),
 )  # fmt: skip
 
 

@@ -6,6 +6,7 @@ from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register, unique_commands
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.game import diary, pictures, state
+from mailjudge.game.options import OPTIONS, option_text
 from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.policy import check_read
 from mailjudge.permissions.vocabulary import Action
@@ -157,8 +158,8 @@ class Map(Command):
 class Help(Command):
     action = Action.INFO
     name = "HELP"
-    usage = "HELP [command | RULES]"
-    summary = "this list; HELP RULES describes the rules flags"
+    usage = "HELP [command | RULES | OPTIONS]"
+    summary = "this list; HELP RULES describes the rules flags, HELP OPTIONS the options"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         if args and args[0].upper() == "RULES":
@@ -166,6 +167,8 @@ class Help(Command):
             flags = [f"{name}: {cat.get(name).summary}" for name in cat.names]
             # The judge's choices where the seeds are silent or contradict themselves.
             return [*flags, "", *render("help_choices.txt.j2").rstrip("\n").splitlines()]
+        if args and args[0].upper() == "OPTIONS":
+            return _options_help(ctx.game)
         # Signed on to a game, HELP lists that game's commands: the shared ones and its
         # variant's own.
         variant = ctx.game.variant if ctx.game is not None else None
@@ -188,3 +191,13 @@ class Help(Command):
         lines.append("Coming from njudge or DPjudge: HELP SET DRAW (or any of their commands) "
                      "says what it does here")  # fmt: skip
         return lines
+
+
+def _options_help(game: Game | None) -> list[str]:
+    """Each option, what it does, and its value: in the signed-on game, else the default."""
+    lines = ["Options (the master sets one with SET OPTION NAME value):"]
+    for option in OPTIONS.values():
+        value = option_text(game, option.name) if game is not None else option.default
+        where = f"in {game.name}" if game is not None else "by default"
+        lines += [f"  {option.name} {value} ({where})", f"      {option.summary}"]
+    return lines

@@ -12,7 +12,7 @@ from mailjudge.commands.registry import register
 from mailjudge.commands.vote import announce_end
 from mailjudge.engine.phases import result_rows
 from mailjudge.engine.state import Phase
-from mailjudge.game import schedule, state
+from mailjudge.game import options, schedule, state
 from mailjudge.game.calendar import Change, invitation_ics
 from mailjudge.game.outcomes import Processed
 from mailjudge.game.schedule import deadline_lines
@@ -193,6 +193,22 @@ class SetRule(MasterCommand):
             raise CommandError("write SET RULE +NO_PRESS -POWER_CHOICE")
         rules = state.set_rules(game, " ".join(args))
         return [f"rules now: {str(rules) or 'none'}"]
+
+
+@register
+class SetOption(MasterCommand):
+    name = "SET OPTION"
+    usage = "SET OPTION EXTEND_MAX 48H"
+    summary = "set one of the game's options (HELP OPTIONS lists them with their values)"
+
+    def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
+        if len(args) < 2:
+            raise CommandError(
+                "write SET OPTION, the option's name and its value, e.g. SET OPTION "
+                "EXTEND_MAX 48H (HELP OPTIONS lists the options)"
+            )
+        value = options.set_option(game, args[0], " ".join(args[1:]))
+        return [f"{args[0].upper()} is now {value}"]
 
 
 @register

@@ -19,6 +19,7 @@ from mailjudge.commands.master import MasterCommand
 from mailjudge.commands.orders import flush_bare_lines
 from mailjudge.commands.registry import register
 from mailjudge.commands.veteran_lines import close_if, else_branch
+from mailjudge.game.options import OPTIONS
 from mailjudge.game.state import game_map
 from mailjudge.models import Game
 from mailjudge.permissions.vocabulary import Action
@@ -286,8 +287,10 @@ class SetOther(Command):
         name = f"SET {what}".strip()
         if what in SET_ELSEWHERE:
             raise CommandError(f"this judge has no {name}: {SET_ELSEWHERE[what]}")
+        if what in OPTIONS:
+            raise CommandError(f"{what} is an option: the master writes SET OPTION {what} value")
         raise CommandError(
             f"this judge has no {name}: the SET commands here are SET WAIT, SET NOWAIT, "
             "SET ABSENCE, SET NOABSENCE, SET ZONE, SET PASSWORD, SET ADDRESS, SET DRAW, "
-            "SET PREFERENCE and, for the master, SET DEADLINE, SET TIMING and SET RULE"
+            "SET PREFERENCE and, for the master, SET DEADLINE, SET TIMING, SET RULE and SET OPTION"
         )
