@@ -110,6 +110,13 @@ def _relay_reply(database: Database, migrator: SchemaMigrator) -> None:
     )
 
 
+def _standin(database: Database, migrator: SchemaMigrator) -> None:
+    # A plain ALTER TABLE, as for clock_error. Nobody has asked for a stand-in yet: false.
+    database.execute_sql(  # type: ignore[no-untyped-call]
+        "ALTER TABLE seat ADD COLUMN standin BOOLEAN NOT NULL DEFAULT FALSE"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "the tables of release 21f9223 (the baseline)", _baseline),
     Migration(2, "address_counter, confirmation and bounce: guessing, consent, bounces",
@@ -124,6 +131,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _deadline_sequence),
     Migration(7, "outbox.relay_reply: the relay's own words on taking a mail, for STATUS",
               _relay_reply),
+    Migration(11, "seat.standin: SET STANDIN ON, the stand-in orders while a player is away",
+              _standin),
 )  # fmt: skip
 LATEST = MIGRATIONS[-1].number
 
