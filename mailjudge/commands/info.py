@@ -157,8 +157,8 @@ class Map(Command):
 class Help(Command):
     action = Action.INFO
     name = "HELP"
-    usage = "HELP [command | RULES]"
-    summary = "this list; HELP RULES describes the rules flags"
+    usage = "HELP [command | RULES | STANDIN]"
+    summary = "this list; HELP RULES describes the rules flags, HELP STANDIN the stand-in"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         if args and args[0].upper() == "RULES":
@@ -166,6 +166,8 @@ class Help(Command):
             flags = [f"{name}: {cat.get(name).summary}" for name in cat.names]
             # The judge's choices where the seeds are silent or contradict themselves.
             return [*flags, "", *render("help_choices.txt.j2").rstrip("\n").splitlines()]
+        if args and args[0].upper() in ("STANDIN", "STAND-IN"):
+            return render("help_standin.txt.j2").rstrip("\n").splitlines()
         # Signed on to a game, HELP lists that game's commands: the shared ones and its
         # variant's own.
         variant = ctx.game.variant if ctx.game is not None else None
