@@ -15,7 +15,9 @@ Movement.
    and out of every foreign unit's reach, is taken by a free unit that can move there.
 5. A unit on a centre it does not own yet holds (to own it after Fall); any other takes one
    step toward the nearest centre it could take, into a province no unit stands in (a
-   foreign one would be an attack) and no own unit moves into; else it holds.
+   foreign one would be an attack) and no own unit moves into; else it holds. Such a step
+   may end on a centre another power could enter too: at worst the two stand off (left
+   out, the stand-in kept 4.2 centres on average instead of 4.75 in the benchmark).
 
 Retreat: toward home (the option nearest the power's home centres by the DATC 6.J count,
 an empty centre of its own first); never two units to one province; no option: disband.
