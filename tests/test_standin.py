@@ -186,9 +186,9 @@ def test_a_movement_phase_for_all_seven_powers_in_under_50_ms() -> None:
     for pos in positions(4, 30):
         if pos.phase.type != "movement":
             continue
-        started = time.perf_counter()
+        started = time.process_time()  # its own CPU time: a busy machine does not count
         standin_orders(GMAP, pos, GMAP.power_names, "fast")
-        worst = max(worst, time.perf_counter() - started)
+        worst = max(worst, time.process_time() - started)
     assert worst < 0.050, f"{worst * 1000:.1f} ms"
 
 
