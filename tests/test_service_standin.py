@@ -19,6 +19,7 @@ from mailjudge.service import processing
 from mailjudge.service.orders import submit_orders
 from mailjudge.service.seats import seat_for_power
 from mailjudge.service.standin import away_with_standin, set_standin
+from mailjudge.web.pages import phase_results
 
 FRENCH_HOLDS = ["A PAR H", "A MAR H", "F BRE H"]
 
@@ -50,6 +51,10 @@ def test_the_stand_in_orders_every_silent_power_and_its_orders_are_marked(
         assert bool(row.get("standin")) == (row["power"] != "FRANCE"), row
         assert not row["default"]
     assert record.results["results"] == done.results
+    # The web's phase page reads the stored results: the marks show there too.
+    shown = "\n".join(phase_results(game, processing.history(game), 0))
+    assert shown.count("(stand-in)") == sum(len(expected[p]) for p in expected if p != "FRANCE")
+    assert "A PAR H (stand-in)" not in shown and "A PAR H" in shown
 
     # ROLLBACK puts back only the players' own orders; ROLLFORWARD replays the stand-in's
     # and marks them again.
