@@ -25,6 +25,7 @@ BENCHMARKS: dict[str, str] = {
     "mailsize": "mailjudge.benchmarks.mail_size",
     "text": "mailjudge.benchmarks.text",
     "legal": "mailjudge.benchmarks.legal",
+    "standin": "mailjudge.benchmarks.standin",
 }
 
 

@@ -117,6 +117,13 @@ def _game_options(database: Database, migrator: SchemaMigrator) -> None:
     )
 
 
+def _standin(database: Database, migrator: SchemaMigrator) -> None:
+    # A plain ALTER TABLE, as for clock_error. Nobody has asked for a stand-in yet: false.
+    database.execute_sql(  # type: ignore[no-untyped-call]
+        "ALTER TABLE seat ADD COLUMN standin BOOLEAN NOT NULL DEFAULT FALSE"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "the tables of release 21f9223 (the baseline)", _baseline),
     Migration(2, "address_counter, confirmation and bounce: guessing, consent, bounces",
@@ -133,6 +140,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _relay_reply),
     Migration(8, "game.options: the master's SET OPTION values (game/options.py)",
               _game_options),
+    Migration(11, "seat.standin: SET STANDIN ON, the stand-in orders while a player is away",
+              _standin),
 )  # fmt: skip
 LATEST = MIGRATIONS[-1].number
 

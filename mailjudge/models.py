@@ -279,6 +279,7 @@ class Seat(BaseModel):
     absence = TextField(default="")  # SET ABSENCE periods, canonical text
     # SET PREFERENCE: the powers wanted, best first ("ENGLAND FRANCE"), for a random deal.
     preference = CharField(max_length=255, default="")
+    standin = BooleanField(default=False)  # SET STANDIN ON: the stand-in orders while away
     failed_signons = IntegerField(default=0)
     locked_until = UTCDateTimeField(null=True)
     joined_at = UTCDateTimeField(default=utcnow)

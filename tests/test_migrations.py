@@ -182,6 +182,7 @@ def test_upgrade_is_idempotent_and_a_newer_database_is_refused(sqlite_db: str) -
 ADDED_COLUMNS = (
     ("seat", "preference"), ("game", "clock_error"), ("seat", "public_name"),
     ("game", "deadline_sequence"), ("outbox", "relay_reply"), ("game", "options"),
+    ("seat", "standin"),
 )  # fmt: skip
 
 

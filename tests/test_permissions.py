@@ -61,7 +61,7 @@ ROLES = list(Role)
 SITUATIONS = [
     (variant, rules, state)
     for variant in VARIANTS
-    for rules in ("", "NO_PRESS", "PUBLIC_PRESS", "NO_OBSERVATIONS")
+    for rules in ("", "NO_PRESS", "PUBLIC_PRESS", "NO_OBSERVATIONS", "STANDIN")
     for state in ("forming", "active", "finished")
 ]
 
@@ -84,10 +84,10 @@ def test_every_row_decides_for_someone() -> None:
 # The table's answer for each role in an active standard game (and Democratic's citizens).
 ALLOWED: dict[Role, set[Action]] = {
     Role.ANYONE: {Action.INFO, Action.CREATE, Action.JOIN, Action.OBSERVE, Action.TAKEOVER},
-    Role.MASTER: set(Action) - {Action.VOTE, Action.VOTE_VICTOR},
-    Role.PLAYER: set(Action) - {Action.MASTER, Action.PRESS_COUNTRY},
-    Role.AUTHORIZED_TEAMMATE: set(Action) - {Action.MASTER, Action.VOTE, Action.VOTE_VICTOR, Action.PRESS_COUNTRY},
-    Role.TEAMMATE: set(Action) - {Action.MASTER, Action.VOTE, Action.VOTE_VICTOR, Action.PRESS_COUNTRY, Action.ORDERS},
+    Role.MASTER: set(Action) - {Action.VOTE, Action.VOTE_VICTOR, Action.SEAT_STANDIN},
+    Role.PLAYER: set(Action) - {Action.MASTER, Action.PRESS_COUNTRY, Action.SEAT_STANDIN},
+    Role.AUTHORIZED_TEAMMATE: set(Action) - {Action.MASTER, Action.VOTE, Action.VOTE_VICTOR, Action.PRESS_COUNTRY, Action.SEAT_STANDIN},
+    Role.TEAMMATE: set(Action) - {Action.MASTER, Action.VOTE, Action.VOTE_VICTOR, Action.PRESS_COUNTRY, Action.ORDERS, Action.SEAT_STANDIN},
     Role.OBSERVER: {Action.INFO, Action.CREATE, Action.JOIN, Action.OBSERVE, Action.TAKEOVER,
                     Action.PRESS, Action.PRESS_MASTER, Action.SEAT},
 }  # fmt: skip
@@ -116,3 +116,17 @@ def test_survive_master_breaks_a_victor_tie_and_the_gates_come_first() -> None:
     finished = actor(Role.CITIZEN, "democratic", state="finished")
     assert check(finished, Action.VOTE).reason == "the game is over"
     assert "SIGNON first" in check(actor(Role.ANYONE, "democratic"), Action.VOTE).reason
+
+
+def test_standin_is_for_players_of_a_game_with_standin() -> None:
+    """SET STANDIN (issue 35): refused with its reason without the rule; under it only
+    players (and authorized teammates, who order for a power) may ask for it."""
+    plain = check(actor(Role.PLAYER), Action.SEAT_STANDIN)
+    assert not plain and "no STANDIN rule" in plain.reason and "SET RULE +STANDIN" in plain.reason
+    assert check(actor(Role.PLAYER, rules="STANDIN"), Action.SEAT_STANDIN)
+    assert check(actor(Role.AUTHORIZED_TEAMMATE, rules="STANDIN"), Action.SEAT_STANDIN)
+    for role in (Role.OBSERVER, Role.MASTER, Role.TEAMMATE):
+        refused = check(actor(role, rules="STANDIN"), Action.SEAT_STANDIN)
+        assert not refused and "only a player" in refused.reason, role
+    # Its other settings stay the observer's own.
+    assert check(actor(Role.OBSERVER, rules="STANDIN"), Action.SEAT)

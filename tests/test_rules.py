@@ -60,8 +60,19 @@ VARIANT_RULES = {
 }
 
 
+# Rules of this judge's own, for every variant (issue 35: the stand-in).
+JUDGE_RULES = {"STANDIN": ""}
+
+
 def test_catalogue_holds_exactly_the_seed_rules_and_the_variant_rules() -> None:
-    assert known_rules() == sorted([*SEED_RULES, *VARIANT_RULES])
+    assert known_rules() == sorted([*SEED_RULES, *VARIANT_RULES, *JUDGE_RULES])
+
+
+@pytest.mark.parametrize("name", sorted(JUDGE_RULES))
+def test_judge_rules_are_described_and_fit_every_variant(name: str) -> None:
+    rule = catalogue().get(name)
+    assert len(rule.summary) > 10 and len(rule.description) > 40
+    assert rule.implications == JUDGE_RULES[name] and rule.variants is None
 
 
 @pytest.mark.parametrize(("name", "variant"), sorted(VARIANT_RULES.items()))

@@ -14,7 +14,7 @@ from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.deadline import deadline_lines, deadline_text
 from mailjudge.render.outgoing import Outgoing, mail_to_seat, seat_country
-from mailjudge.service import games, seats
+from mailjudge.service import games, seats, standin
 from mailjudge.service.ready_block import ready_lines
 from mailjudge.settings import current_settings
 from mailjudge.timing import zone_of
@@ -547,6 +547,24 @@ class SetNoAbsence(Command):
         if not cancelled:
             return ["you had no absence planned; nothing to cancel"]
         return [f"{cancelled} planned absence(s) cancelled; deadlines fall as the timing says"]
+
+
+@register
+class SetStandin(Command):
+    action = Action.SEAT_STANDIN
+    name = "SET STANDIN"
+    usage = "SET STANDIN ON | OFF"
+    summary = (
+        "under STANDIN: while you are away (SET ABSENCE) the stand-in orders for your power"
+        " and the deadline does not wait for you (HELP STANDIN)"
+    )
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        _, seat = ctx.signed_on()
+        word = args[0].upper() if len(args) == 1 else ""
+        if word not in ("ON", "OFF"):
+            raise CommandError("write SET STANDIN ON, or SET STANDIN OFF to take it back")
+        return [standin.set_standin(seat, word == "ON")]
 
 
 @register

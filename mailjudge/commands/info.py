@@ -158,8 +158,11 @@ class Map(Command):
 class Help(Command):
     action = Action.INFO
     name = "HELP"
-    usage = "HELP [command | RULES | OPTIONS]"
-    summary = "this list; HELP RULES describes the rules flags, HELP OPTIONS the options"
+    usage = "HELP [command | RULES | OPTIONS | STANDIN]"
+    summary = (
+        "this list; HELP RULES describes the rules flags, HELP OPTIONS the options, "
+        "HELP STANDIN the stand-in"
+    )
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         if args and args[0].upper() == "RULES":
@@ -169,6 +172,8 @@ class Help(Command):
             return [*flags, "", *render("help_choices.txt.j2").rstrip("\n").splitlines()]
         if args and args[0].upper() == "OPTIONS":
             return _options_help(ctx.game)
+        if args and args[0].upper() in ("STANDIN", "STAND-IN"):
+            return render("help_standin.txt.j2").rstrip("\n").splitlines()
         # Signed on to a game, HELP lists that game's commands: the shared ones and its
         # variant's own.
         variant = ctx.game.variant if ctx.game is not None else None

@@ -21,7 +21,7 @@ from mailjudge.game.state import game_map, has_rule
 from mailjudge.models import Game, OrderLine, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render.deadline import deadline_text
-from mailjudge.service import conditional
+from mailjudge.service import conditional, standin
 from mailjudge.service import orders as service_orders
 from mailjudge.variants import variant_of
 
@@ -334,9 +334,12 @@ class Status(Command):
         pos = state.current_position(game)
         on_file = state.orders_on_file(game)
         powers = service_orders.powers_to_order(game, pos) if seat.role == "master" else seat.powers
+        asked = standin.asked_for(game)  # SET STANDIN ON
         for power in powers:
             mine = _shown(game, seat, on_file.get(power, []))
             lines.append(f"{power}:")
+            if power in asked:
+                lines.append("    stand-in: on, it orders while the player is away")
             for line in mine:
                 by = line.submitted_by.name if line.submitted_by is not None else "the judge"
                 lines.append(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, TypedDict
+from typing import NamedTuple, NotRequired, TypedDict
 
 from mailjudge.engine.adjudicator import adjudicate_movement
 from mailjudge.engine.adjustments import adjustments_needed, resolve_adjustments, resolve_retreats
@@ -287,6 +287,7 @@ class ResultRow(TypedDict):
     outcome: str  # succeeds, bounces, cut, void, dislodged, invalid, multiple, ...
     reason: str  # why an order is invalid
     default: bool  # the engine's order for a unit that had none
+    standin: NotRequired[bool]  # the stand-in's order (STANDIN; service/standin.py)
 
 
 def result_rows(outcome: PhaseOutcome) -> list[ResultRow]:

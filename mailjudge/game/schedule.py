@@ -161,7 +161,14 @@ def _phase_type(game: Game) -> str:
 
 
 def _apply_absences(game: Game, timing: Timing) -> None:
-    spans = [span for seat in players_to_order_by_clock(game) for span in absences(seat)]
+    # Under STANDIN a player who asked for the stand-in is ordered for while away instead.
+    standin = has_rule(game, "STANDIN")
+    spans = [
+        span
+        for seat in players_to_order_by_clock(game)
+        if not (standin and seat.standin)
+        for span in absences(seat)
+    ]
     for _ in range(len(spans) + 1):
         moved = False
         for start, end in spans:

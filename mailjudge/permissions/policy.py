@@ -13,7 +13,17 @@ from __future__ import annotations
 
 from mailjudge.models import Game, GameState
 from mailjudge.permissions.actors import Actor
-from mailjudge.permissions.rows import ALLOW, DENY, Decision, Row, always, role, rule, state
+from mailjudge.permissions.rows import (
+    ALLOW,
+    DENY,
+    Decision,
+    Row,
+    always,
+    both,
+    role,
+    rule,
+    state,
+)
 from mailjudge.permissions.vocabulary import SEATED, Action, Role
 from mailjudge.variants import variant_of
 
@@ -56,6 +66,10 @@ TABLE: tuple[Row, ...] = (
     Row(A.PRESS_MASTER, role(*SEATED), ALLOW, "anyone in the game may write to the master"),
     Row(A.VOTE, role(Role.PLAYER), ALLOW, "players vote on how the game ends"),
     Row(A.VOTE, always, DENY, "only players (and citizens) vote"),
+    Row(A.SEAT_STANDIN, both(rule("STANDIN"), role(*PLAYERS)), ALLOW, "a player may have the stand-in order while away"),
+    Row(A.SEAT_STANDIN, rule("STANDIN"), DENY, "only a player with a power may have a stand-in (SET STANDIN)"),
+    Row(A.SEAT_STANDIN, always, DENY,
+        "this game has no STANDIN rule, so no stand-in orders for anyone; the master may SET RULE +STANDIN"),
     Row(A.SEAT, role(*SEATED), ALLOW, "your own settings"),
     Row(A.PRESS, role(*SEATED), ALLOW, "PRESS and BROADCAST: the rows of the press's kind decide once its recipients are known"),
 )  # fmt: skip

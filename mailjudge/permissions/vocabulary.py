@@ -39,6 +39,7 @@ class Action(StrEnum):
     VOTE = "vote"
     VOTE_VICTOR = "vote.victor"
     SEAT = "seat"  # one's own settings: WAIT, ZONE, ABSENCE, PASSWORD, RESIGN ...
+    SEAT_STANDIN = "seat.standin"  # SET STANDIN: only players, only under STANDIN
 
     @property
     def family(self) -> Action:

@@ -36,7 +36,8 @@ MARKS = {
 def order_line(result: ResultRow) -> str:
     mark = MARKS.get(result["outcome"], f" (*{result['outcome']}*)")
     default = " [default]" if result.get("default") else ""
-    return f"{result['order']}{mark}{default}"
+    standin = " (stand-in)" if result.get("standin") else ""
+    return f"{result['order']}{mark}{default}{standin}"
 
 
 @dataclass

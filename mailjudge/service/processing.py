@@ -31,14 +31,22 @@ from mailjudge.models import Game, GameState, OrderLine, PhaseRecord, Seat, utcn
 from mailjudge.service.conditional import resolve_conditional_orders
 from mailjudge.service.games import engine_options, passive_now
 from mailjudge.service.orders import blank_orders_in, powers_to_order
+from mailjudge.service.standin import (
+    add_standin_orders,
+    away_with_standin,
+    by_standin,
+    mark_results,
+)
 from mailjudge.variants import variant_of
 
 
 def _exempt(game: Game, seats: list[Seat]) -> set[str]:
-    """Powers the judge orders for itself: dummies and vacant powers under CD_DUMMIES."""
+    """Powers the judge orders for itself: dummies and vacant powers under CD_DUMMIES, and
+    under STANDIN the powers of players away who asked for the stand-in."""
+    away = away_with_standin(game, seats)  # STANDIN: a player away who asked for it
     if not has_rule(game, "CD_DUMMIES"):
-        return set()
-    return {p for s in seats if s.dummy or s.person_id is None for p in s.powers}
+        return away
+    return away | {p for s in seats if s.dummy or s.person_id is None for p in s.powers}
 
 
 def late_powers(game: Game, seats: list[Seat] | None = None) -> list[str]:
@@ -204,6 +212,7 @@ def process(
             return done
         notices = variant.before_process(fresh, now or utcnow())
         texts, kept = _orders_for_engine(fresh)
+        add_standin_orders(fresh, texts, kept, now)
         done = _run(fresh, texts, kept, keep_future=False, now=now)
         done.notices = notices + variant.after_process(fresh, done, now or utcnow())
     game.__data__.update(fresh.__data__)
@@ -221,6 +230,7 @@ def _run(
     pos = current_position(game)
     outcome = process_phase(gmap, pos, texts, engine_options(game), _held_last_year(game))
     results = result_rows(outcome)
+    mark_results(results, kept)  # the stand-in's orders show (stand-in)
     record_data = {
         "results": results,
         "after": position_to_dict(outcome.after),
@@ -283,7 +293,8 @@ def _mark_eliminated(game: Game, outcome: PhaseOutcome) -> None:
 
 def preview(game: Game) -> PhaseOutcome:
     """What processing now would give; nothing is stored (the master's PREVIEW)."""
-    texts, _ = _orders_for_engine(game)
+    texts, kept = _orders_for_engine(game)
+    add_standin_orders(game, texts, kept)
     return process_phase(
         game_map(game), current_position(game), texts, engine_options(game), _held_last_year(game)
     )
@@ -338,7 +349,9 @@ def rollback(game: Game, phase: str | None = None) -> PhaseRecord:
 def _restore_orders(game: Game, record: PhaseRecord) -> None:
     seats = {s.name: s for s in Seat.select().where(Seat.game == game)}
     for power, lines in record.orders.items():
-        for n, entry in enumerate(lines):
+        # The stand-in's orders are not the player's: processing again asks it again.
+        own = [entry for entry in lines if not by_standin(entry)]
+        for n, entry in enumerate(own):
             OrderLine.create(
                 game=game, phase=record.phase, power=power, line=n, text=entry["text"],
                 submitted_by=seats.get(entry.get("by") or ""),

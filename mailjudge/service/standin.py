@@ -1,0 +1,102 @@
+"""The STANDIN rule in play: which powers the stand-in (engine/standin.py) orders for when
+a phase is processed, its orders kept with the phase marked as its own, and SET STANDIN.
+
+In a game with STANDIN, a power that owes orders and has none on file when its phase is
+processed (a dummy, a vacant power, a late one, a player away) is ordered by the stand-in
+instead of getting the civil-disorder defaults. A player away on a SET ABSENCE who set
+STANDIN ON is not waited for while the absence lasts (service/processing._exempt), and the
+absence does not move the deadline (game/schedule.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from mailjudge.engine.phases import ResultRow
+from mailjudge.engine.standin import MARK, standin_texts
+from mailjudge.game.errors import ServiceError
+from mailjudge.game.schedule import absences
+from mailjudge.game.state import current_position, game_map, has_rule
+from mailjudge.models import Game, Seat, utcnow
+from mailjudge.service.games import engine_options
+from mailjudge.service.orders import powers_to_order
+
+Kept = dict[str, list[dict[str, Any]]]
+
+
+def away_with_standin(game: Game, seats: Iterable[Seat], now: datetime | None = None) -> set[str]:
+    """The powers whose player is away now (SET ABSENCE) and asked for the stand-in."""
+    if not has_rule(game, "STANDIN"):
+        return set()
+    now = now or utcnow()
+    return {
+        power
+        for seat in seats
+        if seat.standin and any(start <= now < end for start, end in absences(seat))
+        for power in seat.powers
+    }
+
+
+def asked_for(game: Game) -> set[str]:
+    """The powers whose player set STANDIN ON (for STATUS), under STANDIN."""
+    if not has_rule(game, "STANDIN"):
+        return set()
+    seats = Seat.select().where((Seat.game == game) & (Seat.standin == True))  # noqa: E712
+    return {power for seat in seats for power in seat.powers}
+
+
+def add_standin_orders(
+    game: Game, texts: dict[str, list[str]], kept: Kept, now: datetime | None = None
+) -> list[str]:
+    """Under STANDIN, the stand-in's orders for every power that owes orders and has none
+    on file, added to ``texts`` and ``kept`` (marked as the stand-in's); the powers it
+    ordered for."""
+    if not has_rule(game, "STANDIN"):
+        return []
+    pos = current_position(game)
+    passive = engine_options(game).passive  # their orders would be ignored
+    silent = [p for p in powers_to_order(game, pos) if not texts.get(p) and p not in passive]
+    if not silent:
+        return []
+    found = standin_texts(
+        game_map(game), pos, silent, game.name, build_any=has_rule(game, "BUILD_ANY")
+    )
+    at = (now or utcnow()).isoformat()
+    for power, lines in found.items():
+        texts[power] = lines
+        kept[power] = [{"text": t, "by": MARK, "standin": True, "at": at} for t in lines]
+    return sorted(found)
+
+
+def by_standin(entry: dict[str, Any]) -> bool:
+    """Whether a kept order line was the stand-in's."""
+    return bool(entry.get("standin"))
+
+
+def mark_results(rows: list[ResultRow], kept: Kept) -> None:
+    """Mark the results of the stand-in's orders, so that they show (stand-in)."""
+    given = {(p, e["text"]) for p, lines in kept.items() for e in lines if by_standin(e)}
+    if not given:
+        return
+    for row in rows:
+        if (row["power"], row["order"]) in given:
+            row["standin"] = True
+
+
+def set_standin(seat: Seat, on: bool) -> str:
+    """SET STANDIN ON / OFF: the player's own choice; the permission table has already
+    checked the rule and the role."""
+    if not seat.powers:
+        raise ServiceError("you hold no power for a stand-in to order")
+    seat.standin = on
+    seat.save()
+    if not on:
+        return "no stand-in: while you are away the deadline waits for you as before"
+    planned = [end for _, end in absences(seat) if end > utcnow()]
+    when = "during your absences" if planned else "once you SET ABSENCE (you have none planned)"
+    return (
+        f"the stand-in orders for {seat.powers} {when}, unless your own orders are "
+        "on file; the deadline no longer moves for your absences (HELP STANDIN)"
+    )
