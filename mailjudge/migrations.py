@@ -39,8 +39,10 @@ from mailjudge.models import (
     BaseModel,
     Bounce,
     Confirmation,
+    DeadlineExtension,
     DiaryEntry,
     SchemaVersion,
+    StalemateQuestion,
 )
 from mailjudge.variants import VARIANTS
 
@@ -117,6 +119,10 @@ def _game_options(database: Database, migrator: SchemaMigrator) -> None:
     )
 
 
+def _extensions_and_stalemates(database: Database, migrator: SchemaMigrator) -> None:
+    database.create_tables([DeadlineExtension, StalemateQuestion], safe=True)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "the tables of release 21f9223 (the baseline)", _baseline),
     Migration(2, "address_counter, confirmation and bounce: guessing, consent, bounces",
@@ -133,6 +139,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _relay_reply),
     Migration(8, "game.options: the master's SET OPTION values (game/options.py)",
               _game_options),
+    Migration(12, "deadline_extension and stalemate_question: VOTE EXTEND, STALEMATE_DRAW",
+              _extensions_and_stalemates),
 )  # fmt: skip
 LATEST = MIGRATIONS[-1].number
 

@@ -61,7 +61,7 @@ ROLES = list(Role)
 SITUATIONS = [
     (variant, rules, state)
     for variant in VARIANTS
-    for rules in ("", "NO_PRESS", "PUBLIC_PRESS", "NO_OBSERVATIONS")
+    for rules in ("", "NO_PRESS", "PUBLIC_PRESS", "NO_OBSERVATIONS", "NO_DEADLINE")
     for state in ("forming", "active", "finished")
 ]
 
@@ -84,10 +84,10 @@ def test_every_row_decides_for_someone() -> None:
 # The table's answer for each role in an active standard game (and Democratic's citizens).
 ALLOWED: dict[Role, set[Action]] = {
     Role.ANYONE: {Action.INFO, Action.CREATE, Action.JOIN, Action.OBSERVE, Action.TAKEOVER},
-    Role.MASTER: set(Action) - {Action.VOTE, Action.VOTE_VICTOR},
+    Role.MASTER: set(Action) - {Action.VOTE, Action.VOTE_VICTOR, Action.VOTE_EXTEND},
     Role.PLAYER: set(Action) - {Action.MASTER, Action.PRESS_COUNTRY},
-    Role.AUTHORIZED_TEAMMATE: set(Action) - {Action.MASTER, Action.VOTE, Action.VOTE_VICTOR, Action.PRESS_COUNTRY},
-    Role.TEAMMATE: set(Action) - {Action.MASTER, Action.VOTE, Action.VOTE_VICTOR, Action.PRESS_COUNTRY, Action.ORDERS},
+    Role.AUTHORIZED_TEAMMATE: set(Action) - {Action.MASTER, Action.VOTE, Action.VOTE_VICTOR, Action.VOTE_EXTEND, Action.PRESS_COUNTRY},
+    Role.TEAMMATE: set(Action) - {Action.MASTER, Action.VOTE, Action.VOTE_VICTOR, Action.VOTE_EXTEND, Action.PRESS_COUNTRY, Action.ORDERS},
     Role.OBSERVER: {Action.INFO, Action.CREATE, Action.JOIN, Action.OBSERVE, Action.TAKEOVER,
                     Action.PRESS, Action.PRESS_MASTER, Action.SEAT},
 }  # fmt: skip
@@ -116,3 +116,13 @@ def test_survive_master_breaks_a_victor_tie_and_the_gates_come_first() -> None:
     finished = actor(Role.CITIZEN, "democratic", state="finished")
     assert check(finished, Action.VOTE).reason == "the game is over"
     assert "SIGNON first" in check(actor(Role.ANYONE, "democratic"), Action.VOTE).reason
+
+
+def test_vote_extend_is_the_players_of_an_active_game_with_a_deadline() -> None:
+    assert check(actor(Role.PLAYER), Action.VOTE_EXTEND)
+    assert "NO_DEADLINE" in check(actor(Role.PLAYER, rules="NO_DEADLINE"), Action.VOTE_EXTEND).reason
+    assert not check(actor(Role.PLAYER, state="forming"), Action.VOTE_EXTEND)
+    assert not check(actor(Role.PLAYER, state="paused"), Action.VOTE_EXTEND)
+    assert "the game is over" in check(actor(Role.PLAYER, state="finished"), Action.VOTE_EXTEND).reason
+    for who in (Role.OBSERVER, Role.MASTER, Role.TEAMMATE):
+        assert "only the game's players" in check(actor(who), Action.VOTE_EXTEND).reason
