@@ -72,7 +72,9 @@ def test_an_observer_and_a_player_of_another_game_cannot_vote(harness: Harness) 
     # A player of another game: signed on to their own game they reach only that game;
     # their password is no way into this one.
     stranger = "stranger@elsewhere.test"
-    assert "game far created" in h.command("gm@elsewhere.test", "CREATE far farpw RULES POWER_CHOICE")
+    assert "game far created" in h.command(
+        "gm@elsewhere.test", "CREATE far farpw RULES POWER_CHOICE"
+    )
     assert "you joined" in h.command(stranger, "JOIN far strangerpw FRANCE")
     reply = h.command(stranger, "SIGNON france@far strangerpw\nVOTE EXTEND 24H")
     assert "only an active game's deadline is extended" in reply, reply

@@ -120,9 +120,13 @@ def test_survive_master_breaks_a_victor_tie_and_the_gates_come_first() -> None:
 
 def test_vote_extend_is_the_players_of_an_active_game_with_a_deadline() -> None:
     assert check(actor(Role.PLAYER), Action.VOTE_EXTEND)
-    assert "NO_DEADLINE" in check(actor(Role.PLAYER, rules="NO_DEADLINE"), Action.VOTE_EXTEND).reason
+    assert (
+        "NO_DEADLINE" in check(actor(Role.PLAYER, rules="NO_DEADLINE"), Action.VOTE_EXTEND).reason
+    )
     assert not check(actor(Role.PLAYER, state="forming"), Action.VOTE_EXTEND)
     assert not check(actor(Role.PLAYER, state="paused"), Action.VOTE_EXTEND)
-    assert "the game is over" in check(actor(Role.PLAYER, state="finished"), Action.VOTE_EXTEND).reason
+    assert (
+        "the game is over" in check(actor(Role.PLAYER, state="finished"), Action.VOTE_EXTEND).reason
+    )
     for who in (Role.OBSERVER, Role.MASTER, Role.TEAMMATE):
         assert "only the game's players" in check(actor(who), Action.VOTE_EXTEND).reason

@@ -45,6 +45,14 @@ def open_question(game: Game) -> StalemateQuestion | None:
     return found if found is not None and found.refused_at is None else None
 
 
+def _asked(game: Game) -> bool:
+    return bool(
+        StalemateQuestion.select()
+        .where((StalemateQuestion.game == game) & (StalemateQuestion.sequence == game.sequence))
+        .exists()
+    )
+
+
 def ask(game: Game, now: datetime) -> list[Outgoing]:
     """After a phase is processed: ask the players when the years just ended were static
     (see the module's docstring); the mail to everyone in the game, or none."""
@@ -57,10 +65,7 @@ def ask(game: Game, now: datetime) -> list[Outgoing]:
     first = static_since(game, year, years)
     if first is None:
         return []
-    asked = StalemateQuestion.select().where(
-        (StalemateQuestion.game == game) & (StalemateQuestion.sequence == game.sequence)
-    )
-    if asked.exists():
+    if _asked(game):
         return []  # asked already (a phase played again after a ROLLBACK)
     StalemateQuestion.create(game=game, sequence=game.sequence, phase=game.phase, asked_at=now)
     powers = survivors(game)
@@ -84,6 +89,8 @@ def refuse(game: Game, seat: Seat, now: datetime) -> list[Outgoing]:
     if seat.id not in {s.id for s in electorate(game).values()}:
         raise NotAllowed("only the players of powers still in the game refuse a draw")
     question = open_question(game)
+    if question is None and _asked(game):
+        raise NotAllowed("a player refused this stalemate draw already: the game goes on")
     if question is None:
         raise NotAllowed(
             f"no stalemate draw is asked of {game.name} in {game.phase}: there is nothing "
