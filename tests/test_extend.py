@@ -166,3 +166,26 @@ def test_observers_the_master_and_bad_lengths_are_refused() -> None:
     master = reply_text(send("SIGNON Malpha secret\nVOTE EXTEND 24H"))
     assert "the master uses SET DEADLINE" in master
     assert "is not a length" in reply_text(vote("AUSTRIA", "VOTE EXTEND soon"))
+
+
+def test_in_double_a_power_two_players_share_counts_once(sqlite_db: object) -> None:
+    import random
+
+    from mailjudge.service.games import create_game
+    from mailjudge.service.seats import join
+
+    create_game("twin", "gm@example.org", "secret", variant="double")
+    for i in range(7):
+        join(get_game("twin"), f"p{i}@example.org", f"pw{i}", name=f"p{i}", rng=random.Random(5))
+    game = get_game("twin")
+    assert game.state == "active"
+    held = extend.in_play(game)
+    assert sorted(held) == POWERS and all(len(seats) == 2 for seats in held.values())
+    seats = [s for s in Seat.select().where((Seat.game == game) & (Seat.role == "player"))]
+    first = seats[0]
+    extend.vote(game, first, 10 * H, NOW)  # one player: their two powers ask
+    assert sorted(extend.asked_lengths(game)) == sorted(first.powers)
+    partner = next(s for s in seats if s.id != first.id and first.powers[0] in s.powers)
+    extend.vote(game, partner, 4 * H, NOW)  # a shared power: once, at the shorter length
+    asked = extend.asked_lengths(game)
+    assert len(asked) == 3 and asked[first.powers[0]] == 4 * H

@@ -2,7 +2,8 @@
 
 - Who votes: the powers in play, each once: a power still on the board (units or supply
   centres: not eliminated) held by a player (a person, not a dummy, not vacant). A seat
-  holding two powers votes for both; a power two players share (Double) counts once.
+  holding two powers votes for both; a power two players share (Double) counts once: it
+  asks when one of its players asks, for the shorter length when both did.
 - When: in an active game with a deadline (not NO_DEADLINE), at most ``EXTENSIONS``
   extensions a game year (counted in ``deadline_extension``).
 - The quorum: ``EXTEND_QUORUM`` of the powers in play (2/3 by default) have a standing
@@ -29,9 +30,9 @@ from mailjudge.db import database_proxy
 from mailjudge.game import schedule
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.options import count_option, length_option, share_option
-from mailjudge.game.state import has_rule, phase_of, require_active
+from mailjudge.game.state import has_rule, phase_of, players, require_active
 from mailjudge.models import Ballot, DeadlineExtension, Game, Seat
-from mailjudge.service.draws import electorate
+from mailjudge.service.draws import survivors
 
 KIND = "extend"
 _PHASE_TYPES = {"M": "movement", "R": "retreat", "A": "adjustment"}
@@ -87,8 +88,21 @@ def require_open(game: Game) -> None:
         )
 
 
+def in_play(game: Game) -> dict[str, list[Seat]]:
+    """The powers in play (see the module's docstring), each with the seats of its players."""
+    alive = set(survivors(game))
+    held: dict[str, list[Seat]] = {}
+    for seat in players(game):
+        if seat.person_id is None or seat.dummy:
+            continue
+        for power in seat.powers:
+            if power in alive:
+                held.setdefault(power, []).append(seat)
+    return held
+
+
 def _powers_of(game: Game, seat: Seat) -> list[str]:
-    mine = [power for power, voter in electorate(game).items() if voter.id == seat.id]
+    mine = [power for power, seats in in_play(game).items() if seat in seats]
     if not mine:
         raise NotAllowed("only the players of powers still in the game vote to extend it")
     return mine
@@ -139,14 +153,18 @@ def asked_lengths(game: Game) -> dict[str, timedelta]:
             & (Ballot.subject == str(game.sequence))
         )
     }  # fmt: skip
-    return {p: ballots[s.id] for p, s in electorate(game).items() if s.id in ballots}
+    asked: dict[str, timedelta] = {}
+    for power, seats in in_play(game).items():
+        lengths = [ballots[seat.id] for seat in seats if seat.id in ballots]
+        if lengths:
+            asked[power] = min(lengths)
+    return asked
 
 
 def agreed_length(game: Game) -> timedelta | None:
     """The length a quorum agreed to, or None while the votes are short of one."""
-    in_play = len(electorate(game))
     asked = sorted(asked_lengths(game).values(), reverse=True)
-    return quorum_length(asked, in_play, share_option(game, "EXTEND_QUORUM"))
+    return quorum_length(asked, len(in_play(game)), share_option(game, "EXTEND_QUORUM"))
 
 
 def quorum_length(asked: list[timedelta], in_play: int, quorum: Fraction) -> timedelta | None:
