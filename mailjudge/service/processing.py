@@ -58,8 +58,9 @@ def readiness(game: Game, now: datetime | None = None, need_late: bool = True) -
     if game.state != GameState.ACTIVE:
         return Readiness(False, f"the game is {game.state}")
     now = now or utcnow()
-    if stalemate.waits(game, now):  # the players may refuse a draw until the deadline
-        return Readiness(False, stalemate.waits(game, now))
+    held = stalemate.waits(game, now)  # the players may refuse a draw until the deadline
+    if held:
+        return Readiness(False, held)
     return variant_of(game).ready(game, now, _standard_readiness(game, now, need_late))
 
 

@@ -103,16 +103,22 @@ def refuse(game: Game, seat: Seat, now: datetime) -> list[Outgoing]:
 
 
 def waits(game: Game, now: datetime) -> str:
-    """Why the phase waits for its deadline (an open question), or ""."""
-    if game.deadline is None or now >= game.deadline or open_question(game) is None:
+    """Why the phase waits for its deadline (an open question), or "". Asked at every
+    readiness check: a game without the option reads no table."""
+    if count_option(game, OPTION) == 0 or game.deadline is None or now >= game.deadline:
+        return ""
+    if open_question(game) is None:
         return ""
     return "STALEMATE_DRAW: the players may refuse the draw until the deadline"
 
 
 def settle(game: Game, now: datetime) -> list[Outgoing]:
     """By the clock: at the deadline, an unrefused question ends the game in a draw of all
-    surviving powers; the game-over mail, or nothing."""
-    if game.deadline is None or now < game.deadline or open_question(game) is None:
+    surviving powers; the game-over mail, or nothing. The master who turns the option
+    OFF meanwhile withdraws the question."""
+    if count_option(game, OPTION) == 0 or game.deadline is None or now < game.deadline:
+        return []
+    if open_question(game) is None:
         return []
     outcome = "DRAW " + " ".join(survivors(game))
     finish_game(game, outcome, now)
