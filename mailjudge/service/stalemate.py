@@ -28,7 +28,8 @@ from mailjudge.game.state import finish_game, has_rule, require_active
 from mailjudge.models import Game, GameState, Seat, StalemateQuestion
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
-from mailjudge.service.draws import electorate, survivors
+from mailjudge.service.draws import survivors
+from mailjudge.service.extend import in_play
 from mailjudge.service.results import game_over_mails
 from mailjudge.variants import variant_of
 
@@ -63,7 +64,8 @@ def ask(game: Game, now: datetime) -> list[Outgoing]:
     if has_rule(game, "NO_DEADLINE") or variant_of(game).draws_allowed(game):
         return []
     first = static_since(game, year, years)
-    if first is None:
+    voters = {seat.id for seats in in_play(game).values() for seat in seats}
+    if first is None or not voters:
         return []
     if _asked(game):
         return []  # asked already (a phase played again after a ROLLBACK)
@@ -77,7 +79,7 @@ def ask(game: Game, now: datetime) -> list[Outgoing]:
         body = render(
             "stalemate_asked.txt.j2", game=game, first=first, last=year, years=years,
             powers=powers, deadline=deadline_lines(game, seat),
-            voter=seat.role == "player" and seat.id in {s.id for s in electorate(game).values()},
+            voter=seat.id in voters,
         )  # fmt: skip
         mails.append(mail_to_seat(seat, subject, body, "notice"))
     return mails
@@ -86,7 +88,7 @@ def ask(game: Game, now: datetime) -> list[Outgoing]:
 def refuse(game: Game, seat: Seat, now: datetime) -> list[Outgoing]:
     """VOTE NOSTALEMATE: the game goes on; everyone is told that a player refused."""
     require_active(game)
-    if seat.id not in {s.id for s in electorate(game).values()}:
+    if not any(seat in seats for seats in in_play(game).values()):
         raise NotAllowed("only the players of powers still in the game refuse a draw")
     question = open_question(game)
     if question is None and _asked(game):
