@@ -96,3 +96,14 @@ def test_diplonomic_keeps_its_rule_nine() -> None:
     new_game("dn", variant="diplonomic", years="1")
     mails = a_year("dn")
     assert asked(mails) == [] and StalemateQuestion.select().count() == 0
+
+
+def test_a_rollback_past_the_question_asks_again_when_the_year_is_played_anew() -> None:
+    new_game("back")
+    assert len(asked(a_year("back"))) == 8
+    game = get_game("back")
+    processing.rollback(game, "F1901M")
+    assert stalemate.open_question(get_game("back")) is None  # not this phase's question
+    done = processing.process(get_game("back"), force=True, now=NOW)
+    assert done is not None and len(asked(done.notices)) == 8
+    assert StalemateQuestion.select().count() == 1

@@ -56,7 +56,11 @@ def _asked(game: Game) -> bool:
 
 def ask(game: Game, now: datetime) -> list[Outgoing]:
     """After a phase is processed: ask the players when the years just ended were static
-    (see the module's docstring); the mail to everyone in the game, or none."""
+    (see the module's docstring); the mail to everyone in the game, or none. A question
+    of this phase or later is from a future the master's ROLLBACK undid: it goes."""
+    StalemateQuestion.delete().where(
+        (StalemateQuestion.game == game) & (StalemateQuestion.sequence >= game.sequence)
+    ).execute()
     years = count_option(game, OPTION)
     year = year_just_ended(game.phase or "")
     if years == 0 or year is None or game.state != GameState.ACTIVE or game.deadline is None:
@@ -67,8 +71,6 @@ def ask(game: Game, now: datetime) -> list[Outgoing]:
     voters = {seat.id for seats in in_play(game).values() for seat in seats}
     if first is None or not voters:
         return []
-    if _asked(game):
-        return []  # asked already (a phase played again after a ROLLBACK)
     StalemateQuestion.create(game=game, sequence=game.sequence, phase=game.phase, asked_at=now)
     powers = survivors(game)
     subject = f"no centre changed owner since {first}: a draw unless someone refuses"
