@@ -107,3 +107,17 @@ def test_a_rollback_past_the_question_asks_again_when_the_year_is_played_anew() 
     done = processing.process(get_game("back"), force=True, now=NOW)
     assert done is not None and len(asked(done.notices)) == 8
     assert StalemateQuestion.select().count() == 1
+
+
+def test_at_the_deadline_the_clock_draws_and_tells_nobody_they_are_late() -> None:
+    from mailjudge.service import deadlines
+
+    new_game("clock")
+    a_year("clock")
+    deadline = get_game("clock").deadline
+    assert deadline is not None
+    sent = deadlines.tick(deadline)
+    assert get_game("clock").state == "finished"
+    subjects = {m.subject for m in sent}
+    assert subjects == {"[clock] the game is over: draw " + " ".join(POWERS).lower()}, subjects
+    assert len(sent) == 8

@@ -114,6 +114,9 @@ def requeue(name: str) -> str:
 
 def _handle_due(game: Game, now: datetime) -> list[Outgoing]:
     """Claim the game's due events (compare-and-set on next_reminder_at) and act on them."""
+    ended = stalemate.settle(game, now)  # a draw at the deadline: nobody is late for it
+    if ended:
+        return ended
     claimed_from = game.next_reminder_at
     todo = [e for e in events(game) if claimed_from <= e.at <= now]
     upcoming = [e.at for e in events(game) if e.at > now]
