@@ -81,7 +81,7 @@ def ask(game: Game, now: datetime) -> list[Outgoing]:
         body = render(
             "stalemate_asked.txt.j2", game=game, first=first, last=year, years=years,
             powers=powers, deadline=deadline_lines(game, seat),
-            voter=seat.id in voters,
+            voter=seat.id in voters, seat_name=seat.name,
         )  # fmt: skip
         mails.append(mail_to_seat(seat, subject, body, "notice"))
     return mails
