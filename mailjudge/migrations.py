@@ -39,8 +39,10 @@ from mailjudge.models import (
     BaseModel,
     Bounce,
     Confirmation,
+    DeadlineExtension,
     DiaryEntry,
     SchemaVersion,
+    StalemateQuestion,
 )
 from mailjudge.variants import VARIANTS
 
@@ -124,6 +126,10 @@ def _standin(database: Database, migrator: SchemaMigrator) -> None:
     )
 
 
+def _extensions_and_stalemates(database: Database, migrator: SchemaMigrator) -> None:
+    database.create_tables([DeadlineExtension, StalemateQuestion], safe=True)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "the tables of release 21f9223 (the baseline)", _baseline),
     Migration(2, "address_counter, confirmation and bounce: guessing, consent, bounces",
@@ -142,6 +148,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _game_options),
     Migration(11, "seat.standin: SET STANDIN ON, the stand-in orders while a player is away",
               _standin),
+    Migration(12, "deadline_extension and stalemate_question: VOTE EXTEND, STALEMATE_DRAW",
+              _extensions_and_stalemates),
 )  # fmt: skip
 LATEST = MIGRATIONS[-1].number
 

@@ -405,6 +405,40 @@ class Ballot(BaseModel):
         )
 
 
+class DeadlineExtension(BaseModel):
+    """A deadline the players moved by VOTE EXTEND (service/extend.py): EXTENSIONS counts
+    these per game year. Who voted is not kept here (the ballots are deleted once
+    counted)."""
+
+    game_id: Any
+
+    game = ForeignKeyField(Game, backref="extensions", on_delete="CASCADE", index=False)
+    phase = CharField(max_length=16)
+    sequence = IntegerField()  # the game's sequence in that phase
+    year = IntegerField()
+    length = IntegerField()  # seconds
+    at = UTCDateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("game", "year"), False),)
+
+
+class StalemateQuestion(BaseModel):
+    """STALEMATE_DRAW asked the players of a game, in one phase, to draw (service/
+    stalemate.py); a refusal is kept as its time only, never by whom."""
+
+    game_id: Any
+
+    game = ForeignKeyField(Game, backref="stalemate_questions", on_delete="CASCADE", index=False)
+    phase = CharField(max_length=16)
+    sequence = IntegerField()  # the game's sequence in the phase asked
+    asked_at = UTCDateTimeField(default=utcnow)
+    refused_at = UTCDateTimeField(null=True)
+
+    class Meta:
+        indexes = ((("game", "sequence"), True),)
+
+
 class Proposal(BaseModel):
     """A Democratic order set or a Diplonomic rule change, numbered within the game."""
 
@@ -555,6 +589,8 @@ ALL_MODELS: tuple[type[BaseModel], ...] = (
     Press,
     DiaryEntry,
     Ballot,
+    DeadlineExtension,
+    StalemateQuestion,
     Proposal,
     InboundMessage,
     Outbox,

@@ -35,15 +35,19 @@ from mailjudge.models import (
     AddressCounter,
     Bounce,
     Confirmation,
+    DeadlineExtension,
     DiaryEntry,
     SchemaVersion,
     Seat,
+    StalemateQuestion,
 )
 from mailjudge.service.games import create_game
 
 RELEASES = Path(__file__).parent / "data" / "releases"
 RELEASE_DUMPS = sorted(RELEASES.glob("*.sql"))
-NEW_TABLES = [AddressCounter, Confirmation, Bounce, DiaryEntry]
+NEW_TABLES = [
+    AddressCounter, Confirmation, Bounce, DiaryEntry, DeadlineExtension, StalemateQuestion,
+]  # fmt: skip
 # The columns that point at a seat and are blanked (or their rows deleted) if a rebuild of
 # `seat` lets the foreign-key actions fire: (table, column).
 SEAT_REFERENCES = (

@@ -61,7 +61,7 @@ ROLES = list(Role)
 SITUATIONS = [
     (variant, rules, state)
     for variant in VARIANTS
-    for rules in ("", "NO_PRESS", "PUBLIC_PRESS", "NO_OBSERVATIONS", "STANDIN")
+    for rules in ("", "NO_PRESS", "PUBLIC_PRESS", "NO_OBSERVATIONS", "STANDIN", "NO_DEADLINE")
     for state in ("forming", "active", "finished")
 ]
 
@@ -84,10 +84,10 @@ def test_every_row_decides_for_someone() -> None:
 # The table's answer for each role in an active standard game (and Democratic's citizens).
 ALLOWED: dict[Role, set[Action]] = {
     Role.ANYONE: {Action.INFO, Action.CREATE, Action.JOIN, Action.OBSERVE, Action.TAKEOVER},
-    Role.MASTER: set(Action) - {Action.VOTE, Action.VOTE_VICTOR, Action.SEAT_STANDIN},
+    Role.MASTER: set(Action) - {Action.VOTE, Action.VOTE_VICTOR, Action.VOTE_EXTEND, Action.SEAT_STANDIN},
     Role.PLAYER: set(Action) - {Action.MASTER, Action.PRESS_COUNTRY, Action.SEAT_STANDIN},
-    Role.AUTHORIZED_TEAMMATE: set(Action) - {Action.MASTER, Action.VOTE, Action.VOTE_VICTOR, Action.PRESS_COUNTRY, Action.SEAT_STANDIN},
-    Role.TEAMMATE: set(Action) - {Action.MASTER, Action.VOTE, Action.VOTE_VICTOR, Action.PRESS_COUNTRY, Action.ORDERS, Action.SEAT_STANDIN},
+    Role.AUTHORIZED_TEAMMATE: set(Action) - {Action.MASTER, Action.VOTE, Action.VOTE_VICTOR, Action.VOTE_EXTEND, Action.PRESS_COUNTRY, Action.SEAT_STANDIN},
+    Role.TEAMMATE: set(Action) - {Action.MASTER, Action.VOTE, Action.VOTE_VICTOR, Action.VOTE_EXTEND, Action.PRESS_COUNTRY, Action.ORDERS, Action.SEAT_STANDIN},
     Role.OBSERVER: {Action.INFO, Action.CREATE, Action.JOIN, Action.OBSERVE, Action.TAKEOVER,
                     Action.PRESS, Action.PRESS_MASTER, Action.SEAT},
 }  # fmt: skip
@@ -130,3 +130,17 @@ def test_standin_is_for_players_of_a_game_with_standin() -> None:
         assert not refused and "only a player" in refused.reason, role
     # Its other settings stay the observer's own.
     assert check(actor(Role.OBSERVER, rules="STANDIN"), Action.SEAT)
+
+
+def test_vote_extend_is_the_players_of_an_active_game_with_a_deadline() -> None:
+    assert check(actor(Role.PLAYER), Action.VOTE_EXTEND)
+    assert (
+        "NO_DEADLINE" in check(actor(Role.PLAYER, rules="NO_DEADLINE"), Action.VOTE_EXTEND).reason
+    )
+    assert not check(actor(Role.PLAYER, state="forming"), Action.VOTE_EXTEND)
+    assert not check(actor(Role.PLAYER, state="paused"), Action.VOTE_EXTEND)
+    assert (
+        "the game is over" in check(actor(Role.PLAYER, state="finished"), Action.VOTE_EXTEND).reason
+    )
+    for who in (Role.OBSERVER, Role.MASTER, Role.TEAMMATE):
+        assert "only the game's players" in check(actor(who), Action.VOTE_EXTEND).reason

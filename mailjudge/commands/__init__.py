@@ -9,6 +9,7 @@ from importlib import import_module
 from mailjudge.commands import (  # noqa: F401
     account,
     diary,
+    extend,
     info,
     master,
     orders,

@@ -56,7 +56,8 @@ OPTIONS: dict[str, Option] = {
                "phases of ten, over at least 20 phases (newcomers may always join)"),
         Option("STALEMATE_DRAW", COUNT, OFF,
                "after this many game years with no supply centre changing owner the "
-               "players are asked to draw, and silence is consent (OFF: never)"),
+               "players are asked to draw, and silence is consent: VOTE NOSTALEMATE "
+               "refuses (OFF: never)"),
     )
 }  # fmt: skip
 

@@ -38,6 +38,7 @@ class Action(StrEnum):
     PRESS_MASTER = "press.master"
     VOTE = "vote"
     VOTE_VICTOR = "vote.victor"
+    VOTE_EXTEND = "vote.extend"  # VOTE EXTEND: the players move their own deadline
     SEAT = "seat"  # one's own settings: WAIT, ZONE, ABSENCE, PASSWORD, RESIGN ...
     SEAT_STANDIN = "seat.standin"  # SET STANDIN: only players, only under STANDIN
 

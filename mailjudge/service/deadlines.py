@@ -29,7 +29,7 @@ from mailjudge.models import Game, GameState, Seat
 from mailjudge.render import render
 from mailjudge.render.deadline import deadline_lines, deadline_text
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
-from mailjudge.service import processing
+from mailjudge.service import processing, stalemate
 from mailjudge.service.ready_block import ready_lines
 from mailjudge.service.results import phase_mails
 from mailjudge.variants import variant_of
@@ -54,7 +54,9 @@ def tick(now: datetime) -> list[Outgoing]:
 
 
 def _process_by_clock(game: Game, now: datetime) -> list[Outgoing]:
-    mails: list[Outgoing] = []
+    mails = stalemate.settle(game, now)  # an unrefused STALEMATE_DRAW ends at the deadline
+    if game.state != GameState.ACTIVE:
+        return mails
     state = processing.readiness(game, now)
     if state.ready:
         done = processing.process(game, force=True, expected_sequence=game.sequence, now=now)
@@ -112,6 +114,9 @@ def requeue(name: str) -> str:
 
 def _handle_due(game: Game, now: datetime) -> list[Outgoing]:
     """Claim the game's due events (compare-and-set on next_reminder_at) and act on them."""
+    ended = stalemate.settle(game, now)  # a draw at the deadline: nobody is late for it
+    if ended:
+        return ended
     claimed_from = game.next_reminder_at
     todo = [e for e in events(game) if claimed_from <= e.at <= now]
     upcoming = [e.at for e in events(game) if e.at > now]

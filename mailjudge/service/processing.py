@@ -28,6 +28,7 @@ from mailjudge.game.state import (
     waiting_players,
 )
 from mailjudge.models import Game, GameState, OrderLine, PhaseRecord, Seat, utcnow
+from mailjudge.service import stalemate
 from mailjudge.service.conditional import resolve_conditional_orders
 from mailjudge.service.games import engine_options, passive_now
 from mailjudge.service.orders import blank_orders_in, powers_to_order
@@ -65,6 +66,9 @@ def readiness(game: Game, now: datetime | None = None, need_late: bool = True) -
     if game.state != GameState.ACTIVE:
         return Readiness(False, f"the game is {game.state}")
     now = now or utcnow()
+    held = stalemate.waits(game, now)  # the players may refuse a draw until the deadline
+    if held:
+        return Readiness(False, held)
     return variant_of(game).ready(game, now, _standard_readiness(game, now, need_late))
 
 
@@ -215,6 +219,7 @@ def process(
         add_standin_orders(fresh, texts, kept, now)
         done = _run(fresh, texts, kept, keep_future=False, now=now)
         done.notices = notices + variant.after_process(fresh, done, now or utcnow())
+        done.notices += stalemate.ask(fresh, now or utcnow())  # STALEMATE_DRAW
     game.__data__.update(fresh.__data__)
     return done
 

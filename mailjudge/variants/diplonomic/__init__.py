@@ -24,10 +24,11 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from mailjudge.engine.passive import Passive, Removal
+from mailjudge.game import stalemate
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.outcomes import Processed, Readiness
 from mailjudge.game.state import current_position, game_map, has_rule, phase_of
-from mailjudge.models import Game, GameState, PhaseRecord, Seat
+from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.rows import DENY, Row, role
 from mailjudge.permissions.vocabulary import Action, Role
 from mailjudge.render import render
@@ -54,22 +55,10 @@ def with_teammates(game: Game, outcome: str, powers: list[str]) -> str:
 
 
 def static_since(game: Game, year: int) -> int | None:
-    """The first year of the last STATIC_YEARS years in which no centre changed owner,
-    when the year ``year`` has just ended that way; None otherwise."""
-    first = year - STATIC_YEARS + 1
-    if first < 1901:
-        return None
-    springs = {
-        r.phase: r.position.get("sc_owners", {})
-        for r in PhaseRecord.select().where(
-            (PhaseRecord.game == game)
-            & PhaseRecord.phase.in_([f"S{y}M" for y in range(first, year + 1)])
-        )
-    }
-    if len(springs) != STATIC_YEARS:
-        return None
-    now = (game.position or {}).get("sc_owners", {})
-    return first if all(owners == now for owners in springs.values()) else None
+    """Rule 9: the first of the last STATIC_YEARS years in which no centre changed owner,
+    when the year ``year`` has just ended that way; None otherwise (game/stalemate.py,
+    which STALEMATE_DRAW counts with too)."""
+    return stalemate.static_since(game, year, STATIC_YEARS)
 
 
 class Diplonomic(Variant):
