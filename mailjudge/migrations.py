@@ -40,6 +40,8 @@ from mailjudge.models import (
     Bounce,
     Confirmation,
     DiaryEntry,
+    Opening,
+    OpeningsSubscriber,
     SchemaVersion,
 )
 from mailjudge.variants import VARIANTS
@@ -117,6 +119,10 @@ def _game_options(database: Database, migrator: SchemaMigrator) -> None:
     )
 
 
+def _openings(database: Database, migrator: SchemaMigrator) -> None:
+    database.create_tables([Opening, OpeningsSubscriber], safe=True)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "the tables of release 21f9223 (the baseline)", _baseline),
     Migration(2, "address_counter, confirmation and bounce: guessing, consent, bounces",
@@ -133,6 +139,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _relay_reply),
     Migration(8, "game.options: the master's SET OPTION values (game/options.py)",
               _game_options),
+    Migration(10, "opening and openings_subscriber: the powers that need a player, and who "
+              "asked to hear of them (OPENINGS ON)", _openings),
 )  # fmt: skip
 LATEST = MIGRATIONS[-1].number
 

@@ -36,6 +36,8 @@ from mailjudge.models import (
     Bounce,
     Confirmation,
     DiaryEntry,
+    Opening,
+    OpeningsSubscriber,
     SchemaVersion,
     Seat,
 )
@@ -43,7 +45,7 @@ from mailjudge.service.games import create_game
 
 RELEASES = Path(__file__).parent / "data" / "releases"
 RELEASE_DUMPS = sorted(RELEASES.glob("*.sql"))
-NEW_TABLES = [AddressCounter, Confirmation, Bounce, DiaryEntry]
+NEW_TABLES = [AddressCounter, Confirmation, Bounce, DiaryEntry, Opening, OpeningsSubscriber]
 # The columns that point at a seat and are blanked (or their rows deleted) if a rebuild of
 # `seat` lets the foreign-key actions fire: (table, column).
 SEAT_REFERENCES = (

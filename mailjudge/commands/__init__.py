@@ -11,6 +11,7 @@ from mailjudge.commands import (  # noqa: F401
     diary,
     info,
     master,
+    openings,
     orders,
     press,
     veterans,
