@@ -139,8 +139,8 @@ def _extend(game: Game, row: Opening, now: datetime) -> timedelta | None:
     if not length:
         return None
     schedule.set_deadline(game, max(game.deadline, now) + length, now)
-    row.extended_sequence = game.sequence
-    row.save()
+    # An update of the one column: ``row`` was read before the takeover closed it.
+    Opening.update(extended_sequence=game.sequence).where(Opening.id == row.id).execute()
     return length
 
 
