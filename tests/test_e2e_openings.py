@@ -198,3 +198,39 @@ def test_a_private_game_opens_nothing_in_public(harness: Harness, web: TestClien
     assert "quiet" not in web.get("/openings.atom").text
     listed = h.command("someone@else.test", "OPENINGS")
     assert "france@loud" in listed and "quiet" not in listed
+
+
+def pass_deadline(h: Harness, game: str, phase: str) -> None:
+    """The clock moves past the deadline (a master cannot set one in the past by mail)."""
+    past = utcnow() - timedelta(minutes=5)
+    Game.update(deadline=past, next_reminder_at=past).where(Game.name == game).execute()
+    h.judge.clock_tick()
+    h.wait_until(lambda: get_game(game).phase != phase, what=f"{phase} processed by the clock")
+
+
+def test_a_player_back_from_civil_disorder_closes_the_opening(
+    harness: Harness, web: TestClient
+) -> None:
+    h = harness
+    subscribe(h, FAN)
+    table = seated(h, "back")
+    table.sign_on("POWER_CHOICE CIVIL_DISORDER")
+    for power in POWERS:
+        if power != "GERMANY":
+            table.send_orders(power, [])  # signs on, orders nothing yet
+    table.send_orders("FRANCE", ["A PAR - BUR"])
+    table.send_orders("ENGLAND", ["F LON - NTH"])
+    pass_deadline(h, "back", "S1901M")
+    wait_opening(h, FAN, "GERMANY", "back")
+    assert "Germany" in web.get("/openings").text
+    # The player himself cannot "take over" his own power; he just orders again.
+    refused = flat(h.command(player("GERMANY"), "TAKEOVER germany@back other-pw"))
+    assert "GERMANY has a player" in refused
+    table.send_orders("GERMANY", ["A MUN - RUH"])
+    table.send_orders("FRANCE", ["A BUR H"])
+    pass_deadline(h, "back", "F1901M")
+    page = web.get("/openings").text
+    assert "germany@back" not in page, page
+    # France ordered both phases; England missed F1901M; Austria missed both.
+    assert "france@back" not in page
+    assert "england@back" in page and "austria@back" in page

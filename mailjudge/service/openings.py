@@ -23,6 +23,7 @@ from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.service import seats
 from mailjudge.settings import current_settings
 from mailjudge.timing import format_length
+from mailjudge.variants import variant_of
 
 PHASE_TYPES = {"M": "movement", "R": "retreat", "A": "adjustment"}
 
@@ -66,6 +67,7 @@ def after_phase(game: Game, done: Processed) -> list[Outgoing]:
         if power not in alive:
             openings.close_power(game, power, "out", now)
     idle, ordered = _idle_powers(done.results)
+    passive = variant_of(game).passive(game, game.sequence).powers
     mails: list[Outgoing] = []
     for seat in players(game):
         mine = [p for p in seat.powers if p in alive]
@@ -74,6 +76,8 @@ def after_phase(game: Game, done: Processed) -> list[Outgoing]:
             mails += announce(game, mine, reason, now)
             continue
         for power in mine:
+            if power in passive:  # nobody orders it by the rules (Survive's outcasts)
+                continue
             if power in idle and has_rule(game, "CIVIL_DISORDER"):
                 mails += announce(game, [power], "civil disorder", now)
             elif power in ordered:
