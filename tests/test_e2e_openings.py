@@ -153,6 +153,9 @@ def test_openings_by_mail_and_on_the_web(harness: Harness, web: TestClient) -> N
         h.wait_until(told, what=f"the takeover told to {address}")
         text = flat(text_of(told()[0].message))
         assert f"moved by {moved}" in text and "newbie@players.test" not in text
+        if address != MASTER:  # the calendar's event moves, as SET DEADLINE moves it
+            kinds = [p.get_content_type() for p in told()[0].message.walk()]
+            assert "text/calendar" in kinds, kinds
     assert "England" not in web.get("/openings").text
 
     # A second takeover in the same phase does not move the deadline again.
@@ -234,3 +237,10 @@ def test_a_player_back_from_civil_disorder_closes_the_opening(
     # France ordered both phases; England missed F1901M; Austria missed both.
     assert "france@back" not in page
     assert "england@back" in page and "austria@back" in page
+    # The master's own TAKEOVER_EXTENSION: the deadline moves by exactly that.
+    table.say(table.master, "SIGNON Mback masterpw\nSET OPTION TAKEOVER_EXTENSION 12H", "12H")
+    before = get_game("back").deadline
+    answer = flat(h.command("newbie@players.test", "TAKEOVER austria@back newpw-1"))
+    assert "moved by 12H" in answer, answer
+    after = get_game("back").deadline
+    assert before is not None and after == before + timedelta(hours=12)
