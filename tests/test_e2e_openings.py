@@ -81,6 +81,7 @@ def test_openings_by_mail_and_on_the_web(harness: Harness, web: TestClient) -> N
     assert "no such confirmation for this address" in flat(refused)
     subscribe(h, FAN)
     subscribe(h, FAN2)
+    assert "gets the openings mail already" in h.command(FAN, "OPENINGS ON")
 
     table = seated(h, "opens")
     table.sign_on("POWER_CHOICE CIVIL_DISORDER")

@@ -41,6 +41,8 @@ class OpeningsOn(Command):
     summary = "mail me when a power needs a player (answer the token with CONFIRM first)"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        if openings.is_subscribed(ctx.sender):
+            return [f"{ctx.sender} gets the openings mail already; OPENINGS OFF stops it"]
         token = openings.ask(ctx.sender)
         ctx.token_for_sender = True  # the token goes to the asking address only
         return [

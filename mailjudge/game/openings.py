@@ -18,6 +18,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from mailjudge.game import guard
 from mailjudge.game.errors import NotFound
 from mailjudge.game.state import current_position, game_map, is_public
 from mailjudge.models import Game, GameState, Opening, OpeningsSubscriber, utcnow
@@ -182,6 +183,7 @@ def confirm(token: str, sender: str) -> None:
         )
     row.token, row.confirmed_at = "", utcnow()
     row.save()
+    guard.mark_proven(str(row.address), utcnow())  # as any answered token proves it
 
 
 def stop(address: str) -> bool:
