@@ -16,6 +16,7 @@ from datetime import timedelta
 import pytest
 from e2e import MASTER, POWERS, Harness, player, seated, secret, text_of
 from starlette.testclient import TestClient
+from test_web import assert_html5
 
 from mailjudge.demo.sink import Received
 from mailjudge.game.state import get_game
@@ -119,6 +120,9 @@ def test_openings_by_mail_and_on_the_web(harness: Harness, web: TestClient) -> N
     for power in ("England", "Italy", "Germany"):
         assert power in page.text
     assert "TAKEOVER germany@opens password" in page.text
+    assert_html5(page.text)
+    again = web.get("/openings", headers={"If-None-Match": page.headers["ETag"]})
+    assert again.status_code == 304  # an unchanged page is not sent again
     no_private_data(page.text)
     assert 'href="/openings"' in web.get("/").text
     feed = web.get("/openings.atom")
