@@ -249,3 +249,31 @@ def test_a_player_back_from_civil_disorder_closes_the_opening(
     assert "moved by 12H" in answer, answer
     after = get_game("back").deadline
     assert before is not None and after == before + timedelta(hours=12)
+
+
+def test_a_gunboat_opening_names_nobody(harness: Harness, web: TestClient) -> None:
+    """Gunboat's anonymity holds: the opening, the page and the notice of the takeover give
+    away neither who left nor who came."""
+    from test_gunboat import GAME, PEOPLE, address, names_in, password, signon
+
+    h = harness
+    subscribe(h, FAN)
+    assert "created (gunboat" in h.command(MASTER, f"CREATE {GAME} masterpw VARIANT gunboat")
+    for person in PEOPLE:
+        assert "you joined" in h.command(address(person), f"JOIN {GAME} {password(person)}")
+    h.wait_until(lambda: get_game(GAME).state == "active", what="the gunboat game to start")
+    leaver = PEOPLE[0]
+    gone = signon(leaver).split()[1].split("@")[0].upper()
+    assert "is vacant" in h.command(address(leaver), signon(leaver) + "RESIGN")
+    mail = wait_opening(h, FAN, gone, GAME)
+    assert names_in(mail) == [] and "home.test" not in mail
+    page = web.get("/openings").text
+    assert f"{gone.lower()}@{GAME}" in page and names_in(page) == []
+    newcomer = "hank.newcombe@home.test"
+    assert "you now play" in h.command(newcomer, f"TAKEOVER {gone.lower()}@{GAME} pw-hank-7")
+    subject = f"[{GAME}] {gone.title()} has a new player"
+    h.wait_until(lambda: len([m for m in h.sink.mails if m.message["Subject"] == subject]) >= 7,
+                 what="the takeover told")  # fmt: skip
+    for told in [m for m in h.sink.mails if m.message["Subject"] == subject]:
+        body = text_of(told.message)
+        assert names_in(body) == [] and "hank" not in body.lower() and "@home.test" not in body
