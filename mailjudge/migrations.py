@@ -41,6 +41,8 @@ from mailjudge.models import (
     Confirmation,
     DeadlineExtension,
     DiaryEntry,
+    Opening,
+    OpeningsSubscriber,
     SchemaVersion,
     StalemateQuestion,
 )
@@ -119,6 +121,10 @@ def _game_options(database: Database, migrator: SchemaMigrator) -> None:
     )
 
 
+def _openings(database: Database, migrator: SchemaMigrator) -> None:
+    database.create_tables([Opening, OpeningsSubscriber], safe=True)
+
+
 def _standin(database: Database, migrator: SchemaMigrator) -> None:
     # A plain ALTER TABLE, as for clock_error. Nobody has asked for a stand-in yet: false.
     database.execute_sql(  # type: ignore[no-untyped-call]
@@ -146,6 +152,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _relay_reply),
     Migration(8, "game.options: the master's SET OPTION values (game/options.py)",
               _game_options),
+    Migration(10, "opening and openings_subscriber: the powers that need a player, and who "
+              "asked to hear of them (OPENINGS ON)", _openings),
     Migration(11, "seat.standin: SET STANDIN ON, the stand-in orders while a player is away",
               _standin),
     Migration(12, "deadline_extension and stalemate_question: VOTE EXTEND, STALEMATE_DRAW",

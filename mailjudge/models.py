@@ -559,6 +559,41 @@ class Confirmation(BaseModel):
     created_at = UTCDateTimeField(default=utcnow)
 
 
+OPENING_REASONS = ("resigned", "ejected", "dummy", "civil disorder")
+
+
+class Opening(BaseModel):
+    """A power that needs a player, announced on /openings and to the subscribers: its
+    player resigned or was ejected, the master made it a dummy, or it fell into civil
+    disorder. Closed (``closed_at``) when someone takes it over, its player is back, or it
+    is out of the game; ``extended_sequence`` is the game's phase (its sequence) whose
+    deadline a takeover of it moved, so that a phase is extended once."""
+
+    game = ForeignKeyField(Game, backref="openings", on_delete="CASCADE", index=False)
+    power = CharField(max_length=32)
+    reason = CharField(max_length=16)
+    phase = CharField(max_length=16, default="")  # the phase it opened in
+    sequence = IntegerField(default=0)  # the game's sequence then
+    opened_at = UTCDateTimeField(default=utcnow)
+    closed_at = UTCDateTimeField(null=True)
+    closed_why = CharField(max_length=16, default="")  # taken, returned, out, over
+    extended_sequence = IntegerField(null=True)
+
+    class Meta:
+        constraints = (one_of("reason", OPENING_REASONS),)
+        indexes = ((("game", "power", "closed_at"), False), (("closed_at",), False))
+
+
+class OpeningsSubscriber(BaseModel):
+    """An address that asked for the openings mail (OPENINGS ON). It gets none until it
+    answers the token mailed to it (CONFIRM): ``confirmed_at`` is None until then."""
+
+    address = CharField(max_length=254, unique=True)  # lower-cased
+    token = CharField(max_length=64, default="")
+    asked_at = UTCDateTimeField(default=utcnow)
+    confirmed_at = UTCDateTimeField(null=True)
+
+
 class SchemaVersion(BaseModel):
     """The schema migrations applied to this database (mailjudge/migrations.py)."""
 
@@ -598,5 +633,7 @@ ALL_MODELS: tuple[type[BaseModel], ...] = (
     Bounce,
     AddressCounter,
     Confirmation,
+    Opening,
+    OpeningsSubscriber,
     SchemaVersion,
 )

@@ -37,6 +37,8 @@ from mailjudge.models import (
     Confirmation,
     DeadlineExtension,
     DiaryEntry,
+    Opening,
+    OpeningsSubscriber,
     SchemaVersion,
     Seat,
     StalemateQuestion,
@@ -46,7 +48,8 @@ from mailjudge.service.games import create_game
 RELEASES = Path(__file__).parent / "data" / "releases"
 RELEASE_DUMPS = sorted(RELEASES.glob("*.sql"))
 NEW_TABLES = [
-    AddressCounter, Confirmation, Bounce, DiaryEntry, DeadlineExtension, StalemateQuestion,
+    AddressCounter, Confirmation, Bounce, DiaryEntry, Opening, OpeningsSubscriber,
+    DeadlineExtension, StalemateQuestion,
 ]  # fmt: skip
 # The columns that point at a seat and are blanked (or their rows deleted) if a rebuild of
 # `seat` lets the foreign-key actions fire: (table, column).

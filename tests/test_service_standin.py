@@ -13,9 +13,10 @@ from mailjudge.engine.standin import standin_texts
 from mailjudge.engine.state import initial_position
 from mailjudge.game import schedule
 from mailjudge.game.errors import ServiceError
+from mailjudge.game.openings import open_powers
 from mailjudge.game.state import current_position, get_game
 from mailjudge.models import Game, PhaseRecord, Seat, utcnow
-from mailjudge.service import processing
+from mailjudge.service import openings, processing
 from mailjudge.service.orders import submit_orders
 from mailjudge.service.seats import seat_for_power
 from mailjudge.service.standin import away_with_standin, set_standin
@@ -123,3 +124,24 @@ def test_only_a_seat_with_a_power_has_a_stand_in(sqlite_db: str) -> None:
     master = Seat.get((Seat.game == game) & (Seat.role == "master"))
     with pytest.raises(ServiceError, match="no power"):
         set_standin(master, True)
+
+
+def test_a_silent_power_the_stand_in_plays_is_open_and_one_away_is_not(sqlite_db: str) -> None:
+    """Openings (issue 35 point 1) beside the stand-in: its orders are not the player's, so
+    a silent power it played under CIVIL_DISORDER is open for a takeover; a player away
+    who asked for the stand-in keeps their power closed."""
+    game = new_game("sd", rules="STANDIN CIVIL_DISORDER")
+    now = utcnow()
+    away = seat_for_power(game, "FRANCE")
+    set_standin(away, True)
+    schedule.set_absence(
+        away, str(now.date() - timedelta(days=1)), str(now.date() + timedelta(days=2)), now
+    )
+    for power in ("ENGLAND", "GERMANY", "ITALY", "RUSSIA", "TURKEY"):
+        units = current_position(game).units_of(power)
+        submit_orders(game, seat_for_power(game, power), power, [f"{u} H" for u in units])
+    done = processing.process(get_game("sd"), force=True)
+    assert done is not None
+    assert all(r.get("standin") for r in done.results if r["power"] in ("FRANCE", "AUSTRIA"))
+    openings.after_phase(get_game("sd"), done)
+    assert open_powers(get_game("sd")) == ["AUSTRIA"]

@@ -12,6 +12,7 @@ from mailjudge.commands import (  # noqa: F401
     extend,
     info,
     master,
+    openings,
     orders,
     press,
     veterans,

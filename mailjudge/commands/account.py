@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
-from mailjudge.game import confirmations, guard, reply_tokens, schedule, state
+from mailjudge.game import confirmations, guard, openings, reply_tokens, schedule, state
 from mailjudge.game.bounces import clear_bounces
 from mailjudge.game.calendar import Change, invitation_ics
 from mailjudge.game.errors import BadSecret, NotFound, ServiceError
@@ -15,6 +15,7 @@ from mailjudge.render import render
 from mailjudge.render.deadline import deadline_lines, deadline_text
 from mailjudge.render.outgoing import Outgoing, mail_to_seat, seat_country
 from mailjudge.service import games, seats, standin
+from mailjudge.service import openings as opening_mail
 from mailjudge.service.ready_block import ready_lines
 from mailjudge.settings import current_settings
 from mailjudge.timing import zone_of
@@ -379,6 +380,10 @@ class Confirm(Command):
     summary = "confirm, from the address it was sent to, an OBSERVE or a SET ADDRESS"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        if openings.holds_token(args[0]):  # OPENINGS ON's token
+            openings.confirm(args[0], ctx.sender)
+            return ["this address gets a mail whenever a power needs a player (OPENINGS OFF "
+                    "stops it)"]  # fmt: skip
         done = confirmations.confirm(args[0], ctx.sender)
         seat, game = done.seat, done.seat.game
         if done.kind == "observe":
@@ -422,10 +427,11 @@ class Takeover(Command):
         power, game_name = split_at(args[0])
         game = state.get_game(game_name)
         spend_password_hash(ctx)
-        seat = seats.takeover(game, power, ctx.sender, args[1])
+        seat, told, lines = opening_mail.take_over(game, power, ctx.sender, args[1], ctx.now)
+        ctx.outgoing += told  # the power leaves the openings; the deadline may move
         ctx.outgoing += variant_of(game).on_takeover(game, seat)  # Diplonomic rule 25
         ctx.game, ctx.seat = game, seat
-        return [f"you now play {seat.powers} in {game.name}"]
+        return [f"you now play {seat.powers} in {game.name}", *lines]
 
 
 @register
@@ -446,6 +452,8 @@ class Resign(Command):
         if refused:
             raise CommandError(refused)
         seats.resign(seat)
+        if seat.role == "player":  # the power is open: told to who asked (OPENINGS ON)
+            ctx.outgoing += opening_mail.announce(game, seat.powers, "resigned", ctx.now)
         ctx.outgoing += variant_of(game).on_resign(game, seat)  # Diplonomic rule 24
         ctx.seat = None
         return [f"you left {game.name}; {seat.powers or seat.name} is vacant"]

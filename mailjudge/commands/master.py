@@ -22,7 +22,7 @@ from mailjudge.render import render
 from mailjudge.render.deadline import deadline_text
 from mailjudge.render.outgoing import mail_to_seat
 from mailjudge.render.results import results_lines
-from mailjudge.service import draws, games, processing, seats
+from mailjudge.service import draws, games, openings, processing, seats
 from mailjudge.service.results import phase_mails
 from mailjudge.timing import TimingError
 from mailjudge.variants import variant_of
@@ -265,6 +265,9 @@ class SeatCommand(MasterCommand):
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
         seat = getattr(seats, self.verb)(game, args[0])
+        opened = {"eject": "ejected", "make_dummy": "dummy"}.get(self.verb)
+        if opened:  # the power is open: told to who asked (OPENINGS ON)
+            ctx.outgoing += openings.announce(game, seat.powers, opened, ctx.now)
         ctx.touched.add(game.id)
         return [f"{seat.powers}: {self.verb.replace('make_', '')} done"]
 

@@ -28,6 +28,7 @@ class Action(StrEnum):
     JOIN = "join"
     OBSERVE = "observe"
     TAKEOVER = "takeover"
+    OPENINGS = "openings"  # OPENINGS, OPENINGS ON / OFF: no password; a token confirms ON
     MASTER = "master"  # the master's commands
     ORDERS = "orders"
     STATUS = "status"

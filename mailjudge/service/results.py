@@ -19,6 +19,7 @@ from mailjudge.outbound.message import board_cid
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.render.results import facts_of, report
+from mailjudge.service import openings
 from mailjudge.service.ready_block import ready_lines
 from mailjudge.timing import zone_of
 
@@ -48,6 +49,7 @@ def phase_mails(game: Game, done: Processed, reprocessed: bool = False) -> list[
     (before, after or instead of processing), and, when this phase ended the game, the
     notice that it is over. ``reprocessed``: the phase was adjudicated again (ROLLFORWARD)."""
     mails = results_mails(game, done, reprocessed) + list(done.notices)
+    mails += openings.after_phase(game, done)  # civil disorder opens a power; the end closes
     if game.state == GameState.FINISHED and game.phase == done.next_phase and not done.waiting:
         # The phase the game ended on was never given a deadline: no event to cancel.
         mails += game_over_mails(game, game.outcome, cancel_deadline=False)

@@ -34,7 +34,7 @@ from mailjudge.service.archive import export_game
 from mailjudge.settings import Settings, current_settings
 from mailjudge.timing import show
 from mailjudge.variants import variant_of
-from mailjudge.web import pages
+from mailjudge.web import openings, pages
 from mailjudge.web.cache import Page, PageCache
 
 # Zones offered in the deadline's picker; any other IANA name works typed into ?tz=.
@@ -338,6 +338,13 @@ def _scrubbed(value: Any, made: dict[str, str]) -> Any:
     return value
 
 
+def _uncached(build: Callable[[Request], Page]) -> Callable[[Request], Awaitable[Response]]:
+    async def endpoint(request: Request) -> Response:
+        return _respond(request, build(request))
+
+    return endpoint
+
+
 async def not_found(request: Request, exc: Exception) -> Response:
     detail = exc.detail if isinstance(exc, HTTPException) else "Not found."
     status = exc.status_code if isinstance(exc, HTTPException) else 404
@@ -359,6 +366,8 @@ def make_app(cache_seconds: float = 5.0, settings: Settings | None = None) -> St
         Route("/games/{name}/feed.atom", _cached(feed)),
         Route("/games/{name}/deadlines.ics", _cached(deadlines_ics)),
         Route("/api/games/{name}", _cached(api_game)),
+        Route("/openings", _uncached(openings.openings_page)),
+        Route("/openings.atom", _uncached(openings.openings_feed)),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: not_found})
     app.state.pages = PageCache(lifetime=cache_seconds)
