@@ -40,6 +40,7 @@ from mailjudge.models import (
     Bounce,
     Confirmation,
     DiaryEntry,
+    RecordEntry,
     SchemaVersion,
 )
 from mailjudge.variants import VARIANTS
@@ -117,6 +118,17 @@ def _game_options(database: Database, migrator: SchemaMigrator) -> None:
     )
 
 
+def _records(database: Database, migrator: SchemaMigrator) -> None:
+    # Plain ALTER TABLEs, as for clock_error; nobody's record is public until they say so.
+    database.execute_sql(  # type: ignore[no-untyped-call]
+        "ALTER TABLE person ADD COLUMN record_name VARCHAR(32) NOT NULL DEFAULT ''"
+    )
+    database.execute_sql(  # type: ignore[no-untyped-call]
+        "ALTER TABLE person ADD COLUMN record_public BOOLEAN NOT NULL DEFAULT FALSE"
+    )
+    database.create_tables([RecordEntry], safe=True)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "the tables of release 21f9223 (the baseline)", _baseline),
     Migration(2, "address_counter, confirmation and bounce: guessing, consent, bounces",
@@ -133,6 +145,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _relay_reply),
     Migration(8, "game.options: the master's SET OPTION values (game/options.py)",
               _game_options),
+    Migration(9, "record_entry, person.record_name and record_public: a player's record",
+              _records),
 )  # fmt: skip
 LATEST = MIGRATIONS[-1].number
 

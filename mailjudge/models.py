@@ -196,6 +196,10 @@ class Person(BaseModel):
     email = CharField(max_length=254, unique=True)  # stored lower-cased
     name = CharField(max_length=100, default="")
     timezone = CharField(max_length=64, null=True)  # SET ZONE: times shown in it too
+    # SET RECORD PUBLIC AS name: the record shown on the web under this name (never the
+    # address); kept after SET RECORD PRIVATE, which only hides it.
+    record_name = CharField(max_length=32, default="")
+    record_public = BooleanField(default=False)
     created_at = UTCDateTimeField(default=utcnow)
 
 
@@ -311,6 +315,30 @@ class PhaseRecord(BaseModel):
         indexes = (
             (("game", "phase"), True),
             (("game", "sequence"), True),
+        )
+
+
+# What became of a seat's duty in one phase (service/records.py says what each means).
+RECORD_OUTCOMES = ("on time", "grace", "late", "disorder", "excused", "takeover")
+
+
+class RecordEntry(BaseModel):
+    """One line of a player's record: their seat's part in one processed phase of a game,
+    or their TAKEOVER of a power. Written when the phase is processed."""
+
+    person = ForeignKeyField(Person, backref="record", on_delete="CASCADE", index=False)
+    game = ForeignKeyField(Game, backref="record_entries", on_delete="CASCADE", index=False)
+    phase = CharField(max_length=16)
+    sequence = IntegerField()  # the game's sequence of the phase
+    powers = PowersField(max_length=255, default="")
+    outcome = CharField(max_length=16)
+    at = UTCDateTimeField(default=utcnow)
+
+    class Meta:
+        constraints = (one_of("outcome", RECORD_OUTCOMES),)
+        indexes = (
+            (("person", "game", "sequence"), False),
+            (("game", "sequence"), False),
         )
 
 
@@ -561,5 +589,6 @@ ALL_MODELS: tuple[type[BaseModel], ...] = (
     Bounce,
     AddressCounter,
     Confirmation,
+    RecordEntry,
     SchemaVersion,
 )

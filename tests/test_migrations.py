@@ -36,6 +36,7 @@ from mailjudge.models import (
     Bounce,
     Confirmation,
     DiaryEntry,
+    RecordEntry,
     SchemaVersion,
     Seat,
 )
@@ -43,7 +44,7 @@ from mailjudge.service.games import create_game
 
 RELEASES = Path(__file__).parent / "data" / "releases"
 RELEASE_DUMPS = sorted(RELEASES.glob("*.sql"))
-NEW_TABLES = [AddressCounter, Confirmation, Bounce, DiaryEntry]
+NEW_TABLES = [AddressCounter, Confirmation, Bounce, DiaryEntry, RecordEntry]
 # The columns that point at a seat and are blanked (or their rows deleted) if a rebuild of
 # `seat` lets the foreign-key actions fire: (table, column).
 SEAT_REFERENCES = (
@@ -182,6 +183,7 @@ def test_upgrade_is_idempotent_and_a_newer_database_is_refused(sqlite_db: str) -
 ADDED_COLUMNS = (
     ("seat", "preference"), ("game", "clock_error"), ("seat", "public_name"),
     ("game", "deadline_sequence"), ("outbox", "relay_reply"), ("game", "options"),
+    ("person", "record_name"), ("person", "record_public"),
 )  # fmt: skip
 
 

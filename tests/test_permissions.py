@@ -83,13 +83,15 @@ def test_every_row_decides_for_someone() -> None:
 
 # The table's answer for each role in an active standard game (and Democratic's citizens).
 ALLOWED: dict[Role, set[Action]] = {
-    Role.ANYONE: {Action.INFO, Action.CREATE, Action.JOIN, Action.OBSERVE, Action.TAKEOVER},
+    Role.ANYONE: {Action.INFO, Action.CREATE, Action.JOIN, Action.OBSERVE, Action.TAKEOVER,
+                  Action.RECORD, Action.RECORD_SET},
     Role.MASTER: set(Action) - {Action.VOTE, Action.VOTE_VICTOR},
     Role.PLAYER: set(Action) - {Action.MASTER, Action.PRESS_COUNTRY},
     Role.AUTHORIZED_TEAMMATE: set(Action) - {Action.MASTER, Action.VOTE, Action.VOTE_VICTOR, Action.PRESS_COUNTRY},
     Role.TEAMMATE: set(Action) - {Action.MASTER, Action.VOTE, Action.VOTE_VICTOR, Action.PRESS_COUNTRY, Action.ORDERS},
     Role.OBSERVER: {Action.INFO, Action.CREATE, Action.JOIN, Action.OBSERVE, Action.TAKEOVER,
-                    Action.PRESS, Action.PRESS_MASTER, Action.SEAT},
+                    Action.PRESS, Action.PRESS_MASTER, Action.SEAT, Action.RECORD,
+                    Action.RECORD_SET},
 }  # fmt: skip
 
 

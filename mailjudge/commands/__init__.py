@@ -13,6 +13,7 @@ from mailjudge.commands import (  # noqa: F401
     master,
     orders,
     press,
+    records,
     veterans,
     vote,
 )

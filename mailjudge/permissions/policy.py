@@ -29,6 +29,8 @@ GATES: tuple[Row, ...] = (
     Row(A.OBSERVE, rule("NO_OBSERVATIONS"), DENY, "this game takes no observers (NO_OBSERVATIONS)"),
     Row(A.OBSERVE, always, ALLOW, "anyone may watch a game"),
     Row(A.TAKEOVER, always, ALLOW, "anyone may take over a vacant power"),
+    Row(A.RECORD_SET, always, ALLOW, "anyone the judge knows may show or hide their own record"),
+    Row(A.RECORD, always, ALLOW, "anyone may ask for their own record: it goes to their own address"),
     # Everything below needs a SIGNON.
     Row(ANY, role(Role.ANYONE), DENY, "SIGNON first: SIGNON power@game password"),
     Row(A.MASTER, role(Role.MASTER), ALLOW, "the master runs the game"),

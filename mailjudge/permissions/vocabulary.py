@@ -38,6 +38,8 @@ class Action(StrEnum):
     PRESS_MASTER = "press.master"
     VOTE = "vote"
     VOTE_VICTOR = "vote.victor"
+    RECORD = "record"  # RECORD: one's own record, mailed to one's own address
+    RECORD_SET = "record.set"  # SET RECORD PUBLIC / PRIVATE: one's own record on the web
     SEAT = "seat"  # one's own settings: WAIT, ZONE, ABSENCE, PASSWORD, RESIGN ...
 
     @property
