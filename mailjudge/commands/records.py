@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
+from mailjudge.game.options import record_option
+from mailjudge.models import Game
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.service import records
 from mailjudge.service.records import NEW_BELOW, Record
@@ -35,25 +37,31 @@ DEFINITIONS = (
 )
 
 
+def judged_by_record(ctx: Context, game: Game) -> None:
+    """A JOIN or TAKEOVER of a game with a MIN_RECORD is answered at the From only: its
+    refusal says something of the From's record, which no Reply-To may read."""
+    if record_option(game, "MIN_RECORD") is not None:
+        ctx.token_for_sender = True
+
+
 def record_help() -> list[str]:
     return [RecordCommand.usage, SetRecord.usage, "", *DEFINITIONS]
 
 
 def _figures(record: Record) -> str:
     return (
-        f"owed {record.owed}, on time {record.on_time}, in grace {record.grace}, "
-        f"missed {record.missed}, civil disorder {record.disorder}, excused {record.excused}, "
-        f"taken over {record.took_over}"
+        f"owed {record.owed}, on time {record.on_time}, grace {record.grace}, "
+        f"missed {record.missed}, excused {record.excused}, took over {record.took_over}"
     )
 
 
 def share_text(record: Record) -> str:
     share = record.share
     if share is None:
-        return "new: no phases counted yet"
-    text = f"{float(share):.0%} over {record.counted} counted phases"
+        return "new (nothing counted yet)"
+    text = f"{float(share):.0%} of {record.counted} phases"
     if record.is_new():
-        text += f" (new: fewer than {NEW_BELOW} counted phases)"
+        text += f" (new: under {NEW_BELOW})"
     return text
 
 
@@ -69,11 +77,13 @@ def record_lines(record: Record, games: list[tuple[str, Record]], public: str | 
         f"  powers taken over: {record.took_over}",
         f"  share on time: {share_text(record)}",
     ]
-    lines += [f"  {name}: {_figures(part)}" for name, part in games]
+    if games:
+        lines.append("by game:")
+        lines += [f"  {name}: {_figures(part)}" for name, part in games]
     if public:
         lines.append(f"public on the web as {public} (SET RECORD PRIVATE hides it)")
     else:
-        lines.append("private: SET RECORD PUBLIC AS name shows it on the web under that name")
+        lines.append("private (SET RECORD PUBLIC AS name shows it on the web)")
     lines.append("HELP RECORD says what each figure means")
     return lines
 

@@ -198,7 +198,9 @@ def record_for(address: str) -> Record:
 def games_of(person: Person) -> list[tuple[str, Record]]:
     """The person's record game by game (for their own RECORD only)."""
     by_game = _counts(person)
-    names = {g.id: g.name for g in Game.select(Game.id, Game.name).where(Game.id.in_(by_game))}
+    names = {
+        g.id: g.name for g in Game.select(Game.id, Game.name).where(Game.id.in_(list(by_game)))
+    }
     found = [(str(names[i]), _record(counts, 1)) for i, counts in by_game.items()]
     return sorted(found, key=lambda item: item[0])
 
