@@ -14,7 +14,7 @@ import pytest
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.options import set_option
 from mailjudge.game.state import current_position, get_game
-from mailjudge.models import Game, OrderLine, RecordEntry
+from mailjudge.models import Game, OrderLine, Outbox, RecordEntry
 from mailjudge.service import processing, records
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.orders import submit_orders
@@ -24,7 +24,7 @@ from mailjudge.service.seats import join, resign, seat_for_power, takeover
 POWERS = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
 TIMING = "MOVE 20H RETREAT 12H ADJUST 12H GRACE 2H"
 
-pytestmark = pytest.mark.usefixtures("sqlite_db")
+pytestmark = pytest.mark.usefixtures("any_db")  # SQLite and PostgreSQL alike
 
 
 def address(power: str) -> str:
@@ -183,3 +183,19 @@ def test_a_public_record_goes_by_its_chosen_name_only() -> None:
     assert records.set_private(address("FRANCE"))
     assert records.public_records() == [] and records.public_record("Marianne") is None
     assert records.set_public(address("FRANCE"), None) == "Marianne"  # the name is kept
+
+
+def test_mail_that_did_not_arrive_excuses_and_a_phase_is_noted_once() -> None:
+    game = new_game("lost")
+    # The judge's mail to Italy this phase failed (issue 28): Italy is excused, not in
+    # civil disorder.
+    Outbox.create(to_addrs=address("ITALY"), subject="[lost] the game has started", raw=b"",
+                  message_id="<lost-1@judge.test>", game=game, state="failed",
+                  last_error="550 5.1.1 no such user")  # fmt: skip
+    sequence = game.sequence
+    play_first_phase(game)
+    again = processing.process(get_game("lost"), force=True, expected_sequence=sequence)
+    assert again is None  # a second worker finds the phase processed: nothing is noted twice
+    assert RecordEntry.select().where(RecordEntry.game == game).count() == 7
+    italy = record_for(address("ITALY"))
+    assert (italy.excused, italy.disorder, italy.counted) == (1, 0, 0)
