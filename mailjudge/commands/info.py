@@ -160,7 +160,10 @@ class Help(Command):
     action = Action.INFO
     name = "HELP"
     usage = "HELP [command | RULES | OPTIONS | RECORD]"
-    summary = "this list; HELP RULES describes the rules flags, HELP OPTIONS the options"
+    summary = (
+        "this list; HELP RULES describes the rules flags, HELP OPTIONS the options, HELP "
+        "RECORD what a record counts"
+    )
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         if args and args[0].upper() == "RULES":
