@@ -107,7 +107,7 @@ def test_a_rollback_takes_its_phases_out_and_a_new_play_counts_anew() -> None:
     for power in POWERS:
         if power != "ITALY":
             hold(game, power, deadline - timedelta(hours=1))
-    processing.process(game, force=True, now=deadline - timedelta(minutes=30))
+    processing.process(game, force=True, now=deadline + timedelta(hours=3))
     assert record_for(address("ITALY")).disorder == 2
     processing.rollback(get_game("undone"), "F1901M")
     assert record_for(address("ITALY")).disorder == 1  # F1901M no longer counts
@@ -199,3 +199,16 @@ def test_mail_that_did_not_arrive_excuses_and_a_phase_is_noted_once() -> None:
     assert RecordEntry.select().where(RecordEntry.game == game).count() == 7
     italy = record_for(address("ITALY"))
     assert (italy.excused, italy.disorder, italy.counted) == (1, 0, 0)
+
+
+def test_a_phase_processed_before_its_deadline_excuses_the_incomplete() -> None:
+    game = new_game("early")
+    deadline = game.deadline
+    assert deadline is not None
+    for power in POWERS:
+        if power != "ITALY":
+            hold(game, power, deadline - timedelta(hours=3))
+    processing.process(game, force=True, now=deadline - timedelta(hours=1))  # PROCESS!
+    italy = record_for(address("ITALY"))
+    assert (italy.excused, italy.disorder) == (1, 0)
+    assert record_for(address("FRANCE")).on_time == 1

@@ -17,7 +17,8 @@ inside its locked compare-and-set, so a phase is noted once even under two worke
   PROCESS! or the end of the grace under CIVIL_DISORDER): the judge's defaults played them;
 - excused: would have been in grace, late or in civil disorder, but an absence of theirs
   (SET ABSENCE) covered the deadline or the moment of processing, or the judge's mail to
-  them this phase did not arrive (game/delivery.py). An excused phase counts neither way.
+  them this phase did not arrive (game/delivery.py), or the phase was processed (the
+  master's PROCESS!) before its deadline. An excused phase counts neither way.
 
 "Missed" is late and civil disorder together. A TAKEOVER writes a ``takeover`` entry,
 which counts as one more phase on time: taking over an abandoned power is a service.
@@ -99,6 +100,8 @@ def _outcome(
     game: Game, seat: Seat, owed: list[str], late: set[str], lines: list[OrderLine], now: datetime
 ) -> str:
     if late & set(owed):
+        if game.deadline is not None and now < game.deadline:
+            return EXCUSED  # processed before its deadline (the master's PROCESS!): not theirs
         outcome = DISORDER
     else:
         last = max((line.submitted_at for line in lines), default=None)
