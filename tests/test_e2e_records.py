@@ -134,6 +134,13 @@ def test_a_fair_record_by_mail_and_on_the_web(served: Harness) -> None:
     assert "joined" in h.command(player("ENGLAND"), "JOIN picky pw-e ENGLAND")  # excused: new
     assert get_game("picky").state == "forming"
 
+    # Italy leaves; a newcomer takes its power over, to its credit.
+    table.say(table.players["ITALY"], f"{table.signon('ITALY')}\nRESIGN", "ITALY is vacant")
+    assert "you now play ITALY" in h.command("saviour@players.test", "TAKEOVER italy@fair pw-s")
+    saviour = h.command("saviour@players.test", "RECORD")
+    assert figures(saviour)["powers taken over"] == 1 and figures(saviour)["phases owed"] == 0
+    assert "share on time: 100% of 0 phases and 1 takeover(s) (new: under 10)" in saviour
+
     # France shows its record on the web, by the name it chose; nobody's address is there.
     assert "public as Marianne" in h.command(player("FRANCE"), "SET RECORD PUBLIC AS Marianne")
     status, listing = page(h, "/players")

@@ -60,6 +60,8 @@ def share_text(record: Record) -> str:
     if share is None:
         return "new (nothing counted yet)"
     text = f"{float(share):.0%} of {record.counted} phases"
+    if record.took_over:
+        text += f" and {record.took_over} takeover(s)"
     if record.is_new():
         text += f" (new: under {NEW_BELOW})"
     return text
