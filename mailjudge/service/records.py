@@ -97,25 +97,24 @@ class Record:
 
 
 def _outcome(
-    game: Game, seat: Seat, owed: list[str], late: set[str], lines: list[OrderLine], now: datetime
+    game: Game, owed: list[str], late: set[str], lines: list[OrderLine], now: datetime
 ) -> str:
+    """What became of a seat's orders, before any excuse."""
     if late & set(owed):
         if game.deadline is not None and now < game.deadline:
             return EXCUSED  # processed before its deadline (the master's PROCESS!): not theirs
-        outcome = DISORDER
-    else:
-        last = max((line.submitted_at for line in lines), default=None)
-        deadline = game.deadline
-        if last is None or deadline is None or last <= deadline:
-            return ON_TIME
-        outcome = GRACE if last <= deadline + timing_of(game).grace else LATE
-    return EXCUSED if _excused(game, seat, owed, now) else outcome
+        return DISORDER
+    last = max((line.submitted_at for line in lines), default=None)
+    deadline = game.deadline
+    if last is None or deadline is None or last <= deadline:
+        return ON_TIME
+    return GRACE if last <= deadline + timing_of(game).grace else LATE
 
 
-def _excused(game: Game, seat: Seat, owed: list[str], now: datetime) -> bool:
+def _away(game: Game, seat: Seat, now: datetime) -> bool:
+    """An absence of the seat's covers the deadline or the moment of processing."""
     moments = [now] + ([game.deadline] if game.deadline is not None else [])
-    away = any(start <= t < end for start, end in absences(seat) for t in moments)
-    return away or bool(delivery.excused(game, owed, now))
+    return any(start <= t < end for start, end in absences(seat) for t in moments)
 
 
 def note_phase(game: Game, late: list[str], now: datetime | None = None) -> None:
@@ -132,14 +131,22 @@ def note_phase(game: Game, late: list[str], now: datetime | None = None) -> None
     if not due:
         return
     on_file = orders_on_file(game)
+    found: list[tuple[Seat, list[str], str]] = []
     for seat in players(game):
         owed = [p for p in seat.powers if p in due]
         if seat.person_id is None or seat.dummy or seat.status != "active" or not owed:
             continue
         lines = [line for p in owed for line in on_file.get(p, [])]
+        found.append((seat, owed, _outcome(game, owed, set(late), lines, now)))
+    faulted = [p for _, owed, outcome in found if outcome in (GRACE, LATE, DISORDER) for p in owed]
+    undelivered = delivery.excused(game, faulted, now)  # one look at the outbox for all
+    for seat, owed, outcome in found:
+        faults = outcome in (GRACE, LATE, DISORDER)
+        if faults and (_away(game, seat, now) or any(p in undelivered for p in owed)):
+            outcome = EXCUSED
         RecordEntry.create(
             person=seat.person_id, game=game, phase=game.phase, sequence=game.sequence,
-            powers=owed, outcome=_outcome(game, seat, owed, set(late), lines, now), at=now,
+            powers=owed, outcome=outcome, at=now,
         )  # fmt: skip
 
 
