@@ -43,6 +43,7 @@ from mailjudge.models import (
     DiaryEntry,
     Opening,
     OpeningsSubscriber,
+    RecordEntry,
     SchemaVersion,
     StalemateQuestion,
 )
@@ -121,6 +122,17 @@ def _game_options(database: Database, migrator: SchemaMigrator) -> None:
     )
 
 
+def _records(database: Database, migrator: SchemaMigrator) -> None:
+    # Plain ALTER TABLEs, as for clock_error; nobody's record is public until they say so.
+    database.execute_sql(  # type: ignore[no-untyped-call]
+        "ALTER TABLE person ADD COLUMN record_name VARCHAR(32) NOT NULL DEFAULT ''"
+    )
+    database.execute_sql(  # type: ignore[no-untyped-call]
+        "ALTER TABLE person ADD COLUMN record_public BOOLEAN NOT NULL DEFAULT FALSE"
+    )
+    database.create_tables([RecordEntry], safe=True)
+
+
 def _openings(database: Database, migrator: SchemaMigrator) -> None:
     database.create_tables([Opening, OpeningsSubscriber], safe=True)
 
@@ -152,6 +164,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _relay_reply),
     Migration(8, "game.options: the master's SET OPTION values (game/options.py)",
               _game_options),
+    Migration(9, "record_entry, person.record_name and record_public: a player's record",
+              _records),
     Migration(10, "opening and openings_subscriber: the powers that need a player, and who "
               "asked to hear of them (OPENINGS ON)", _openings),
     Migration(11, "seat.standin: SET STANDIN ON, the stand-in orders while a player is away",

@@ -8,31 +8,46 @@ space-separated. Rows belonging to a game go when the game goes.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable
-from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, Self
+from typing import Any
 
 from peewee import (
-    SQL,
     BigIntegerField,
-    BlobField,
     BooleanField,
     CharField,
     Check,
-    DateTimeField,
-    FieldAccessor,
     ForeignKeyField,
     IntegerField,
     Model,
-    NodeList,
     TextField,
 )
 
 from mailjudge.db import database_proxy
-from mailjudge.rules import RuleSet
+from mailjudge.model_fields import (
+    BytesField as BytesField,
+)
+from mailjudge.model_fields import (
+    JSONField as JSONField,
+)
+from mailjudge.model_fields import (
+    Powers as Powers,
+)
+from mailjudge.model_fields import (
+    PowersField as PowersField,
+)
+from mailjudge.model_fields import (
+    RulesField as RulesField,
+)
+from mailjudge.model_fields import (
+    UTCDateTimeField as UTCDateTimeField,
+)
+from mailjudge.model_fields import (
+    one_of as one_of,
+)
+from mailjudge.model_fields import (  # re-exported: the tables' users import them from here
+    utcnow as utcnow,
+)
 
 GAME_NAME = re.compile(r"[a-z0-9_-]{1,32}")
 
@@ -57,129 +72,6 @@ OUTBOX_STATES = ("queued", "sending", "sent", "failed")
 MESSAGE_ID_LENGTH = 998
 
 
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-def one_of(column: str, values: tuple[str, ...]) -> SQL | NodeList:
-    allowed = ", ".join(f"'{value}'" for value in values)
-    return Check(f"{column} IN ({allowed})")
-
-
-class JSONField(TextField):
-    """JSON kept as text, so that SQLite and PostgreSQL store it alike."""
-
-    def db_value(self, value: Any) -> str | None:
-        if value is None:
-            return None
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-    def python_value(self, value: Any) -> Any:
-        return None if value is None else json.loads(value)
-
-
-class Powers(tuple[str, ...]):
-    """The powers a seat holds: (FRANCE,), or (ENGLAND, TURKEY) in Double; () for a master,
-    an observer or a citizen. Shown as the names with spaces between."""
-
-    __slots__ = ()
-
-    def __new__(cls, names: Iterable[str] = ()) -> Self:
-        return super().__new__(cls, (name.upper() for name in names))
-
-    @classmethod
-    def of(cls, value: str | Iterable[str] | None) -> Powers:
-        """From the stored text ("ENGLAND TURKEY"), a sequence of names, or None."""
-        if isinstance(value, Powers):
-            return value
-        if value is None:
-            return cls()
-        return cls(value.split() if isinstance(value, str) else value)
-
-    def __str__(self) -> str:
-        return " ".join(self)
-
-
-class _PowersAccessor(FieldAccessor):
-    """Whatever is assigned (text, a list, Powers) is held as Powers, so code never
-    iterates over a string's letters."""
-
-    def __set__(self, instance: Any, value: Any) -> None:
-        super().__set__(instance, Powers.of(value))
-
-
-class PowersField(CharField):
-    """Powers stored as their names with spaces between, read back as Powers."""
-
-    accessor_class = _PowersAccessor
-
-    def db_value(self, value: Any) -> str:
-        return str(Powers.of(value))
-
-    def python_value(self, value: Any) -> Powers:
-        return Powers.of(value)
-
-
-class _RulesAccessor(FieldAccessor):
-    """Whatever is assigned (text or names) is held as a RuleSet."""
-
-    def __set__(self, instance: Any, value: Any) -> None:
-        super().__set__(instance, RuleSet.parse(value or ""))
-
-
-class RulesField(TextField):
-    """A game's rules flags: stored as the names sorted, with spaces between; read back as
-    a RuleSet, parsed once per row instead of at every question."""
-
-    accessor_class = _RulesAccessor
-
-    def db_value(self, value: Any) -> str:
-        return str(RuleSet.parse(value or ""))
-
-    def python_value(self, value: Any) -> RuleSet:
-        return RuleSet.parse(value or "")
-
-
-class UTCDateTimeField(DateTimeField):
-    """Aware datetimes in, aware UTC datetimes out; stored as naive UTC.
-
-    A naive datetime is refused: its zone would be a guess, and a deadline an hour off
-    is a bug players notice.
-    """
-
-    def db_value(self, value: Any) -> Any:
-        if isinstance(value, datetime):
-            if value.tzinfo is None:
-                raise ValueError(f"{value!r} has no time zone; store aware datetimes only")
-            value = value.astimezone(UTC).replace(tzinfo=None)
-        return super().db_value(value)  # type: ignore[no-untyped-call]
-
-    def python_value(self, value: Any) -> Any:
-        if isinstance(value, str):
-            # SQLite's text form; fromisoformat reads it many times faster than peewee's
-            # list of strptime formats (a mail reads a few dozen of them).
-            try:
-                value = datetime.fromisoformat(value)
-            except ValueError:
-                value = super().python_value(value)  # type: ignore[no-untyped-call]
-        else:
-            value = super().python_value(value)  # type: ignore[no-untyped-call]
-        if not isinstance(value, datetime):
-            return value
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-class BytesField(BlobField):
-    """Raw bytes both ways (psycopg2 hands back a memoryview, SQLite bytes)."""
-
-    def python_value(self, value: Any) -> bytes | None:
-        return None if value is None else bytes(value)
-
-
-# A foreign key that leads a composite index below is declared index=False: the composite
-# index already serves lookups by it.
-
-
 class BaseModel(Model):
     # peewee adds these at run time (the id primary key, and a foreign key's raw value as
     # name_id); declared here for the type checker only: an annotation creates no field.
@@ -196,6 +88,10 @@ class Person(BaseModel):
     email = CharField(max_length=254, unique=True)  # stored lower-cased
     name = CharField(max_length=100, default="")
     timezone = CharField(max_length=64, null=True)  # SET ZONE: times shown in it too
+    # SET RECORD PUBLIC AS name: the record shown on the web under this name (never the
+    # address); kept after SET RECORD PRIVATE, which only hides it.
+    record_name = CharField(max_length=32, default="")
+    record_public = BooleanField(default=False)
     created_at = UTCDateTimeField(default=utcnow)
 
 
@@ -312,6 +208,30 @@ class PhaseRecord(BaseModel):
         indexes = (
             (("game", "phase"), True),
             (("game", "sequence"), True),
+        )
+
+
+# What became of a seat's duty in one phase (service/records.py says what each means).
+RECORD_OUTCOMES = ("on time", "grace", "late", "disorder", "excused", "takeover")
+
+
+class RecordEntry(BaseModel):
+    """One line of a player's record: their seat's part in one processed phase of a game,
+    or their TAKEOVER of a power. Written when the phase is processed."""
+
+    person = ForeignKeyField(Person, backref="record", on_delete="CASCADE", index=False)
+    game = ForeignKeyField(Game, backref="record_entries", on_delete="CASCADE", index=False)
+    phase = CharField(max_length=16)
+    sequence = IntegerField()  # the game's sequence of the phase
+    powers = PowersField(max_length=255, default="")
+    outcome = CharField(max_length=16)
+    at = UTCDateTimeField(default=utcnow)
+
+    class Meta:
+        constraints = (one_of("outcome", RECORD_OUTCOMES),)
+        indexes = (
+            (("person", "game", "sequence"), False),
+            (("game", "sequence"), False),
         )
 
 
@@ -635,5 +555,6 @@ ALL_MODELS: tuple[type[BaseModel], ...] = (
     Confirmation,
     Opening,
     OpeningsSubscriber,
+    RecordEntry,
     SchemaVersion,
 )

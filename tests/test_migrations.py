@@ -39,6 +39,7 @@ from mailjudge.models import (
     DiaryEntry,
     Opening,
     OpeningsSubscriber,
+    RecordEntry,
     SchemaVersion,
     Seat,
     StalemateQuestion,
@@ -48,7 +49,7 @@ from mailjudge.service.games import create_game
 RELEASES = Path(__file__).parent / "data" / "releases"
 RELEASE_DUMPS = sorted(RELEASES.glob("*.sql"))
 NEW_TABLES = [
-    AddressCounter, Confirmation, Bounce, DiaryEntry, Opening, OpeningsSubscriber,
+    AddressCounter, Confirmation, Bounce, DiaryEntry, RecordEntry, Opening, OpeningsSubscriber,
     DeadlineExtension, StalemateQuestion,
 ]  # fmt: skip
 # The columns that point at a seat and are blanked (or their rows deleted) if a rebuild of
@@ -190,6 +191,7 @@ ADDED_COLUMNS = (
     ("seat", "preference"), ("game", "clock_error"), ("seat", "public_name"),
     ("game", "deadline_sequence"), ("outbox", "relay_reply"), ("game", "options"),
     ("seat", "standin"),
+    ("person", "record_name"), ("person", "record_public"),
 )  # fmt: skip
 
 

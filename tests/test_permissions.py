@@ -84,13 +84,14 @@ def test_every_row_decides_for_someone() -> None:
 # The table's answer for each role in an active standard game (and Democratic's citizens).
 ALLOWED: dict[Role, set[Action]] = {
     Role.ANYONE: {Action.INFO, Action.CREATE, Action.JOIN, Action.OBSERVE, Action.TAKEOVER,
-                  Action.OPENINGS},
+                  Action.OPENINGS, Action.RECORD, Action.RECORD_SET},
     Role.MASTER: set(Action) - {Action.VOTE, Action.VOTE_VICTOR, Action.VOTE_EXTEND, Action.SEAT_STANDIN},
     Role.PLAYER: set(Action) - {Action.MASTER, Action.PRESS_COUNTRY, Action.SEAT_STANDIN},
     Role.AUTHORIZED_TEAMMATE: set(Action) - {Action.MASTER, Action.VOTE, Action.VOTE_VICTOR, Action.VOTE_EXTEND, Action.PRESS_COUNTRY, Action.SEAT_STANDIN},
     Role.TEAMMATE: set(Action) - {Action.MASTER, Action.VOTE, Action.VOTE_VICTOR, Action.VOTE_EXTEND, Action.PRESS_COUNTRY, Action.ORDERS, Action.SEAT_STANDIN},
     Role.OBSERVER: {Action.INFO, Action.CREATE, Action.JOIN, Action.OBSERVE, Action.TAKEOVER,
-                    Action.OPENINGS, Action.PRESS, Action.PRESS_MASTER, Action.SEAT},
+                    Action.OPENINGS, Action.PRESS, Action.PRESS_MASTER, Action.SEAT, Action.RECORD,
+                    Action.RECORD_SET},
 }  # fmt: skip
 
 

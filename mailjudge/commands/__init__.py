@@ -15,6 +15,7 @@ from mailjudge.commands import (  # noqa: F401
     openings,
     orders,
     press,
+    records,
     veterans,
     vote,
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mailjudge.commands.base import Block, Command, CommandError, Context
+from mailjudge.commands.records import judged_by_record
 from mailjudge.commands.registry import register
 from mailjudge.game import confirmations, guard, openings, reply_tokens, schedule, state
 from mailjudge.game.bounces import clear_bounces
@@ -262,6 +263,7 @@ class Join(Command):
         ctx.require(Action.JOIN)
         spend_password_hash(ctx)
         game = state.get_game(args[0])
+        judged_by_record(ctx, game)  # MIN_RECORD: the answer goes to the From only
         rest = args[2:]
         name = None
         if len(rest) >= 2 and rest[-2].upper() == "AS":
@@ -427,6 +429,7 @@ class Takeover(Command):
         power, game_name = split_at(args[0])
         game = state.get_game(game_name)
         spend_password_hash(ctx)
+        judged_by_record(ctx, game)
         seat, told, lines = opening_mail.take_over(game, power, ctx.sender, args[1], ctx.now)
         ctx.outgoing += told  # the power leaves the openings; the deadline may move
         ctx.outgoing += variant_of(game).on_takeover(game, seat)  # Diplonomic rule 25

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mailjudge.commands.base import Block, Command, CommandError, Context
+from mailjudge.commands.records import record_help
 from mailjudge.commands.registry import register, unique_commands
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.game import diary, pictures, state
@@ -158,10 +159,10 @@ class Map(Command):
 class Help(Command):
     action = Action.INFO
     name = "HELP"
-    usage = "HELP [command | RULES | OPTIONS | STANDIN]"
+    usage = "HELP [command | RULES | OPTIONS | STANDIN | RECORD]"
     summary = (
         "this list; HELP RULES describes the rules flags, HELP OPTIONS the options, "
-        "HELP STANDIN the stand-in"
+        "HELP STANDIN the stand-in, HELP RECORD what a record counts"
     )
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
@@ -174,6 +175,8 @@ class Help(Command):
             return _options_help(ctx.game)
         if args and args[0].upper() in ("STANDIN", "STAND-IN"):
             return render("help_standin.txt.j2").rstrip("\n").splitlines()
+        if [a.upper() for a in args] == ["RECORD"]:
+            return record_help()
         # Signed on to a game, HELP lists that game's commands: the shared ones and its
         # variant's own.
         variant = ctx.game.variant if ctx.game is not None else None

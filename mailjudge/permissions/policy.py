@@ -40,6 +40,8 @@ GATES: tuple[Row, ...] = (
     Row(A.OBSERVE, always, ALLOW, "anyone may watch a game"),
     Row(A.TAKEOVER, always, ALLOW, "anyone may take over a vacant power"),
     Row(A.OPENINGS, always, ALLOW, "anyone may ask for the openings; OPENINGS ON waits for CONFIRM from the address"),
+    Row(A.RECORD_SET, always, ALLOW, "anyone the judge knows may show or hide their own record"),
+    Row(A.RECORD, always, ALLOW, "anyone may ask for their own record: it goes to their own address"),
     # Everything below needs a SIGNON.
     Row(ANY, role(Role.ANYONE), DENY, "SIGNON first: SIGNON power@game password"),
     Row(A.MASTER, role(Role.MASTER), ALLOW, "the master runs the game"),

@@ -40,6 +40,8 @@ class Action(StrEnum):
     VOTE = "vote"
     VOTE_VICTOR = "vote.victor"
     VOTE_EXTEND = "vote.extend"  # VOTE EXTEND: the players move their own deadline
+    RECORD = "record"  # RECORD: one's own record, mailed to one's own address
+    RECORD_SET = "record.set"  # SET RECORD PUBLIC / PRIVATE: one's own record on the web
     SEAT = "seat"  # one's own settings: WAIT, ZONE, ABSENCE, PASSWORD, RESIGN ...
     SEAT_STANDIN = "seat.standin"  # SET STANDIN: only players, only under STANDIN
 

@@ -28,7 +28,7 @@ from mailjudge.game.state import (
     waiting_players,
 )
 from mailjudge.models import Game, GameState, OrderLine, PhaseRecord, Seat, utcnow
-from mailjudge.service import stalemate
+from mailjudge.service import records, stalemate
 from mailjudge.service.conditional import resolve_conditional_orders
 from mailjudge.service.games import engine_options, passive_now
 from mailjudge.service.orders import blank_orders_in, powers_to_order
@@ -215,6 +215,7 @@ def process(
             game.__data__.update(fresh.__data__)
             return done
         notices = variant.before_process(fresh, now or utcnow())
+        records.note_phase(fresh, late_powers(fresh), now)  # each player's record
         texts, kept = _orders_for_engine(fresh)
         add_standin_orders(fresh, texts, kept, now)
         done = _run(fresh, texts, kept, keep_future=False, now=now)

@@ -20,6 +20,7 @@ from mailjudge.game.state import (
 from mailjudge.models import Game, GameState, Seat
 from mailjudge.passwords import hash_password, verify_password_remembered
 from mailjudge.render.outgoing import Outgoing
+from mailjudge.service import records
 from mailjudge.service.games import start_game
 from mailjudge.variants import variant_of
 
@@ -76,6 +77,7 @@ def join(
     """JOIN a forming game. Under POWER_CHOICE a free power may be named; otherwise powers
     are dealt at random when the game starts. The game starts by itself when full, unless
     START_MASTER; the variant's mail at the start is added to ``started``."""
+    records.require_min_record(game, email)  # the game's MIN_RECORD, if it has one
     if name and variant_of(game).anonymous:
         raise NotAllowed(
             f"{game.name} is anonymous: players are known by their powers only; JOIN without"
@@ -160,6 +162,7 @@ def is_vacant(seat: Seat) -> bool:
 
 def takeover(game: Game, power: str, email: str, password: str) -> Seat:
     """Take a power nobody holds (after a RESIGN, an EJECT, or a dummy at START)."""
+    records.require_min_record(game, email)
     seat = seat_for_power(game, power)
     person = person_for(email)
     if not is_vacant(seat):
@@ -175,6 +178,7 @@ def takeover(game: Game, power: str, email: str, password: str) -> Seat:
     seat.failed_signons = 0
     seat.locked_until = None
     seat.save()
+    records.note_takeover(seat)  # in the taker's favour
     return seat
 
 

@@ -36,6 +36,7 @@ from mailjudge.timing import show
 from mailjudge.variants import variant_of
 from mailjudge.web import openings, pages
 from mailjudge.web.cache import Page, PageCache
+from mailjudge.web.players import ROUTES as PLAYER_ROUTES
 
 # Zones offered in the deadline's picker; any other IANA name works typed into ?tz=.
 ZONES = (
@@ -368,6 +369,7 @@ def make_app(cache_seconds: float = 5.0, settings: Settings | None = None) -> St
         Route("/api/games/{name}", _cached(api_game)),
         Route("/openings", _uncached(openings.openings_page)),
         Route("/openings.atom", _uncached(openings.openings_feed)),
+        *PLAYER_ROUTES,  # the records players made public
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: not_found})
     app.state.pages = PageCache(lifetime=cache_seconds)
