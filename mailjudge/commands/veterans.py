@@ -292,5 +292,6 @@ class SetOther(Command):
         raise CommandError(
             f"this judge has no {name}: the SET commands here are SET WAIT, SET NOWAIT, "
             "SET ABSENCE, SET NOABSENCE, SET ZONE, SET PASSWORD, SET ADDRESS, SET DRAW, "
-            "SET PREFERENCE and, for the master, SET DEADLINE, SET TIMING, SET RULE and SET OPTION"
+            "SET PREFERENCE, SET STANDIN, SET RECORD and, for the master, SET DEADLINE, "
+            "SET TIMING, SET RULE and SET OPTION"
         )
