@@ -7,27 +7,12 @@ in a few minutes of mail.
 from __future__ import annotations
 
 import random
-from collections import deque
-from collections.abc import Iterable, Mapping
 
 from mailjudge.engine.adjustments import adjustment_due, build_sites
-from mailjudge.engine.maps import ARMY, GameMap, province_of
+from mailjudge.engine.maps import ARMY, GameMap, distances, province_of
 from mailjudge.engine.state import MOVEMENT, RETREAT, Position, Unit
 
 UNREACHABLE = 10_000
-
-
-def _distances(starts: Iterable[str], moves: Mapping[str, Iterable[str]]) -> dict[str, int]:
-    """Steps from every location to the nearest of `starts` (the board is undirected)."""
-    dist = {s: 0 for s in starts if s in moves}
-    queue = deque(dist)
-    while queue:
-        here = queue.popleft()
-        for nxt in moves[here]:
-            if nxt not in dist:
-                dist[nxt] = dist[here] + 1
-                queue.append(nxt)
-    return dist
 
 
 def _targets(gmap: GameMap, pos: Position, power: str) -> dict[str, dict[str, int]]:
@@ -37,8 +22,8 @@ def _targets(gmap: GameMap, pos: Position, power: str) -> dict[str, dict[str, in
         loc for c in wanted for loc in gmap.fleet_locations(c) if loc in gmap.fleet_moves
     ]
     return {
-        ARMY: _distances(wanted, gmap.army_moves),
-        "F": _distances(fleet_starts, gmap.fleet_moves),
+        ARMY: distances(wanted, gmap.army_moves),
+        "F": distances(fleet_starts, gmap.fleet_moves),
     }
 
 

@@ -274,6 +274,12 @@ def _bfs(starts: Iterable[str], nbrs: Mapping[str, Iterable[str]]) -> dict[str, 
     return dist
 
 
+def distances(starts: Iterable[str], moves: Mapping[str, Iterable[str]]) -> dict[str, int]:
+    """Steps from every location of ``moves`` to the nearest of ``starts`` that is on it
+    (the board is undirected): for players that head for a set of places."""
+    return _bfs((s for s in starts if s in moves), moves)
+
+
 def _edge(text: str) -> tuple[str, str]:
     a, sep, b = text.partition("-")
     if not sep or not a or not b:

@@ -37,11 +37,10 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 
 from mailjudge.engine.adjustments import adjustment_due, build_sites
-from mailjudge.engine.maps import ARMY, FLEET, LAND, GameMap, province_of
+from mailjudge.engine.maps import ARMY, FLEET, LAND, GameMap, distances, province_of
 from mailjudge.engine.orders import (
     Build,
     Disband,
@@ -126,25 +125,13 @@ def _wanted_centres(gmap: GameMap, pos: Position, power: str) -> set[str]:
     }
 
 
-def _distances(starts: Iterable[str], moves: Mapping[str, Iterable[str]]) -> dict[str, int]:
-    dist = {s: 0 for s in starts if s in moves}
-    queue = deque(dist)
-    while queue:
-        here = queue.popleft()
-        for nxt in moves[here]:
-            if nxt not in dist:
-                dist[nxt] = dist[here] + 1
-                queue.append(nxt)
-    return dist
-
-
-def _target_distances(gmap: GameMap, wanted: Iterable[str]) -> dict[str, dict[str, int]]:
+def _targetdistances(gmap: GameMap, wanted: Iterable[str]) -> dict[str, dict[str, int]]:
     """Steps from every location to the nearest wanted centre, for armies and fleets."""
     targets = list(wanted)
     fleet_starts = [loc for c in targets for loc in gmap.fleet_locations(c)]
     return {
-        ARMY: _distances(targets, gmap.army_moves),
-        FLEET: _distances(fleet_starts, gmap.fleet_moves),
+        ARMY: distances(targets, gmap.army_moves),
+        FLEET: distances(fleet_starts, gmap.fleet_moves),
     }
 
 
@@ -209,7 +196,7 @@ def _movement(
                 going.add(centre)
                 break
     # 5. The rest hold on a centre, or step toward one to take.
-    tables = _target_distances(gmap, wanted) if wanted else {ARMY: {}, FLEET: {}}
+    tables = _targetdistances(gmap, wanted) if wanted else {ARMY: {}, FLEET: {}}
     # Never into a foreign unit, nor where an own unit stays or goes.
     staying = {p for p, u in pos.units.items() if u.power != power}
     staying |= {u.province for u in mine if type(orders.get(u.province)) is not Move}
@@ -286,7 +273,7 @@ def _adjustments(
     sites = sorted(
         build_sites(gmap, pos, power, build_any), key=lambda s: (-_threat(reach, s, power), s)
     )
-    tables = _target_distances(gmap, _wanted_centres(gmap, pos, power) | _others(pos, power))
+    tables = _targetdistances(gmap, _wanted_centres(gmap, pos, power) | _others(pos, power))
     return [Build(_new_unit(gmap, power, site, tables)) for site in sites[:due]]
 
 

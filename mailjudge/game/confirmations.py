@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from mailjudge.game import guard
 from mailjudge.game.errors import NotAllowed, NotFound, ServiceError
@@ -35,22 +35,36 @@ class Confirmed:
     old_address: str  # where it went before ("" for a new observer)
 
 
+def not_for_sender() -> NotFound:
+    """A CONFIRM whose token is unknown, or was sent to another address."""
+    return NotFound(
+        "no such confirmation for this address: answer from the address the token was "
+        "sent to, with CONFIRM and the token as it was written"
+    )
+
+
+def expired(asked_at: datetime, again: str) -> NotFound | None:
+    """The refusal of a token asked for at ``asked_at`` that is too old now (``again``
+    says how to get a new one), or None while it is good."""
+    hours = current_settings().security.confirm_hours
+    if asked_at + timedelta(hours=hours) > utcnow():
+        return None
+    return NotFound(
+        f"that token is more than {hours} hours old and no longer good: {again} and answer "
+        "the new token"
+    )
+
+
 def confirm(token: str, sender: str) -> Confirmed:
     """CONFIRM token from `sender`: the observer's seat becomes active, or the seat's mail
     moves to the new address."""
     found = Confirmation.get_or_none(Confirmation.token == token.lower())
     if found is None or found.address != sender.lower():
-        raise NotFound(
-            "no such confirmation for this address: answer from the address the token was "
-            "sent to, with CONFIRM and the token as it was written"
-        )
-    hours = current_settings().security.confirm_hours
-    if found.created_at + timedelta(hours=hours) <= utcnow():
+        raise not_for_sender()
+    too_old = expired(found.created_at, "ask again (OBSERVE or SET ADDRESS)")
+    if too_old is not None:
         found.delete_instance()
-        raise NotFound(
-            f"that token is more than {hours} hours old and no longer good: ask again (OBSERVE "
-            "or SET ADDRESS) and answer the new token"
-        )
+        raise too_old
     seat = found.seat
     old = seat.person.email if seat.person is not None and found.kind == "address" else ""
     if found.kind in ("observe", "citizen"):

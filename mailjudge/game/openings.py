@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from mailjudge.game import guard
-from mailjudge.game.errors import NotFound
+from mailjudge.game.confirmations import expired, not_for_sender
 from mailjudge.game.state import current_position, game_map, is_public
 from mailjudge.models import Game, GameState, Opening, OpeningsSubscriber, utcnow
-from mailjudge.settings import current_settings
 
 REASON_WORDS = {
     "resigned": "its player resigned",
@@ -171,16 +170,10 @@ def confirm(token: str, sender: str) -> None:
     """CONFIRM token from the address it was sent to: the address gets the openings mail."""
     row = OpeningsSubscriber.get_or_none(OpeningsSubscriber.token == token.lower())
     if row is None or row.address != sender.lower():
-        raise NotFound(
-            "no such confirmation for this address: answer from the address the token was "
-            "sent to, with CONFIRM and the token as it was written"
-        )
-    hours = current_settings().security.confirm_hours
-    if row.asked_at + timedelta(hours=hours) <= utcnow():
-        raise NotFound(
-            f"that token is more than {hours} hours old and no longer good: write OPENINGS ON "
-            "again and answer the new token"
-        )
+        raise not_for_sender()
+    too_old = expired(row.asked_at, "write OPENINGS ON again")
+    if too_old is not None:
+        raise too_old
     row.token, row.confirmed_at = "", utcnow()
     row.save()
     guard.mark_proven(str(row.address), utcnow())  # as any answered token proves it
