@@ -35,7 +35,7 @@ def draw_board(
     paints = style.palette(palette)
     background = paints.sea if where.view == MAP else style.SEA_BACKGROUND
     scene = Scene(width, height + style.LEGEND_HEIGHT, background, title)
-    colours = {p: style.power_colour(p, gmap.power_names, paints) for p in gmap.power_names}
+    colours = style.colours_for(gmap.power_names, paints)
     if where.view == MAP:
         _outlines(scene, gmap, position, colours, where, paints)
     else:
