@@ -8,7 +8,6 @@ precomputes what the adjudicator asks for on every order (adjacency sets, reach,
 from __future__ import annotations
 
 import re
-import tomllib
 import unicodedata
 from collections import deque
 from collections.abc import Iterable, Mapping
@@ -18,6 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from mailjudge.engine.boards import map_document
 from mailjudge.paths import MAPS_DIR
 
 ARMY = "A"
@@ -350,13 +350,7 @@ def load_map(name: str = "standard", folder: Path | None = None) -> GameMap:
     path = (folder or MAPS_DIR) / f"{name}.toml"
     if not path.exists():
         raise MapError(f"there is no map called {name!r} (no file {path})")
-    with path.open("rb") as fh:
-        doc = tomllib.load(fh)
-    drawn = path.with_name(f"{name}.outlines.toml")
-    if drawn.exists():
-        with drawn.open("rb") as fh:
-            doc = {**doc, "outlines": tomllib.load(fh)}
-    return parse_map(doc)
+    return parse_map(map_document(name, path.parent))  # with its board: engine/boards.py
 
 
 def _outline(code: str, entry: Mapping[str, Any]) -> Outline:

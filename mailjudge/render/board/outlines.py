@@ -28,13 +28,13 @@ import hashlib
 import itertools
 import math
 import sys
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+from mailjudge.engine.boards import map_document
 from mailjudge.paths import MAPS_DIR
 
 Point = tuple[float, float]
@@ -94,19 +94,22 @@ def _middle(d: Drawing, a: str, b: str) -> Point:
     return (ax + bx) / 2, (ay + by) / 2
 
 
-def crossings(d: Drawing) -> list[tuple[tuple[str, str], tuple[str, str]]]:
-    """Pairs of borders whose lines cross: the drawing must have none."""
+def crossings(d: Drawing, only: str | None = None) -> list[tuple[tuple[str, str], tuple[str, str]]]:
+    """Pairs of borders whose lines cross: the drawing must have none. With ``only``, just
+    the crossings of that province's borders (all there can be after moving its point)."""
     pieces = []
     for a, b in sorted(d.edges):
         m = _middle(d, a, b)
         pieces += [((a, b), d.points[a], m), ((a, b), m, d.points[b])]
     found = set()
     for i, (e1, p1, p2) in enumerate(pieces):
-        for e2, p3, p4 in pieces[i + 1 :]:
+        if only is not None and only not in e1:
+            continue
+        for e2, p3, p4 in pieces if only is not None else pieces[i + 1 :]:
             # Pieces that meet at a point of the board (two borders of one province) do
             # not cross there; any other meeting is a crossing.
             if e1 != e2 and not {p1, p2} & {p3, p4} and _cross(p1, p2, p3, p4):
-                found.add((e1, e2))
+                found.add((min(e1, e2), max(e1, e2)))
     return sorted(found)
 
 
@@ -279,7 +282,7 @@ def relaxed(d: Drawing, rounds: int = 3, step: float = 0.35) -> Drawing:
             middle = shape.intersection(board).centroid
             x, y = points[code]
             moved = (x + (middle.x - x) * step, y + (middle.y - y) * step)
-            if not crossings(replace(d, points={**points, code: moved})):
+            if not crossings(replace(d, points={**points, code: moved}), only=code):
                 points[code] = moved
         d = replace(d, points=points)
     return d
@@ -420,8 +423,7 @@ def _xy(point: Point) -> str:
 
 def main(argv: list[str]) -> int:
     name = argv[0] if argv else "standard"
-    source = MAPS_DIR / f"{name}.toml"
-    doc = tomllib.loads(source.read_text(encoding="utf-8"))
+    doc = map_document(name, MAPS_DIR)  # its board from NAME.board.toml where it has one
     d = drawing_of(doc)
     crossing = crossings(d)
     if crossing:
