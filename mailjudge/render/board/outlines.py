@@ -16,7 +16,10 @@ at a face's inner point. Provinces on the edge of the drawing reach out to the e
 board. Each shared stretch is then given a little deterministic unevenness, the same for
 the provinces on both sides, so that it reads as a coast or a frontier rather than as a
 ruled line; coasts get more than land frontiers. Impassable areas
-(``[board.impassable]``: Switzerland) take part in the drawing only.
+(``[board.impassable]``: Switzerland) take part in the drawing only. Neighbours that no
+flat drawing can give a shared border (``[board.passages]``) are left out of it and joined
+by a line on the picture (passages.py). Finding the bends (and the points to move) is
+bends.py's work.
 
 shapely (a dependency of the tests) checks the result: one valid polygon per province, no
 overlaps, and shared outlines exactly where the map data has borders.
@@ -67,6 +70,9 @@ def drawing_of(doc: Mapping[str, Any]) -> Drawing:
             a, b = (part.strip().split("/")[0] for part in text.split("-"))
             if a != b:
                 edges.add(_key(a, b))
+    # Neighbours that cannot share a border on a flat board: joined by a line instead
+    # (render/board/passages.py).
+    edges -= {_key(*text.split("-")) for text in board.get("passages", [])}
     for code, area in board.get("impassable", {}).items():
         points[code] = (float(area["position"][0]), float(area["position"][1]))
         kinds[code] = "impassable"

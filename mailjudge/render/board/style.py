@@ -87,6 +87,14 @@ WATER_RADIUS = 27
 CENTRE_RADIUS = 6
 UNIT_RADIUS = 10
 LEGEND_HEIGHT = 84
+LEGEND_COLUMNS = 8  # powers (and "neutral") a legend row holds; more go on further rows
+LEGEND_ROW = 44
+
+
+def legend_height(powers: int) -> int:
+    """The legend's height for a map of that many powers: one row up to seven."""
+    rows = -(-(powers + 1) // LEGEND_COLUMNS)
+    return LEGEND_HEIGHT + LEGEND_ROW * (rows - 1)
 
 
 def palette(name: str | None) -> Palette:
