@@ -3,7 +3,7 @@ share a border on a flat board (four provinces that all border each other, as ro
 Sicily or Sinai on the ancient Mediterranean map), the map's board lists the pair under
 ``[board.passages]``; the outline tool leaves that border out, and the board picture joins
 the two provinces with a dashed line where they come nearest. A passage is found from the
-outlines themselves: neighbours whose outlines share no point."""
+outlines themselves: neighbours whose outlines share no border."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ Point = tuple[float, float]
 
 @cache
 def passages(gmap: GameMap) -> tuple[tuple[str, str, Point, Point], ...]:
-    """Each pair of neighbours whose outlines share no point, with the nearest two points
-    of their outlines (the line drawn between them)."""
+    """Each pair of neighbours whose outlines share no border (a corner at most), with the
+    ends of the link drawn between them: from where their outlines come nearest, a little
+    way into each."""
     if not gmap.outlines:
         return ()
     corners = {
@@ -29,7 +30,7 @@ def passages(gmap: GameMap) -> tuple[tuple[str, str, Point, Point], ...]:
         for here, theirs in moves.items():
             for there in theirs:
                 a, b = sorted((province_of(here), province_of(there)))
-                if a != b and not corners[a] & corners[b]:
+                if a != b and len(corners[a] & corners[b]) < 2:  # a corner at most
                     pairs.add((a, b))
     found = []
     for a, b in sorted(pairs):
@@ -37,5 +38,17 @@ def passages(gmap: GameMap) -> tuple[tuple[str, str, Point, Point], ...]:
             ((p, q) for p in gmap.outlines[a].points for q in gmap.outlines[b].points),
             key=lambda pq: math.dist(*pq),
         )
-        found.append((a, b, one, two))
+        found.append(
+            (a, b, _inwards(one, gmap.outlines[a].unit), _inwards(two, gmap.outlines[b].unit))
+        )
     return tuple(found)
+
+
+def _inwards(point: Point, towards: Point, reach: float = 14.0) -> Point:
+    """The point moved ``reach`` towards the province's unit (or onto it, if nearer): the
+    link starts inside each province, and shows when the two only meet at a corner."""
+    far = math.dist(point, towards)
+    if far <= reach:
+        return towards
+    k = reach / far
+    return point[0] + (towards[0] - point[0]) * k, point[1] + (towards[1] - point[1]) * k
