@@ -76,7 +76,7 @@ def bend_for(d: Drawing, edge: Edge, room: float = 12.0) -> Point | None:
             for side in (1, -1):
                 reach = side * step * 4.0
                 bend = (mx + nx * reach + (bx - ax) * along, my + ny * reach + (by - ay) * along)
-                if not (0 <= bend[0] <= d.width and 0 <= bend[1] <= d.height):
+                if not (10 <= bend[0] <= d.width - 10 and 10 <= bend[1] <= d.height - 10):
                     continue
                 trial = replace(d, bends={**d.bends, edge: bend})
                 if not crossed_by(trial, edge) and _clear_of_points(trial, edge, bend, room):

@@ -31,6 +31,7 @@ import hashlib
 import itertools
 import math
 import sys
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import partial
@@ -423,12 +424,20 @@ def to_toml(name: str, found: Mapping[str, Any], d: Drawing) -> str:
     return "\n".join(lines)
 
 
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
 def _xy(point: Point) -> str:
     return f"[{point[0]:.1f}, {point[1]:.1f}]"
 
 
 def main(argv: list[str]) -> int:
     name = argv[0] if argv else "standard"
+    base = tomllib.loads(_text(MAPS_DIR / f"{name}.board.toml")).get("drawn_as")
+    if base is not None:
+        print(f"map {name} is drawn as map {base}: draw that one")
+        return 1
     doc = map_document(name, MAPS_DIR)  # its board from NAME.board.toml where it has one
     d = drawing_of(doc)
     crossing = crossings(d)
