@@ -30,7 +30,7 @@ OWN_OUTLINES = [name for name in DRAWN if (MAPS_DIR / f"{name}.outlines.toml").e
 # other, and no more than four regions of a plane can all border each other.
 NOT_DRAWABLE = {"pure"}
 # Maps whose drawing is not done yet: they are shown as the graph of their provinces.
-PENDING = {"colonial", "empire", "known_world_901", "world", "ancmed", "modern"}
+PENDING = {"colonial", "empire", "known_world_901", "world"}
 
 
 def shapes_of(gmap: GameMap) -> dict[str, Polygon]:

@@ -32,9 +32,13 @@ def test_every_drawn_maps_board_reads_in_the_game_page_at_phone_width(
         with chromium(390, 844) as phone:
             for name in DRAWN:
                 gmap = load_map(name)
-                Game.update(map_name=name, position=position_to_dict(initial_position(gmap))).where(
-                    Game.name == "atlas"
-                ).execute()
+                # A new sequence number changes the game's stamp: its page is drawn anew.
+                changed = Game.update(
+                    map_name=name,
+                    position=position_to_dict(initial_position(gmap)),
+                    sequence=Game.sequence + 1,
+                ).where(Game.name == "atlas")
+                assert changed.execute() == 1
                 phone.get(base + "/games/atlas")
                 width = phone.execute_script("return document.documentElement.clientWidth")
                 wide = phone.execute_script("return document.documentElement.scrollWidth")
