@@ -1,7 +1,7 @@
 """A board of 34 powers (as Chaos: the standard board, each power one home centre): every
 power's units in a colour of its own in both palettes, each named in the legend, which
 takes as many rows as it needs below the board; and a passage (neighbours that share no
-border) drawn as a dashed link."""
+border) drawn as a bridge, named in the key."""
 
 from __future__ import annotations
 
@@ -71,4 +71,6 @@ def test_a_passage_is_left_out_of_the_drawing_found_and_drawn() -> None:
     assert shapes["nth"].contains(Point(one)) and shapes["ska"].contains(Point(two))
     assert Point(one).distance(Point(two)) >= 14
     svg = draw_picture(gmap, initial_position(gmap), (), "x", png=False).svg
-    assert 'stroke-dasharray="5 3"' in svg
+    assert 'stroke="#f4ecd4"' in svg and ">neighbours<" in svg  # the bridge, in the key too
+    plain = draw_picture(STANDARD, initial_position(STANDARD), (), "x", png=False).svg
+    assert 'stroke="#f4ecd4"' not in plain and ">neighbours<" not in plain

@@ -89,8 +89,8 @@ def _outlines(
             fill = paints.land_of(colours[owner]) if owner else paints.land
             stroke = style.LAND_STROKE
         scene.add(Polygon(shape.points, fill, stroke, 1.2, id=f"province-{code}"))
-    for _, _, one, two in passages(gmap):  # neighbours that share no border: a dashed link
-        scene.add(Line((one, two), style.COAST_STROKE, 3.0, (5, 3)))
+    for _, _, one, two in passages(gmap):  # neighbours that share no border: a link
+        passage_mark(scene, one, two)
     for shape in gmap.outlines.values():
         for coast, (cx, cy) in sorted(shape.coasts.items()):
             # The coast's name goes on the far side of its mark from the province's name.
@@ -196,10 +196,17 @@ def _legend(
         units = len(position.units_of(power))
         scene.add(Text(x + 20, y + 19, f"{counts.get(power, 0)} SC, {units} units", 12,
                        anchor="start"))  # fmt: skip
-    _key(scene, top + tall - 22)
+    _key(scene, top + tall - 22, bool(passages(gmap)))
 
 
-def _key(scene: Scene, y: float) -> None:
+def passage_mark(scene: Scene, one: Point, two: Point) -> None:
+    """Two provinces that border each other without a shared border: a bridge, a dark
+    band with a light line along it (unlike any order's line)."""
+    scene.add(Line((one, two), style.PASSAGE_EDGE, 6.0))
+    scene.add(Line((one, two), style.PASSAGE_LINE, 2.0))
+
+
+def _key(scene: Scene, y: float, passage: bool = False) -> None:
     """One line that says what the marks mean."""
     x = 14.0
     grey = "#444444"
@@ -211,8 +218,12 @@ def _key(scene: Scene, y: float) -> None:
         ("hold", Circle(13, 0, 8, None, grey, 2.5)),
         ("dislodged", None),
     ]
+    if passage:  # the map has neighbours joined by a bridge
+        items.append(("neighbours", "passage"))
     for label, shape in items:
-        if isinstance(shape, Line):
+        if shape == "passage":
+            passage_mark(scene, (x, y), (x + 26, y))
+        elif isinstance(shape, Line):
             pts = tuple((px + x, py + y) for px, py in shape.points)
             scene.add(Line(pts, shape.color, shape.width, shape.dash))
         elif isinstance(shape, Circle):
@@ -221,5 +232,5 @@ def _key(scene: Scene, y: float) -> None:
             dislodged_mark(scene, (x + 13, y), 8)
         scene.add(Text(x + 34, y, label, 12, anchor="start"))
         x += 34 + 7.2 * len(label) + 26
-    key = "A army  F fleet  disc: supply centre, owner's colour"
+    key = "A army  F fleet  disc: supply centre" + ("" if passage else ", owner's colour")
     scene.add(Text(x, y, key, 12, anchor="start"))

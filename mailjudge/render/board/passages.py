@@ -2,7 +2,7 @@
 share a border on a flat board (four provinces that all border each other, as round
 Sicily or Sinai on the ancient Mediterranean map), the map's board lists the pair under
 ``[board.passages]``; the outline tool leaves that border out, and the board picture joins
-the two provinces with a dashed line where they come nearest. A passage is found from the
+the two provinces with a bridge where they come nearest. A passage is found from the
 outlines themselves: neighbours whose outlines share no border."""
 
 from __future__ import annotations

@@ -76,6 +76,9 @@ COAST_STROKE = "#6f8fae"
 CENTRE_STROKE = "#333333"
 ARMY_EDGE = "#d9c9a0"
 FLEET_EDGE = "#9dbcd8"
+# Neighbours without a shared border (a passage): a bridge drawn across what parts them.
+PASSAGE_EDGE = "#6b5a3a"
+PASSAGE_LINE = "#f4ecd4"
 FAILED = "#8c8c8c"
 FAILED_MARK = "#d7191c"
 # A dislodged unit: a dashed square in black on white, no power's colour and not a ring
