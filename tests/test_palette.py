@@ -10,8 +10,11 @@ import itertools
 
 import pytest
 
+from mailjudge.engine.maps import load_map
+from mailjudge.paths import MAPS_DIR
 from mailjudge.render.board.colour import ciede2000, ciede2000_lab, deuteranope
-from mailjudge.render.board.style import PALETTES, Palette
+from mailjudge.render.board.spread import MOST, apart, pick
+from mailjudge.render.board.style import PALETTES, SPREAD, Palette, colours_for
 
 APART = 10.0
 
@@ -76,3 +79,45 @@ def test_the_issue_figures_were_too_close_in_the_old_colours() -> None:
     assert ciede2000(old_tint("#e0a100"), "#f3ead3") == pytest.approx(6.6, abs=0.05)
     assert ciede2000(old_tint("#2a9fd8"), "#a9c8e3") == pytest.approx(8.0, abs=0.05)
     assert ciede2000(old_tint("#3b4cc0"), old_tint("#8d54b8")) == pytest.approx(8.2, abs=0.05)
+
+
+# Maps with more powers than a palette names take its spread colours (style.SPREAD, up to
+# 34 for Chaos). With 34 the plain differences stay over 15; as a deuteranope sees them,
+# 34 colours cannot all be 10 apart (red-green is one axis lost), so the colour-blind
+# spread keeps both differences over 7, and the legend names each power beside its colour.
+SPREAD_APART = {"standard": 15.0, "colourblind": 7.0}
+
+
+@pytest.mark.parametrize("name", sorted(PALETTES))
+def test_the_spread_keeps_34_powers_apart(name: str) -> None:
+    colours = SPREAD[name]
+    assert len(colours) == len(set(colours)) == MOST == 34
+    assert colours[:7] == tuple(PALETTES[name].powers.values())
+    blind = name == "colourblind"
+    nearest = min(apart(a, b, blind) for a, b in itertools.combinations(colours, 2))
+    assert nearest >= SPREAD_APART[name]
+    for colour in colours:  # every one stands out on the land and the sea
+        for ground in (PALETTES[name].land, PALETTES[name].sea):
+            assert ciede2000(colour, ground) >= 12, (colour, ground)
+
+
+@pytest.mark.parametrize("name", sorted(PALETTES))
+def test_the_spread_is_what_the_picking_gives(name: str) -> None:
+    assert pick(name) == SPREAD[name]
+
+
+MAP_NAMES = sorted(
+    p.name.removesuffix(".toml") for p in MAPS_DIR.glob("*.toml") if p.name.count(".") == 1
+)
+
+
+@pytest.mark.parametrize("palette", sorted(PALETTES))
+@pytest.mark.parametrize("map_name", MAP_NAMES)
+def test_every_maps_powers_are_apart_in_both_palettes(map_name: str, palette: str) -> None:
+    order = load_map(map_name).power_names
+    colours = colours_for(order, PALETTES[palette])
+    assert set(colours) == set(order) and len(set(colours.values())) == len(order)
+    blind = palette == "colourblind"
+    least = APART if len(order) <= 7 else SPREAD_APART[palette]
+    for a, b in itertools.combinations(order, 2):
+        assert apart(colours[a], colours[b], blind) >= least, (a, b)

@@ -8,7 +8,6 @@ precomputes what the adjudicator asks for on every order (adjacency sets, reach,
 from __future__ import annotations
 
 import re
-import tomllib
 import unicodedata
 from collections import deque
 from collections.abc import Iterable, Mapping
@@ -18,6 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from mailjudge.engine.boards import map_document
 from mailjudge.paths import MAPS_DIR
 
 ARMY = "A"
@@ -47,6 +47,7 @@ class PowerInfo:
     adjective: str
     homes: tuple[str, ...]
     units: tuple[tuple[str, str], ...]  # (unit type, location)
+    dummy: bool = False  # on the board but nobody's to play (MILA's DUMMY powers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +89,7 @@ class GameMap:
         "_frozen",
         "army_moves",
         "board_size",
+        "build_any",
         "centres",
         "coastal_water",
         "first_phase",
@@ -122,6 +124,7 @@ class GameMap:
         positions: Mapping[str, tuple[int, int]] | None = None,
         board_size: tuple[int, int] = (0, 0),
         outlines: Mapping[str, Outline] | None = None,
+        build_any: bool = False,
     ) -> None:
         provs = {p.code: p for p in provinces}
         pows = {p.name: p for p in powers}
@@ -131,6 +134,8 @@ class GameMap:
         self.title = title
         self.first_phase = first_phase
         self.victory_centres = victory_centres
+        # Every power builds in any centre it owns, not only at home (Chaos, Modern, ...).
+        self.build_any = build_any
         self.provinces: Mapping[str, Province] = MappingProxyType(provs)
         self.powers: Mapping[str, PowerInfo] = MappingProxyType(pows)
         self.power_names: tuple[str, ...] = tuple(sorted(pows))
@@ -290,7 +295,7 @@ def _edge(text: str) -> tuple[str, str]:
 def parse_map(doc: Mapping[str, Any]) -> GameMap:
     """Build a map from the parsed TOML document (see data/maps/standard.toml)."""
     powers_doc = doc["powers"]
-    homes = {h: name for name, p in powers_doc.items() for h in p["home"]}
+    homes = {h: name for name, p in powers_doc.items() for h in p.get("home", ())}
     provinces = []
     aliases: dict[str, str] = {}
     for code, p in doc["provinces"].items():
@@ -311,7 +316,7 @@ def parse_map(doc: Mapping[str, Any]) -> GameMap:
     powers = []
     for name, p in powers_doc.items():
         units = []
-        for text in p["units"]:
+        for text in p.get("units", ()):  # a power may start with no units, or no homes
             kind, _, loc = text.partition(" ")
             units.append((kind.upper(), loc.strip().lower()))
         powers.append(
@@ -319,8 +324,9 @@ def parse_map(doc: Mapping[str, Any]) -> GameMap:
                 name=name,
                 initial=p["initial"],
                 adjective=p.get("adjective", name.title()),
-                homes=tuple(p["home"]),
+                homes=tuple(p.get("home", ())),
                 units=tuple(units),
+                dummy=bool(p.get("dummy", False)),
             )
         )
     adj = doc["adjacency"]
@@ -331,6 +337,7 @@ def parse_map(doc: Mapping[str, Any]) -> GameMap:
         title=doc.get("title", doc["name"]),
         first_phase=doc.get("first_phase", "S1901M"),
         victory_centres=int(doc.get("victory_centres", 18)),
+        build_any=bool(doc.get("build_any", False)),
         provinces=provinces,
         powers=powers,
         army_edges=[_edge(e) for e in adj["army"]],
@@ -356,13 +363,7 @@ def load_map(name: str = "standard", folder: Path | None = None) -> GameMap:
     path = (folder or MAPS_DIR) / f"{name}.toml"
     if not path.exists():
         raise MapError(f"there is no map called {name!r} (no file {path})")
-    with path.open("rb") as fh:
-        doc = tomllib.load(fh)
-    drawn = path.with_name(f"{name}.outlines.toml")
-    if drawn.exists():
-        with drawn.open("rb") as fh:
-            doc = {**doc, "outlines": tomllib.load(fh)}
-    return parse_map(doc)
+    return parse_map(map_document(name, path.parent))  # with its board: engine/boards.py
 
 
 def _outline(code: str, entry: Mapping[str, Any]) -> Outline:

@@ -28,7 +28,7 @@ from mailjudge.game.schedule import timing_of
 from mailjudge.game.state import game_map
 from mailjudge.models import GAME_STATES, Game, GameState, PhaseRecord
 from mailjudge.render import render
-from mailjudge.render.board.style import LEGEND_HEIGHT, PALETTES
+from mailjudge.render.board.style import PALETTES, legend_height
 from mailjudge.render.chart import centre_chart
 from mailjudge.service.archive import export_game
 from mailjudge.settings import Settings, current_settings
@@ -213,7 +213,7 @@ def game_page(request: Request, game: Game) -> Page:
         width, height = game_map(game).board_size
         context["last"] = {
             "code": last.phase, "name": pages.phase_name(last.phase),
-            "width": width, "height": height + LEGEND_HEIGHT,
+            "width": width, "height": height + legend_height(len(game_map(game).power_names)),
         }  # fmt: skip
     body = render("web/game.html.j2", **context)
     return _page(body, pages.last_changed(game))

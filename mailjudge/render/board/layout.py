@@ -13,6 +13,7 @@ from mailjudge.engine.state import Position
 from mailjudge.render.board import style
 from mailjudge.render.board.glyphs import dislodged_mark, unit_glyph
 from mailjudge.render.board.orders import draw_orders
+from mailjudge.render.board.passages import passages
 from mailjudge.render.board.places import GRAPH, MAP, Places, places
 from mailjudge.render.board.shapes import Circle, Line, Point, Polygon, Rect, Scene, Text
 
@@ -34,8 +35,8 @@ def draw_board(
     where = places(gmap, view)
     paints = style.palette(palette)
     background = paints.sea if where.view == MAP else style.SEA_BACKGROUND
-    scene = Scene(width, height + style.LEGEND_HEIGHT, background, title)
-    colours = {p: style.power_colour(p, gmap.power_names, paints) for p in gmap.power_names}
+    scene = Scene(width, height + style.legend_height(len(gmap.power_names)), background, title)
+    colours = style.colours_for(gmap.power_names, paints)
     if where.view == MAP:
         _outlines(scene, gmap, position, colours, where, paints)
     else:
@@ -88,6 +89,8 @@ def _outlines(
             fill = paints.land_of(colours[owner]) if owner else paints.land
             stroke = style.LAND_STROKE
         scene.add(Polygon(shape.points, fill, stroke, 1.2, id=f"province-{code}"))
+    for _, _, one, two in passages(gmap):  # neighbours that share no border: a link
+        passage_mark(scene, one, two)
     for shape in gmap.outlines.values():
         for coast, (cx, cy) in sorted(shape.coasts.items()):
             # The coast's name goes on the far side of its mark from the province's name.
@@ -173,14 +176,16 @@ def _title(scene: Scene, title: str) -> None:
 def _legend(
     scene: Scene, gmap: GameMap, position: Position, colours: Mapping[str, str], top: int
 ) -> None:
-    scene.add(Rect(0, top, scene.width, style.LEGEND_HEIGHT, "#fbf8f0", "#b9a77c", 1))
+    tall = style.legend_height(len(gmap.power_names))
+    scene.add(Rect(0, top, scene.width, tall, "#fbf8f0", "#b9a77c", 1))
     counts = position.centre_counts()
     neutral = len(gmap.centres) - sum(counts.values())
     columns = [*gmap.power_names, "neutral"]
-    step = scene.width / len(columns)
+    step = scene.width / min(len(columns), style.LEGEND_COLUMNS)
     for i, power in enumerate(columns):
-        x = 12 + i * step
-        y = top + 20
+        row, column = divmod(i, style.LEGEND_COLUMNS)
+        x = 12 + column * step
+        y = top + 20 + row * style.LEGEND_ROW
         if power == "neutral":
             scene.add(Circle(x + 7, y, 7, style.NEUTRAL_CENTRE, style.CENTRE_STROKE, 1.5))
             scene.add(Text(x + 20, y, "Neutral", 13, bold=True, anchor="start"))
@@ -191,10 +196,17 @@ def _legend(
         units = len(position.units_of(power))
         scene.add(Text(x + 20, y + 19, f"{counts.get(power, 0)} SC, {units} units", 12,
                        anchor="start"))  # fmt: skip
-    _key(scene, top + 62)
+    _key(scene, top + tall - 22, bool(passages(gmap)))
 
 
-def _key(scene: Scene, y: float) -> None:
+def passage_mark(scene: Scene, one: Point, two: Point) -> None:
+    """Two provinces that border each other without a shared border: a bridge, a dark
+    band with a light line along it (unlike any order's line)."""
+    scene.add(Line((one, two), style.PASSAGE_EDGE, 6.0))
+    scene.add(Line((one, two), style.PASSAGE_LINE, 2.0))
+
+
+def _key(scene: Scene, y: float, passage: bool = False) -> None:
     """One line that says what the marks mean."""
     x = 14.0
     grey = "#444444"
@@ -206,8 +218,12 @@ def _key(scene: Scene, y: float) -> None:
         ("hold", Circle(13, 0, 8, None, grey, 2.5)),
         ("dislodged", None),
     ]
+    if passage:  # the map has neighbours joined by a bridge
+        items.append(("neighbours", "passage"))
     for label, shape in items:
-        if isinstance(shape, Line):
+        if shape == "passage":
+            passage_mark(scene, (x, y), (x + 26, y))
+        elif isinstance(shape, Line):
             pts = tuple((px + x, py + y) for px, py in shape.points)
             scene.add(Line(pts, shape.color, shape.width, shape.dash))
         elif isinstance(shape, Circle):
@@ -216,5 +232,5 @@ def _key(scene: Scene, y: float) -> None:
             dislodged_mark(scene, (x + 13, y), 8)
         scene.add(Text(x + 34, y, label, 12, anchor="start"))
         x += 34 + 7.2 * len(label) + 26
-    key = "A army  F fleet  disc: supply centre, owner's colour"
+    key = "A army  F fleet  disc: supply centre" + ("" if passage else ", owner's colour")
     scene.add(Text(x, y, key, 12, anchor="start"))

@@ -16,7 +16,10 @@ at a face's inner point. Provinces on the edge of the drawing reach out to the e
 board. Each shared stretch is then given a little deterministic unevenness, the same for
 the provinces on both sides, so that it reads as a coast or a frontier rather than as a
 ruled line; coasts get more than land frontiers. Impassable areas
-(``[board.impassable]``: Switzerland) take part in the drawing only.
+(``[board.impassable]``: Switzerland) take part in the drawing only. Neighbours that no
+flat drawing can give a shared border (``[board.passages]``) are left out of it and joined
+by a line on the picture (passages.py). Finding the bends (and the points to move) is
+bends.py's work.
 
 shapely (a dependency of the tests) checks the result: one valid polygon per province, no
 overlaps, and shared outlines exactly where the map data has borders.
@@ -35,6 +38,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from mailjudge.engine.boards import map_document
 from mailjudge.paths import MAPS_DIR
 
 Point = tuple[float, float]
@@ -67,6 +71,9 @@ def drawing_of(doc: Mapping[str, Any]) -> Drawing:
             a, b = (part.strip().split("/")[0] for part in text.split("-"))
             if a != b:
                 edges.add(_key(a, b))
+    # Neighbours that cannot share a border on a flat board: joined by a line instead
+    # (render/board/passages.py).
+    edges -= {_key(*text.split("-")) for text in board.get("passages", [])}
     for code, area in board.get("impassable", {}).items():
         points[code] = (float(area["position"][0]), float(area["position"][1]))
         kinds[code] = "impassable"
@@ -94,19 +101,22 @@ def _middle(d: Drawing, a: str, b: str) -> Point:
     return (ax + bx) / 2, (ay + by) / 2
 
 
-def crossings(d: Drawing) -> list[tuple[tuple[str, str], tuple[str, str]]]:
-    """Pairs of borders whose lines cross: the drawing must have none."""
+def crossings(d: Drawing, only: str | None = None) -> list[tuple[tuple[str, str], tuple[str, str]]]:
+    """Pairs of borders whose lines cross: the drawing must have none. With ``only``, just
+    the crossings of that province's borders (all there can be after moving its point)."""
     pieces = []
     for a, b in sorted(d.edges):
         m = _middle(d, a, b)
         pieces += [((a, b), d.points[a], m), ((a, b), m, d.points[b])]
     found = set()
     for i, (e1, p1, p2) in enumerate(pieces):
-        for e2, p3, p4 in pieces[i + 1 :]:
+        if only is not None and only not in e1:
+            continue
+        for e2, p3, p4 in pieces if only is not None else pieces[i + 1 :]:
             # Pieces that meet at a point of the board (two borders of one province) do
             # not cross there; any other meeting is a crossing.
             if e1 != e2 and not {p1, p2} & {p3, p4} and _cross(p1, p2, p3, p4):
-                found.add((e1, e2))
+                found.add((min(e1, e2), max(e1, e2)))
     return sorted(found)
 
 
@@ -279,7 +289,7 @@ def relaxed(d: Drawing, rounds: int = 3, step: float = 0.35) -> Drawing:
             middle = shape.intersection(board).centroid
             x, y = points[code]
             moved = (x + (middle.x - x) * step, y + (middle.y - y) * step)
-            if not crossings(replace(d, points={**points, code: moved})):
+            if not crossings(replace(d, points={**points, code: moved}), only=code):
                 points[code] = moved
         d = replace(d, points=points)
     return d
@@ -414,14 +424,21 @@ def to_toml(name: str, found: Mapping[str, Any], d: Drawing) -> str:
     return "\n".join(lines)
 
 
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
 def _xy(point: Point) -> str:
     return f"[{point[0]:.1f}, {point[1]:.1f}]"
 
 
 def main(argv: list[str]) -> int:
     name = argv[0] if argv else "standard"
-    source = MAPS_DIR / f"{name}.toml"
-    doc = tomllib.loads(source.read_text(encoding="utf-8"))
+    base = tomllib.loads(_text(MAPS_DIR / f"{name}.board.toml")).get("drawn_as")
+    if base is not None:
+        print(f"map {name} is drawn as map {base}: draw that one")
+        return 1
+    doc = map_document(name, MAPS_DIR)  # its board from NAME.board.toml where it has one
     d = drawing_of(doc)
     crossing = crossings(d)
     if crossing:
