@@ -165,7 +165,7 @@ def _options(args: list[str], keys: tuple[str, ...]) -> dict[str, str]:
 class Create(Command):
     action = Action.CREATE
     name = "CREATE"
-    usage = "CREATE game password [VARIANT v] [RULES +X -Y]"
+    usage = "CREATE game password [VARIANT v] [MAP name] [RULES +X -Y]"
     summary = "create a game; you become its master"
     secret_words = (1,)
 
@@ -175,20 +175,24 @@ class Create(Command):
         if args and args[0].startswith("?"):
             raise CommandError(
                 f"this judge has no CREATE ?game: write CREATE {args[0][1:].lower()} password "
-                "[VARIANT v] [RULES +X -Y], and you are its master"
+                "[VARIANT v] [MAP name] [RULES +X -Y], and you are its master"
             )
         if len(args) < 2:
-            raise CommandError("write CREATE game password [VARIANT v] [RULES +X -Y]")
-        opts = _options(args[2:], ("VARIANT", "RULES"))
+            raise CommandError("write CREATE game password [VARIANT v] [MAP name] [RULES +X -Y]")
+        opts = _options(args[2:], ("VARIANT", "MAP", "RULES"))
         game = games.create_game(
             args[0], ctx.sender, args[1], variant=opts.get("VARIANT", "standard").lower(),
-            rules=opts.get("RULES", ""),
+            rules=opts.get("RULES", ""), map_name=opts.get("MAP", "standard").lower(),
         )  # fmt: skip
         ctx.game, ctx.seat = game, state.seat_named(game, "master")
         rules = game.rules or "none"
-        power = " FRANCE" if state.has_rule(game, "POWER_CHOICE") else ""
+        powers = state.game_map(game).power_names
+        example = "FRANCE" if "FRANCE" in powers else powers[0]
+        power = f" {example}" if state.has_rule(game, "POWER_CHOICE") else ""
+        on_map = "" if game.map_name == "standard" else f" on the map {game.map_name}"
         return [
-            f"game {game.name} created ({game.variant}; rules: {rules}); you are its master",
+            f"game {game.name} created ({game.variant}{on_map}; rules: {rules}); "
+            "you are its master",
             f"players join with: JOIN {game.name} password{power}",
             "(each player makes up their own password when joining: never send them yours)",
         ]
@@ -228,8 +232,8 @@ def create_setup(ctx: Context, game: Game, words: list[str]) -> list[str]:
         if rest[0].lower() == game.map_name:
             return [f"the map is {game.map_name}"]
         raise CommandError(
-            f"this judge has no map {rest[0]!r} of its own: maps come with variants; name one "
-            f"on the CREATE line: CREATE {game.name} password VARIANT name (HELP VARIANTS)"
+            f"the map is chosen on the CREATE line: CREATE {game.name} password MAP "
+            f"{rest[0].lower()} (HELP MAPS lists the maps)"
         )
     if key == "TIMING" and rest:
         try:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.records import record_help
 from mailjudge.commands.registry import register, unique_commands
+from mailjudge.engine.catalogue import describe, map_names
 from mailjudge.engine.interchange import position_from_dict
+from mailjudge.engine.maps import load_map
 from mailjudge.game import diary, pictures, state
 from mailjudge.game.options import OPTIONS, option_text
 from mailjudge.models import Game, GameState, Seat
@@ -28,11 +30,14 @@ class List(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         if not args:
             rows = Game.select().where(~Game.private).order_by(Game.name)
-            return [f"{g.name:<20} {g.variant:<10} {g.state:<9} {g.phase or ''}" for g in rows] or [
-                "no games yet"
+            games = [
+                f"{g.name:<20} {g.variant:<10} {g.state:<9} {g.phase or ''}{_on_map(g)}"
+                for g in rows
             ]
+            return [*(games or ["no games yet"]), "", *maps_lines(brief=True)]
         game = state.get_game(args[0])
-        lines = [f"{game.name}: {game.variant}, {game.state}, {game.phase or 'forming'}",
+        lines = [f"{game.name}: {game.variant}{_on_map(game)}, {game.state}, "
+                 f"{game.phase or 'forming'}",
                  f"rules: {game.rules or 'none'}"]  # fmt: skip
         for seat in (
             Seat.select().where((Seat.game == game) & (Seat.role == "player")).order_by(Seat.name)
@@ -47,6 +52,26 @@ class List(Command):
             for power in seat.powers:
                 lines += [f"        {note}" for note in variant_of(game).power_notes(game, power)]
         return lines
+
+
+def _on_map(game: Game) -> str:
+    return "" if game.map_name == "standard" else f" on {game.map_name}"
+
+
+def maps_lines(brief: bool = False) -> list[str]:
+    """The maps of this judge (data/maps): each with its powers, centres and victory
+    count; ``brief``: a line each, as LIST ends."""
+    lines = ["Maps (CREATE game password MAP name; HELP MAPS names their powers):"]
+    for name in map_names():
+        gmap = load_map(name)
+        if brief:
+            lines.append(
+                f"  {name}: {len(gmap.power_names)} powers, {len(gmap.centres)} centres, "
+                f"{gmap.victory_centres} to win"
+            )
+        else:
+            lines += [f"  {line}" for line in describe(gmap)]
+    return lines
 
 
 def readable_game(ctx: Context, name: str) -> Game:
@@ -159,9 +184,10 @@ class Map(Command):
 class Help(Command):
     action = Action.INFO
     name = "HELP"
-    usage = "HELP [command | RULES | OPTIONS | STANDIN | RECORD]"
+    usage = "HELP [command | RULES | OPTIONS | MAPS | STANDIN | RECORD]"
     summary = (
         "this list; HELP RULES describes the rules flags, HELP OPTIONS the options, "
+        "HELP MAPS the maps, "
         "HELP STANDIN the stand-in, HELP RECORD what a record counts"
     )
 
@@ -171,6 +197,8 @@ class Help(Command):
             flags = [f"{name}: {cat.get(name).summary}" for name in cat.names]
             # The judge's choices where the seeds are silent or contradict themselves.
             return [*flags, "", *render("help_choices.txt.j2").rstrip("\n").splitlines()]
+        if [a.upper() for a in args] == ["MAPS"]:
+            return maps_lines()
         if args and args[0].upper() == "OPTIONS":
             return _options_help(ctx.game)
         if args and args[0].upper() in ("STANDIN", "STAND-IN"):

@@ -6,8 +6,9 @@ import random
 from datetime import datetime
 
 from mailjudge.db import database_proxy
+from mailjudge.engine.catalogue import find_map
 from mailjudge.engine.interchange import position_to_dict
-from mailjudge.engine.maps import GameMap, load_map
+from mailjudge.engine.maps import GameMap, MapError
 from mailjudge.engine.phases import EngineOptions
 from mailjudge.engine.state import initial_position
 from mailjudge.game.errors import NotAllowed, ServiceError
@@ -78,7 +79,13 @@ def create_game(
         ruleset = apply_change(RuleSet(), change, variant=variant) if change else RuleSet()
     except RuleError as err:
         raise ServiceError(str(err)) from None
-    gmap = load_map(map_name)
+    try:
+        gmap = find_map(map_name)
+    except MapError as err:
+        raise ServiceError(str(err)) from None
+    refusal = chosen.map_refusal(gmap)
+    if refusal:
+        raise ServiceError(f"{variant} cannot be played on the map {gmap.name}: {refusal}")
     victory = chosen.victory_count(len(gmap.centres)) or gmap.victory_centres
     with database_proxy.atomic():
         if Game.get_or_none(Game.name == name) is not None:
@@ -86,7 +93,7 @@ def create_game(
         game = Game.create(
             name=name,
             variant=variant,
-            map_name=map_name,
+            map_name=gmap.name,
             rules=str(ruleset),
             master=person_for(master_email),
             victory_count=victory,

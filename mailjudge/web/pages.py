@@ -24,8 +24,8 @@ from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.state import Phase
 from mailjudge.game.state import HIDDEN_FROM_PUBLIC, game_map, is_public, phase_label
 from mailjudge.models import Game, GameState, Person, PhaseRecord, Press, Seat
-from mailjudge.render.board import draw_picture
 from mailjudge.render.results import record_facts, report_lines
+from mailjudge.render.undrawn import picture_of
 from mailjudge.rules import RuleSet, catalogue
 from mailjudge.variants import variant_of
 from mailjudge.variants.base import PublicSection
@@ -339,7 +339,7 @@ def board_svg(
     if svg is None:
         gmap = game_map(game)
         board = position_from_dict(position, gmap)
-        svg = draw_picture(gmap, board, results, title, png=False, palette=palette).svg
+        svg = picture_of(gmap, board, results, title, png=False, palette=palette).svg
         _BOARDS[key] = svg
         while len(_BOARDS) > _BOARDS_KEPT:
             _BOARDS.popitem(last=False)

@@ -1,0 +1,38 @@
+"""The maps this judge has: every data/maps/NAME.toml, read through :func:`load_map`.
+
+Nothing here names a map: a new data file is a new map for CREATE ... MAP, LIST and
+HELP MAPS.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mailjudge.engine.maps import GameMap, MapError, load_map
+from mailjudge.paths import MAPS_DIR
+
+
+def map_names(folder: Path | None = None) -> tuple[str, ...]:
+    """The names of the maps in data/maps, sorted (the outlines files are not maps)."""
+    where = folder or MAPS_DIR
+    return tuple(
+        sorted(p.stem for p in where.glob("*.toml") if not p.name.endswith(".outlines.toml"))
+    )
+
+
+def find_map(name: str) -> GameMap:
+    """The map called ``name`` (any case), or a MapError that names the maps there are."""
+    wanted = name.strip().lower()
+    if wanted in map_names():
+        return load_map(wanted)
+    raise MapError(f"there is no map {name!r}; this judge has {', '.join(map_names())} (HELP MAPS)")
+
+
+def describe(gmap: GameMap) -> list[str]:
+    """A map in a few lines: its title, powers with their home centres, centres, victory."""
+    powers = ", ".join(f"{p.title()} ({len(gmap.home_centres[p])})" for p in gmap.power_names)
+    return [
+        f"{gmap.name}: {gmap.title}",
+        f"    {len(gmap.power_names)} powers (home centres): {powers}",
+        f"    {len(gmap.centres)} supply centres; {gmap.victory_centres} win",
+    ]
