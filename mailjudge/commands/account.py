@@ -229,12 +229,12 @@ def create_setup(ctx: Context, game: Game, words: list[str]) -> list[str]:
             "which keeps the game off LIST and the web site; players JOIN with their own"
         )
     if key == "MAP" and len(rest) == 1:
-        if rest[0].lower() == game.map_name:
-            return [f"the map is {game.map_name}"]
-        raise CommandError(
-            f"the map is chosen on the CREATE line: CREATE {game.name} password MAP "
-            f"{rest[0].lower()} (HELP MAPS lists the maps)"
-        )
+        if rest[0].lower() != game.map_name:
+            try:
+                games.set_map(game, rest[0])
+            except ServiceError as err:
+                raise CommandError(str(err)) from None
+        return [f"the map is {game.map_name}; {game.victory_count} centres win"]
     if key == "TIMING" and rest:
         try:
             timing = schedule.set_timing(game, " ".join(rest), ctx.now)
@@ -252,7 +252,7 @@ def create_setup(ctx: Context, game: Game, words: list[str]) -> list[str]:
     }
     raise CommandError(
         f"this judge does not read {' '.join(words)!r} after CREATE; "
-        + forms.get(key, "it reads PRIVATE, MAP standard, TIMING MOVE 2D ..., RULE NAME")
+        + forms.get(key, "it reads PRIVATE, MAP name, TIMING MOVE 2D ..., RULE NAME")
     )
 
 

@@ -79,13 +79,7 @@ def create_game(
         ruleset = apply_change(RuleSet(), change, variant=variant) if change else RuleSet()
     except RuleError as err:
         raise ServiceError(str(err)) from None
-    try:
-        gmap = find_map(map_name)
-    except MapError as err:
-        raise ServiceError(str(err)) from None
-    refusal = chosen.map_refusal(gmap)
-    if refusal:
-        raise ServiceError(f"{variant} cannot be played on the map {gmap.name}: {refusal}")
+    gmap = _map_for(chosen.name, map_name)
     victory = chosen.victory_count(len(gmap.centres)) or gmap.victory_centres
     with database_proxy.atomic():
         if Game.get_or_none(Game.name == name) is not None:
@@ -114,6 +108,37 @@ def create_game(
                 Seat.create(game=game, role="player", name=power.lower(), powers=power, dummy=True)
             _begin(game, gmap)
     return game
+
+
+def _map_for(variant: str, map_name: str) -> GameMap:
+    """The map called so, if the variant can be played on it; else why not."""
+    try:
+        gmap = find_map(map_name)
+    except MapError as err:
+        raise ServiceError(str(err)) from None
+    refusal = VARIANTS[variant].map_refusal(gmap)
+    if refusal:
+        raise ServiceError(f"{variant} cannot be played on the map {gmap.name}: {refusal}")
+    return gmap
+
+
+def set_map(game: Game, map_name: str) -> GameMap:
+    """A forming game nobody has joined moves to another map (DPjudge's ``MAP name`` line
+    after CREATE); its victory count follows the map."""
+    if game.state != GameState.FORMING or players_joined(game):
+        raise NotAllowed(
+            f"{game.name} keeps the map {game.map_name}: a map is chosen before anyone joins"
+        )
+    gmap = _map_for(game.variant, map_name)
+    variant = VARIANTS[game.variant]
+    game.map_name = gmap.name
+    game.victory_count = variant.victory_count(len(gmap.centres)) or gmap.victory_centres
+    game.save()
+    return gmap
+
+
+def players_joined(game: Game) -> int:
+    return Seat.select().where((Seat.game == game) & (Seat.role == "player")).count()
 
 
 def start_game(

@@ -1,0 +1,131 @@
+"""Games on every map of data/maps other than the standard one, by mail over real sockets:
+CREATE ... MAP name, the map's powers JOIN, random legal orders to the first adjustment
+phase, results that name the map's provinces, LIST and HELP MAPS, an unknown map refused
+with the list, and the archive of such a game played again by the engine. The variants
+on another map: Survive's victory count, Democratic's citizens, Double refused where the
+map has no ring. The maps come from the data folder: a map added there is tested here."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from e2e import MASTER, Harness, join_by_mail, player, secret
+
+from mailjudge.demo.table import Person, Table
+from mailjudge.engine.catalogue import map_names
+from mailjudge.engine.maps import load_map
+from mailjudge.engine.randomplay import random_orders
+from mailjudge.engine.state import ADJUSTMENT
+from mailjudge.game.state import get_game
+from mailjudge.service.archive import export_game, replay
+from mailjudge.variants.democratic.citizens import citizens, country_of
+from mailjudge.variants.double import ring_refusal
+
+OTHER_MAPS = [name for name in map_names() if name != "standard"]
+RINGLESS = [name for name in OTHER_MAPS if ring_refusal(load_map(name)) is not None]
+MAX_YEARS = 4  # random play reaches an adjustment within a year or two
+
+
+def table(h: Harness, game: str, map_name: str) -> Table:
+    gmap = load_map(map_name)
+    players = {p: Person(player(p), secret(p)) for p in gmap.power_names}
+    return Table(h, game, Person(MASTER, "masterpw"), players)
+
+
+@pytest.mark.parametrize("map_name", OTHER_MAPS)
+def test_a_game_on_another_map_by_mail(harness: Harness, map_name: str) -> None:
+    h = harness
+    gmap = load_map(map_name)
+    game = "onmap"
+    t = table(h, game, map_name)
+    created = t.say(
+        t.master, f"CREATE {game} masterpw MAP {map_name} RULES POWER_CHOICE", "created"
+    )
+    assert f"on the map {map_name}" in created
+    for power, person in t.players.items():
+        t.say(person, f"JOIN {game} {person.password} {power}", "ok: you joined")
+    h.wait_until(lambda: get_game(game).state == "active", what="the game to start")
+    assert get_game(game).map_name == map_name
+    assert get_game(game).victory_count == gmap.victory_centres
+    first = t.position()
+    assert {u.power for u in first.units.values()} <= set(gmap.power_names)
+
+    rng = random.Random(7)
+    played = []
+    while t.position().phase.type != ADJUSTMENT:
+        assert t.position().phase.year < first.phase.year + MAX_YEARS, played
+        played.append(t.play_phase(random_orders(gmap, t.position(), rng)))
+    results = [r for r in t.results(played[0]) if r.rcpt_tos == [MASTER]][-1]
+    text = results.message.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+    for unit in first.units.values():
+        assert unit.loc.split("/")[0].upper() in text.upper()
+
+    listed = h.command(MASTER, "LIST")
+    assert f"{game:<20}" in listed and f"on {map_name}" in listed
+    assert f"{map_name}: {len(gmap.power_names)} powers, {len(gmap.centres)} centres" in listed
+    helped = h.command(MASTER, "HELP MAPS")
+    assert f"{map_name}: {gmap.title}" in helped
+    assert all(p.title() in helped for p in gmap.power_names)
+
+    doc = json.loads(json.dumps(export_game(get_game(game))))
+    assert doc["game"]["map"] == map_name and len(doc["phases"]) == len(played)
+    assert replay(doc) == []
+
+
+def test_an_unknown_map_is_refused_with_the_maps_named(harness: Harness) -> None:
+    reply = harness.command(MASTER, "CREATE nomap masterpw MAP atlantis")
+    assert "there is no map 'atlantis'" in reply
+    assert all(name in reply for name in map_names())
+    assert get_game_or_none("nomap") is None
+    other = OTHER_MAPS[0] if OTHER_MAPS else "standard"
+    moved = harness.command(MASTER, f"CREATE later masterpw VARIANT gunboat\nMAP {other}")
+    assert f"the map is {other}" in moved
+    assert get_game("later").map_name == other
+    again = harness.command(MASTER, "SIGNON Mlater masterpw\nLIST later")
+    assert f"later: gunboat{'' if other == 'standard' else ' on ' + other}, forming" in again
+
+
+def get_game_or_none(name: str) -> object:
+    from mailjudge.models import Game
+
+    return Game.get_or_none(Game.name == name)
+
+
+@pytest.mark.parametrize("map_name", OTHER_MAPS[:2])
+def test_survive_and_diplonomic_numbers_follow_the_map(harness: Harness, map_name: str) -> None:
+    centres = len(load_map(map_name).centres)
+    for variant, count in (("survive", centres + 1), ("diplonomic", centres // 2 + 1)):
+        game = f"{variant[:4]}map"
+        reply = harness.command(MASTER, f"CREATE {game} masterpw VARIANT {variant} MAP {map_name}")
+        assert "created" in reply, reply
+        assert get_game(game).victory_count == count
+
+
+@pytest.mark.parametrize("map_name", OTHER_MAPS[:1])
+def test_democratic_citizens_live_in_the_maps_centres(harness: Harness, map_name: str) -> None:
+    h = harness
+    gmap = load_map(map_name)
+    assert "created" in h.command(
+        MASTER, f"CREATE demmap masterpw VARIANT democratic MAP {map_name}"
+    )
+    names = [f"cit{i}" for i in range(3)]
+    for name in names:
+        reply = join_by_mail(h, f"{name}@citizens.test", f"JOIN demmap pw-{name} AS {name}")
+        assert "you joined demmap" in reply
+    assert "has started" in h.command(MASTER, "SIGNON Mdemmap masterpw\nSTART")
+    homes = {c for cs in gmap.home_centres.values() for c in cs}
+    game = get_game("demmap")
+    assert len(citizens(game)) == len(names)
+    for citizen in citizens(game):
+        assert citizen.centre in homes
+        assert country_of(citizen) in gmap.power_names
+
+
+@pytest.mark.parametrize("map_name", RINGLESS)
+def test_double_is_refused_on_a_map_without_a_ring(harness: Harness, map_name: str) -> None:
+    reply = harness.command(MASTER, f"CREATE dblmap masterpw VARIANT double MAP {map_name}")
+    assert f"double cannot be played on the map {map_name}" in reply
+    assert ring_refusal(load_map(map_name)) in reply
+    assert get_game_or_none("dblmap") is None
