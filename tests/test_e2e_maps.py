@@ -12,6 +12,7 @@ import random
 
 import pytest
 from e2e import MASTER, Harness, join_by_mail, player, secret
+from starlette.testclient import TestClient
 
 from mailjudge.demo.table import Person, Table
 from mailjudge.engine.catalogue import map_names
@@ -22,6 +23,7 @@ from mailjudge.game.state import get_game
 from mailjudge.service.archive import export_game, replay
 from mailjudge.variants.democratic.citizens import citizens, country_of
 from mailjudge.variants.double import ring_refusal
+from mailjudge.web.app import make_app
 
 OTHER_MAPS = [name for name in map_names() if name != "standard"]
 RINGLESS = [name for name in OTHER_MAPS if ring_refusal(load_map(name)) is not None]
@@ -68,6 +70,14 @@ def test_a_game_on_another_map_by_mail(harness: Harness, map_name: str) -> None:
     helped = h.command(MASTER, "HELP MAPS")
     assert f"{map_name}: {gmap.title}" in helped
     assert all(p.title() in helped for p in gmap.power_names)
+
+    with TestClient(make_app()) as web:
+        page = web.get(f"/games/{game}").text
+        assert f"({map_name})" in page and gmap.title in page
+        assert ("has no drawing yet" in page) == (not gmap.positions)
+        assert f"on {map_name}" in web.get("/").text
+        board = web.get(f"/games/{game}/phases/{played[0]}/board.svg")
+        assert board.status_code == 200 and board.text.startswith("<svg")
 
     doc = json.loads(json.dumps(export_game(get_game(game))))
     assert doc["game"]["map"] == map_name and len(doc["phases"]) == len(played)

@@ -67,9 +67,10 @@ def game_lines(state: str | None = None) -> list[GameLine]:
 
 def _line(game: Game, players: int) -> GameLine:
     deadline = game.deadline if game.state == GameState.ACTIVE else None
+    on_map = "" if game.map_name == "standard" else f" on {game.map_name}"
     return GameLine(
-        name=game.name, variant=game.variant, phase=phase_name(game.phase), state=game.state,
-        players=players, deadline=deadline, outcome=game.outcome,
+        name=game.name, variant=game.variant + on_map, phase=phase_name(game.phase),
+        state=game.state, players=players, deadline=deadline, outcome=game.outcome,
     )  # fmt: skip
 
 
