@@ -64,6 +64,14 @@ def test_a_game_on_another_map_by_mail(harness: Harness, map_name: str) -> None:
     for unit in first.units.values():
         assert unit.loc.split("/")[0].upper() in text.upper()
 
+    asked = h.command(MASTER, f"MAP {game} {played[0]}")
+    if gmap.positions:
+        assert "follows in its own mail" in asked
+    else:
+        assert "has no drawing yet" in asked
+        unit = next(iter(first.units.values()))
+        assert f"{unit.type} {unit.loc.upper()}" in asked
+
     listed = h.command(MASTER, "LIST")
     assert f"{game:<20}" in listed and f"on {map_name}" in listed
     assert f"{map_name}: {len(gmap.power_names)} powers, {len(gmap.centres)} centres" in listed

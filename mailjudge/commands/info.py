@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.records import record_help
 from mailjudge.commands.registry import register, unique_commands
@@ -15,6 +17,7 @@ from mailjudge.permissions.policy import check_read
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.results import map_mail, record_facts, report_lines
+from mailjudge.render.undrawn import no_drawing_note
 from mailjudge.rules import catalogue
 from mailjudge.service import processing
 from mailjudge.variants import variant_of
@@ -164,9 +167,12 @@ class Map(Command):
                                "in a mail of its own")  # fmt: skip
         ctx.pictured.add(game.id)
         phase = args[1].upper() if len(args) > 1 else None
+        gmap = state.game_map(game)
         if phase is None or (phase == game.phase and game.state != GameState.FINISHED):
             if not game.position:
                 raise CommandError(f"{game.name} has not started: there is no board yet")
+            if not gmap.positions:
+                return _in_words(game, game.position)
             picture = pictures.current_picture(game)
         else:
             record = next((r for r in processing.history(game) if r.phase == phase), None)
@@ -175,9 +181,26 @@ class Map(Command):
                 raise CommandError(
                     f"{game.name} has played no phase {phase}; phases played: {played}"
                 )
+            if not gmap.positions:
+                return _in_words(game, record.position)
             picture = pictures.played_picture(game, record)
         ctx.outgoing.append(map_mail(ctx.sender, game, picture))
         return [f"the board of {game.name} in {picture.phase} follows in its own mail"]
+
+
+def _in_words(game: Game, position: dict[str, Any]) -> list[str]:
+    """A board with nothing to draw it from (its map has no drawing yet), in words."""
+    gmap = state.game_map(game)
+    board = position_from_dict(position, gmap)
+    lines = [no_drawing_note(gmap), f"The board of {game.name} in {board.phase.long_name()}:"]
+    for power in gmap.power_names:
+        units = " ".join(f"{u.type} {u.loc.upper()}," for u in board.units_of(power))
+        centres = " ".join(c.upper() for c in board.centres_of(power))
+        if units or centres:
+            lines.append(
+                f"  {power}: {units.rstrip(',') or 'no units'}; centres {centres or 'none'}"
+            )
+    return lines
 
 
 @register
