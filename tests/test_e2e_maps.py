@@ -20,9 +20,10 @@ from mailjudge.engine.maps import load_map
 from mailjudge.engine.randomplay import random_orders
 from mailjudge.engine.state import ADJUSTMENT
 from mailjudge.game.state import get_game
+from mailjudge.models import Seat
 from mailjudge.service.archive import export_game, replay
 from mailjudge.variants.democratic.citizens import citizens, country_of
-from mailjudge.variants.double import ring_refusal
+from mailjudge.variants.double import ring_of, ring_refusal
 from mailjudge.web.app import make_app
 
 OTHER_MAPS = [name for name in map_names() if name != "standard"]
@@ -147,3 +148,24 @@ def test_double_is_refused_on_a_map_without_a_ring(harness: Harness, map_name: s
     assert f"double cannot be played on the map {map_name}" in reply
     assert ring_refusal(load_map(map_name)) in reply
     assert get_game_or_none("dblmap") is None
+
+
+RINGED = [name for name in OTHER_MAPS if ring_refusal(load_map(name)) is None]
+
+
+@pytest.mark.parametrize("map_name", RINGED[:1])
+def test_double_deals_the_maps_ring(harness: Harness, map_name: str) -> None:
+    h = harness
+    gmap = load_map(map_name)
+    reply = h.command(MASTER, f"CREATE dblring masterpw VARIANT double MAP {map_name}")
+    assert "created" in reply, reply
+    names = [f"twin{i}" for i in range(len(gmap.power_names))]
+    for name in names:
+        assert "you joined" in h.command(
+            f"{name}@players.test", f"JOIN dblring pw-{name} AS {name}"
+        )
+    h.wait_until(lambda: get_game("dblring").state == "active", what="the game to start")
+    seats = Seat.select().where((Seat.game == get_game("dblring")) & (Seat.role == "player"))
+    dealt = sorted(tuple(s.powers) for s in seats)
+    assert dealt == sorted(ring_of(gmap))
+    assert all(sum(p in pair for pair in dealt) == 2 for p in gmap.power_names)
