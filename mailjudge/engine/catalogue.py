@@ -28,11 +28,19 @@ def find_map(name: str) -> GameMap:
     raise MapError(f"there is no map {name!r}; this judge has {', '.join(map_names())} (HELP MAPS)")
 
 
+def playable_powers(gmap: GameMap) -> tuple[str, ...]:
+    """The powers players hold: all but those the map leaves to nobody (its dummies)."""
+    return tuple(p for p in gmap.power_names if not getattr(gmap.powers[p], "dummy", False))
+
+
 def describe(gmap: GameMap) -> list[str]:
     """A map in a few lines: its title, powers with their home centres, centres, victory."""
-    powers = ", ".join(f"{p.title()} ({len(gmap.home_centres[p])})" for p in gmap.power_names)
+    playable = playable_powers(gmap)
+    powers = ", ".join(f"{p.title()} ({len(gmap.home_centres[p])})" for p in playable)
+    nobodys = [p.title() for p in gmap.power_names if p not in playable]
+    left = f"; played by nobody: {', '.join(nobodys)}" if nobodys else ""
     return [
         f"{gmap.name}: {gmap.title}",
-        f"    {len(gmap.power_names)} powers (home centres): {powers}",
+        f"    {len(playable)} powers (home centres): {powers}{left}",
         f"    {len(gmap.centres)} supply centres; {gmap.victory_centres} win",
     ]

@@ -6,7 +6,7 @@ import random
 from datetime import datetime
 
 from mailjudge.db import database_proxy
-from mailjudge.engine.catalogue import find_map
+from mailjudge.engine.catalogue import find_map, playable_powers
 from mailjudge.engine.interchange import position_to_dict
 from mailjudge.engine.maps import GameMap, MapError
 from mailjudge.engine.phases import EngineOptions
@@ -169,7 +169,7 @@ def start_game(
         state["joined_as"] = {str(s.id): s.name for s in seats if s.person_id is not None}
         game.variant_state = state
         taken = {p for s in seats for p in s.powers}
-        free = [p for p in gmap.power_names if p not in taken]
+        free = [p for p in playable_powers(gmap) if p not in taken]
         rng.shuffle(free)
         waiting = [s for s in seats if not s.powers]
         if len(waiting) > len(free):
@@ -188,7 +188,8 @@ def start_game(
             free.remove(power)
             seat.powers, seat.name = power, power.lower()
             seat.save()
-        for power in free:
+        nobodys = [p for p in gmap.power_names if p not in playable_powers(gmap)]
+        for power in free + nobodys:
             Seat.create(game=game, role="player", name=power.lower(), powers=power, dummy=True)
         _begin(game, gmap, now)
         return variant.on_start(game, rng, now or utcnow())

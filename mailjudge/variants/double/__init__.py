@@ -16,6 +16,7 @@ from collections import Counter
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from mailjudge.engine.catalogue import playable_powers
 from mailjudge.engine.checker import parse_order
 from mailjudge.engine.orders import Order, OrderError
 from mailjudge.engine.reader import read_order
@@ -75,6 +76,8 @@ def ring_refusal(gmap: GameMap) -> str | None:
             f"Double needs a ring of three powers or more, each shared by two players, and "
             f"{gmap.name} has {len(gmap.power_names)}"
         )
+    if playable_powers(gmap) != gmap.power_names:
+        return "in Double every power is shared by two players, and this map leaves some to nobody"
     bare = [p for p, info in gmap.powers.items() if not info.homes or not info.units]
     if bare:
         return (
