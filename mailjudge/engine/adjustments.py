@@ -43,7 +43,8 @@ def adjustment_due(pos: Position, power: str) -> int:
 
 
 def build_sites(gmap: GameMap, pos: Position, power: str, build_any: bool) -> list[str]:
-    """Empty centres the power owns and may build in."""
+    """Empty centres the power owns and may build in (any of them on a build-any map)."""
+    build_any = build_any or gmap.build_any
     homes = gmap.home_centres.get(power, frozenset())
     return sorted(
         c
@@ -122,6 +123,7 @@ def resolve_adjustments(
     lose units by their own rule whatever they ordered."""
     after = dict(pos.units)
     results: list[AdjustmentResult] = []
+    build_any = build_any or gmap.build_any
     for power in gmap.power_names:
         due = adjustment_due(pos, power)
         given = orders.get(power, ())

@@ -317,7 +317,7 @@ def _check_build(
         raise IllegalOrder(f"{_name(gmap, prov)} is not a supply centre")
     if builder is None or owner != builder:
         raise IllegalOrder(f"{_name(gmap, prov)} is not owned by {builder or 'the builder'}")
-    if not build_any and prov not in gmap.home_centres.get(builder, ()):
+    if not (build_any or gmap.build_any) and prov not in gmap.home_centres.get(builder, ()):
         raise IllegalOrder(f"{_name(gmap, prov)} is not a home centre of {builder}")
     if prov in pos.units:
         raise IllegalOrder(f"{_name(gmap, prov)} is occupied; builds need an empty centre")

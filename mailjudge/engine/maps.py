@@ -47,6 +47,7 @@ class PowerInfo:
     adjective: str
     homes: tuple[str, ...]
     units: tuple[tuple[str, str], ...]  # (unit type, location)
+    dummy: bool = False  # on the board but nobody's to play (MILA's DUMMY powers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +89,7 @@ class GameMap:
         "_frozen",
         "army_moves",
         "board_size",
+        "build_any",
         "centres",
         "coastal_water",
         "first_phase",
@@ -122,6 +124,7 @@ class GameMap:
         positions: Mapping[str, tuple[int, int]] | None = None,
         board_size: tuple[int, int] = (0, 0),
         outlines: Mapping[str, Outline] | None = None,
+        build_any: bool = False,
     ) -> None:
         provs = {p.code: p for p in provinces}
         pows = {p.name: p for p in powers}
@@ -131,6 +134,8 @@ class GameMap:
         self.title = title
         self.first_phase = first_phase
         self.victory_centres = victory_centres
+        # Every power builds in any centre it owns, not only at home (Chaos, Modern, ...).
+        self.build_any = build_any
         self.provinces: Mapping[str, Province] = MappingProxyType(provs)
         self.powers: Mapping[str, PowerInfo] = MappingProxyType(pows)
         self.power_names: tuple[str, ...] = tuple(sorted(pows))
@@ -315,6 +320,7 @@ def parse_map(doc: Mapping[str, Any]) -> GameMap:
                 adjective=p.get("adjective", name.title()),
                 homes=tuple(p["home"]),
                 units=tuple(units),
+                dummy=bool(p.get("dummy", False)),
             )
         )
     adj = doc["adjacency"]
@@ -325,6 +331,7 @@ def parse_map(doc: Mapping[str, Any]) -> GameMap:
         title=doc.get("title", doc["name"]),
         first_phase=doc.get("first_phase", "S1901M"),
         victory_centres=int(doc.get("victory_centres", 18)),
+        build_any=bool(doc.get("build_any", False)),
         provinces=provinces,
         powers=powers,
         army_edges=[_edge(e) for e in adj["army"]],

@@ -78,7 +78,7 @@ def movement_orders(gmap: GameMap, pos: Position, rng: random.Random) -> Orders:
             continue
         roll = rng.random()
         head = _unit_text(gmap, unit, rng)
-        if roll < 0.15:
+        if roll < 0.15 or not _moves_of(gmap, unit):  # an army on an island may only hold
             plans[prov] = f"{head} H" if rng.random() < 0.7 else f"{head} HOLD"
         elif roll < 0.6:
             dest = rng.choice(_moves_of(gmap, unit))

@@ -89,6 +89,8 @@ def _lexicon(gmap: GameMap) -> _Lexicon:
 
 def _fold(text: str) -> str:
     text = text.lower()
+    if "'" in text or "’" in text:  # Chang'an is changan, as maps.normalize_name has it
+        text = text.replace("'", "").replace("’", "")
     if not text.isascii():
         text = unicodedata.normalize("NFKD", text)
         text = "".join(ch for ch in text if not unicodedata.combining(ch))

@@ -83,7 +83,7 @@ class Phase(NamedTuple):
         )
 
     def __str__(self) -> str:
-        return f"{self.season}{self.year}{self.type[0].upper()}"
+        return f"{self.season}{self.year:04d}{self.type[0].upper()}"  # year 1: S0001M, as MILA
 
     def long_name(self) -> str:
         return f"{SEASONS[self.season]} {self.year} {self.type}"
