@@ -30,7 +30,7 @@ def find_map(name: str) -> GameMap:
 
 def playable_powers(gmap: GameMap) -> tuple[str, ...]:
     """The powers players hold: all but those the map leaves to nobody (its dummies)."""
-    return tuple(p for p in gmap.power_names if not getattr(gmap.powers[p], "dummy", False))
+    return tuple(p for p in gmap.power_names if not gmap.powers[p].dummy)
 
 
 def describe(gmap: GameMap) -> list[str]:

@@ -70,7 +70,8 @@ def ring_of(gmap: GameMap) -> tuple[tuple[str, str], ...]:
 
 def ring_refusal(gmap: GameMap) -> str | None:
     """Why the map has no ring for Double: fewer than three powers (two powers would be
-    held by both players alike), or a power that starts with no home centre or unit."""
+    held by both players alike), a power with no home centre, or a power the map leaves
+    to nobody."""
     if len(gmap.power_names) < 3:
         return (
             f"Double needs a ring of three powers or more, each shared by two players, and "
@@ -78,11 +79,11 @@ def ring_refusal(gmap: GameMap) -> str | None:
         )
     if playable_powers(gmap) != gmap.power_names:
         return "in Double every power is shared by two players, and this map leaves some to nobody"
-    bare = [p for p, info in gmap.powers.items() if not info.homes or not info.units]
+    bare = [p for p, info in gmap.powers.items() if not info.homes]
     if bare:
         return (
-            "in Double every power of the ring starts with centres and units; "
-            f"{', '.join(sorted(bare))} start with none"
+            "in Double every power of the ring has a home centre; "
+            f"{', '.join(sorted(bare))} {'has' if len(bare) == 1 else 'have'} none"
         )
     return None
 
