@@ -5,6 +5,7 @@ from __future__ import annotations
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.records import judged_by_record
 from mailjudge.commands.registry import register
+from mailjudge.engine.catalogue import playable_powers
 from mailjudge.game import confirmations, guard, openings, reply_tokens, schedule, state
 from mailjudge.game.bounces import clear_bounces
 from mailjudge.game.calendar import Change, invitation_ics
@@ -186,7 +187,7 @@ class Create(Command):
         )  # fmt: skip
         ctx.game, ctx.seat = game, state.seat_named(game, "master")
         rules = game.rules or "none"
-        powers = state.game_map(game).power_names
+        powers = playable_powers(state.game_map(game))
         example = "FRANCE" if "FRANCE" in powers else powers[0]
         power = f" {example}" if state.has_rule(game, "POWER_CHOICE") else ""
         on_map = "" if game.map_name == "standard" else f" on the map {game.map_name}"

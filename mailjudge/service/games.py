@@ -155,8 +155,10 @@ def start_game(
     variant = variant_of(game)
     if not variant.has_players:
         with database_proxy.atomic():
+            playable = playable_powers(gmap)
             for power in gmap.power_names:
-                Seat.create(game=game, role="player", name=power.lower(), powers=power)
+                Seat.create(game=game, role="player", name=power.lower(), powers=power,
+                            dummy=power not in playable)  # fmt: skip
             _begin(game, gmap, now)
             return variant.on_start(game, rng, now or utcnow())
     with database_proxy.atomic():
