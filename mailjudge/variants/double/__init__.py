@@ -339,7 +339,7 @@ class Double(Variant):
         vote = (game.variant_state or {}).get("joint_vote")
         if not vote or vote.get("opened") != done.phase:
             return []
-        body = render("double/double_joint_vote.txt.j2", game=game, vote=vote)
+        body = render("double/double_joint_vote.txt.j2", game=game, vote=vote, solo=_solo_of(game))
         return [
             mail_to_seat(s, "a joint win is offered: VOTE YES or VOTE NO", body, "notice")
             for s in ring_seats(game)
@@ -469,7 +469,7 @@ def _save_state(game: Game, state: dict[str, Any]) -> None:
 def tiebreak_notices(game: Game) -> list[Outgoing]:
     """Everyone in the game is told that a tie-break has begun, and between whom."""
     who = " and ".join((game.variant_state or {}).get("tiebreak", []))
-    body = render("double/double_tiebreak.txt.j2", game=game, players=who)
+    body = render("double/double_tiebreak.txt.j2", game=game, players=who, solo=_solo_of(game))
     return [
         mail_to_seat(seat, "a tie-break begins", body, "notice")
         for seat in Seat.select().where(Seat.game == game)
