@@ -20,3 +20,14 @@ def test_an_unknown_benchmark_is_named(capsys: pytest.CaptureFixture[str]) -> No
         main(["bench", "nosuch"])
     assert stop.value.code == 2
     assert "invalid choice: 'nosuch'" in capsys.readouterr().err
+
+
+def test_the_adjudication_bench_runs_on_another_map(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["bench", "adjudicate", "--map", "ancmed", "--games", "1", "--phases", "6"]
+    assert main([*args, "--rounds", "1"]) == 0
+    shown = capsys.readouterr().out
+    assert "map ancmed" in shown and "movement_phases_per_s" in shown
+    with pytest.raises(SystemExit) as stop:
+        main(["bench", "adjudicate", "--map", "nosuchmap"])
+    assert stop.value.code == 2
+    assert "no map called 'nosuchmap'" in capsys.readouterr().err

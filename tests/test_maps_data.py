@@ -152,3 +152,19 @@ def test_a_dummy_power_is_marked() -> None:
     kw = load_map("known_world_901")
     assert [p.name for p in kw.powers.values() if p.dummy] == ["NEUTRALSTATE"]
     assert not any(p.dummy for p in load_map("standard").powers.values())
+
+
+def test_a_power_may_have_no_homes_and_no_units(tmp_path: Path) -> None:
+    """A power with neither (a power that only ever conquers) reads, owns nothing at the
+    start, and builds only where the map lets it build anywhere."""
+    text = (MAPS_DIR / "pure.toml").read_text().replace('name = "pure"', 'name = "bare"')
+    text = text.replace("[powers.TURKEY]", '[powers.NOMAD]\ninitial = "N"\n\n[powers.TURKEY]')
+    (tmp_path / "bare.toml").write_text(text)
+    bare = load_map("bare", tmp_path)
+    assert bare.home_centres["NOMAD"] == frozenset() and bare.powers["NOMAD"].units == ()
+    pos = initial_position(bare)
+    assert "NOMAD" not in pos.sc_owners.values()
+    winter = Position(Phase("W", 1901, ADJUSTMENT), {}, {"con": "NOMAD"})
+    assert build_sites(bare, winter, "NOMAD", False) == []
+    assert process_phase(bare, winter, {"NOMAD": ["A con B"]}).after.units == {}
+    assert build_sites(bare, winter, "NOMAD", True) == ["con"]

@@ -13,20 +13,24 @@ import statistics
 import time
 from typing import Any
 
-from mailjudge.engine.maps import load_map
+from mailjudge.engine.maps import MapError, load_map
 from mailjudge.engine.phases import process_phase
 from mailjudge.engine.randomplay import Orders, play
 from mailjudge.engine.reader import clear_reader_cache
 from mailjudge.engine.state import MOVEMENT, Position
 
 
-def record(games: int, phases: int, seed: int) -> list[tuple[Position, Orders]]:
-    gmap = load_map("standard")
+def record(
+    games: int, phases: int, seed: int, map_name: str = "standard"
+) -> list[tuple[Position, Orders]]:
+    gmap = load_map(map_name)
     return [(pos, orders) for g in range(games) for pos, orders, _ in play(gmap, seed + g, phases)]
 
 
-def measure(recorded: list[tuple[Position, Orders]], cold: bool, rounds: int) -> dict[str, Any]:
-    gmap = load_map("standard")
+def measure(
+    recorded: list[tuple[Position, Orders]], cold: bool, rounds: int, map_name: str = "standard"
+) -> dict[str, Any]:
+    gmap = load_map(map_name)
     per_round = []
     for _ in range(rounds):
         clear_reader_cache()
@@ -70,15 +74,23 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="forget every memoised order reading before each phase (worst case for the reader)",
     )
+    ap.add_argument("--map", default="standard", help="data/maps/NAME.toml (default standard)")
     args = ap.parse_args(argv)
-    recorded = record(args.games, args.phases, args.seed)
+    try:
+        load_map(args.map)
+    except MapError as err:
+        ap.error(str(err))
+    recorded = record(args.games, args.phases, args.seed, args.map)
     # The recorded games are the benchmark's fixture, not the engine's work: keep the
     # collector from rescanning them, while it still runs for everything the engine makes.
     gc.collect()
     gc.freeze()
-    result = measure(recorded, args.cold, args.rounds)
+    result = measure(recorded, args.cold, args.rounds, args.map)
     mode = "cold reader (no memo)" if args.cold else "memoised reader"
-    print(f"mailjudge bench adjudicate: {args.games} seeded random games, {mode}, one core")
+    print(
+        f"mailjudge bench adjudicate: map {args.map}, {args.games} seeded random games, "
+        f"{mode}, one core"
+    )
     for key, value in result.items():
         print(f"  {key}: {value}")
     return 0

@@ -289,7 +289,7 @@ def _edge(text: str) -> tuple[str, str]:
 def parse_map(doc: Mapping[str, Any]) -> GameMap:
     """Build a map from the parsed TOML document (see data/maps/standard.toml)."""
     powers_doc = doc["powers"]
-    homes = {h: name for name, p in powers_doc.items() for h in p["home"]}
+    homes = {h: name for name, p in powers_doc.items() for h in p.get("home", ())}
     provinces = []
     aliases: dict[str, str] = {}
     for code, p in doc["provinces"].items():
@@ -310,7 +310,7 @@ def parse_map(doc: Mapping[str, Any]) -> GameMap:
     powers = []
     for name, p in powers_doc.items():
         units = []
-        for text in p["units"]:
+        for text in p.get("units", ()):  # a power may start with no units, or no homes
             kind, _, loc = text.partition(" ")
             units.append((kind.upper(), loc.strip().lower()))
         powers.append(
@@ -318,7 +318,7 @@ def parse_map(doc: Mapping[str, Any]) -> GameMap:
                 name=name,
                 initial=p["initial"],
                 adjective=p.get("adjective", name.title()),
-                homes=tuple(p["home"]),
+                homes=tuple(p.get("home", ())),
                 units=tuple(units),
                 dummy=bool(p.get("dummy", False)),
             )
