@@ -4,6 +4,7 @@ the numbers of the variants, and the note drawn for a map nobody has drawn yet."
 from __future__ import annotations
 
 import tomllib
+from pathlib import Path
 from typing import Any
 
 from mailjudge.engine.catalogue import describe, map_names
@@ -75,3 +76,9 @@ def test_a_map_not_drawn_gets_a_note_not_a_failure() -> None:
     assert "has no drawing yet" in picture.svg and "kept: Spring 1901" in picture.svg
     drawn = picture_of(load_map("standard"), initial_position(load_map("standard")), png=False)
     assert "has no drawing yet" not in drawn.svg
+
+
+def test_the_files_beside_a_map_are_not_maps(tmp_path: Path) -> None:
+    for name in ("alpha.toml", "alpha.outlines.toml", "alpha.board.toml", "beta.toml"):
+        (tmp_path / name).write_text("")
+    assert map_names(tmp_path) == ("alpha", "beta")

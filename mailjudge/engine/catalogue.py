@@ -13,11 +13,10 @@ from mailjudge.paths import MAPS_DIR
 
 
 def map_names(folder: Path | None = None) -> tuple[str, ...]:
-    """The names of the maps in data/maps, sorted (the outlines files are not maps)."""
+    """The names of the maps in data/maps, sorted: NAME.toml; the files that go with a map
+    (NAME.outlines.toml, NAME.board.toml, ...) are not maps."""
     where = folder or MAPS_DIR
-    return tuple(
-        sorted(p.stem for p in where.glob("*.toml") if not p.name.endswith(".outlines.toml"))
-    )
+    return tuple(sorted(p.stem for p in where.glob("*.toml") if "." not in p.stem))
 
 
 def find_map(name: str) -> GameMap:
