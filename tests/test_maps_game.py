@@ -3,12 +3,18 @@ the numbers of the variants, and the note drawn for a map nobody has drawn yet."
 
 from __future__ import annotations
 
+import json
+import random
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from mailjudge.engine.catalogue import describe, map_names
+from mailjudge.engine.interchange import adjudicate, position_to_dict
 from mailjudge.engine.maps import GameMap, load_map, parse_map
+from mailjudge.engine.randomplay import random_orders
 from mailjudge.engine.state import initial_position
 from mailjudge.paths import MAPS_DIR
 from mailjudge.render.undrawn import picture_of
@@ -82,3 +88,29 @@ def test_the_files_beside_a_map_are_not_maps(tmp_path: Path) -> None:
     for name in ("alpha.toml", "alpha.outlines.toml", "alpha.board.toml", "beta.toml"):
         (tmp_path / name).write_text("")
     assert map_names(tmp_path) == ("alpha", "beta")
+
+
+def test_mailjudge_adjudicate_plays_a_phase_on_another_map(tmp_path: Path) -> None:
+    """The interchange document names its map; the command line plays it there, as the
+    engine in this process does, and a map that does not exist is an error, not standard."""
+    name = next(
+        (n for n in map_names() if n != "standard" and initial_position(load_map(n)).units),
+        "standard",
+    )
+    gmap = load_map(name)
+    pos = initial_position(gmap)
+    orders = random_orders(gmap, pos, random.Random(5))
+    doc = {"map": name, "position": position_to_dict(pos), "orders": orders}
+    (tmp_path / "phase.json").write_text(json.dumps(doc))
+    cli = [
+        str(Path(sys.executable).parent / "mailjudge"),
+        "adjudicate",
+        str(tmp_path / "phase.json"),
+    ]
+    run = subprocess.run(cli, capture_output=True, text=True, check=True)
+    assert json.loads(run.stdout) == json.loads(
+        json.dumps(adjudicate(doc["position"], orders, None, name))
+    )
+    (tmp_path / "phase.json").write_text(json.dumps({**doc, "map": "atlantis"}))
+    failed = subprocess.run(cli, capture_output=True, text=True)
+    assert failed.returncode != 0 and "atlantis" in failed.stderr + failed.stdout
