@@ -103,7 +103,8 @@ def voids_support_against_own_unit(
             words = text.split()
             if len(words) != 7 or words[2] != "S":
                 continue
-            supporter, held = before.units[words[1].lower()], before.units.get(words[6][:3].lower())
+            supporter = before.units[words[1].lower().split("/")[0]]
+            held = before.units.get(words[6].lower().split("/")[0])
             voided = "void" in {str(r) for r in results.get(" ".join(words[:2]), ())}
             if held is not None and held.power == supporter.power and voided:
                 return True

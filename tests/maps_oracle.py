@@ -19,6 +19,13 @@ Where MILA breaks a DATC rule the judge follows the DATC, and the phase is count
 - DATC 6.E.3 / 6.E.12 (support against the supporter's own unit): MILA voids the support,
   the judge only keeps it from dislodging that unit (legal_oracle's
   ``voids_support_against_own_unit``). The phase after it is then not compared.
+- The civil-disorder removal (DATC 6.J and the 2000 rulebook's civil disorder rule, README
+  "Adjudication rules"): among units equally far from home, fleets first, then in the
+  alphabetical order of the province's *name*. MILA takes the alphabetical order of the
+  province's code, which on the standard map is the same order and on others is not
+  (Known World: Sea of Tangiers, STA, before Straits of Jebel Tarik, SJT). A phase where
+  the two removed different units of the same kind at the same distance is counted apart
+  (``Tally.tie_by_code``); any other difference is a disagreement.
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from legal_oracle import canonical_orders, voids_support_against_own_unit
 
 from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.randomplay import play
-from mailjudge.engine.state import MOVEMENT, RETREAT, Position
+from mailjudge.engine.state import ADJUSTMENT, MOVEMENT, RETREAT, Position
 
 
 @cache
@@ -104,7 +111,29 @@ class Tally:
     retreat: int = 0
     adjustment: int = 0
     datc: int = 0  # movement phases MILA adjudicated against the DATC (see above)
+    tie_by_code: int = 0  # civil-disorder ties MILA broke by province code (see above)
     disagreements: list[str] = field(default_factory=list)
+
+
+def _tie_broken_by_code(gmap: GameMap, pos: Position, ours: Board, theirs: Board) -> bool:
+    """Do the two boards differ only in civil-disorder removals of units of the same kind
+    and distance from home, for the same powers?"""
+    if {k: v for k, v in ours.items() if k != "units"} != {
+        k: v for k, v in theirs.items() if k != "units"
+    }:
+        return False
+    ours_units, mila_units = set(ours["units"]), set(theirs["units"])  # type: ignore[call-overload]
+    before = {str(u): u for u in pos.units.values()}
+    if not (ours_units ^ mila_units) <= set(before):
+        return False  # a build differs, not a removal
+
+    def removed(after: set[str]) -> list[tuple[str, str, int]]:
+        gone = [before[text] for text in set(before) - after]
+        return sorted(
+            (u.power, u.type, gmap.civil_disorder_distance(u.power, u.type, u.loc)) for u in gone
+        )
+
+    return removed(ours_units) == removed(mila_units)
 
 
 def run(name: str, seeds: range, phases: int, tally: Tally) -> Tally:
@@ -137,6 +166,9 @@ def run(name: str, seeds: range, phases: int, tally: Tally) -> Tally:
                 if outcome.next.phase.type == RETREAT:
                     break  # the retreat phase would be MILA's adjudication, not the DATC's
                 carried = None
+                continue
+            if pos.phase.type == ADJUSTMENT and _tie_broken_by_code(gmap, pos, ours, theirs):
+                tally.tie_by_code += 1
                 continue
             diff = {k: (ours[k], theirs[k]) for k in ours if ours[k] != theirs[k]}
             tally.disagreements.append(f"{name} seed {seed} {pos.phase}: {diff}")

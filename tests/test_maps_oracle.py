@@ -19,6 +19,16 @@ def test_random_games_agree_with_mila(name: str) -> None:
     assert tally.phases >= 20 and tally.movement >= 8 and tally.adjustment >= 1
 
 
+def test_mila_breaks_civil_disorder_ties_by_code() -> None:
+    """DATC 6.J: equally far fleets are removed in the order of their provinces' names; in
+    W0902A of this game Spain must remove one of F STA (Sea of Tangiers) and F SJT (Straits
+    of Jebel Tarik), both one move from home. The judge removes Sea of Tangiers, MILA SJT;
+    the phase is counted apart and nothing else differs."""
+    tally = run("known_world_901", range(167, 168), 48, Tally())
+    assert tally.disagreements == []
+    assert tally.tie_by_code == 1
+
+
 @pytest.mark.soak
 @pytest.mark.parametrize("name", ALL)
 def test_random_games_agree_with_mila_soak(name: str) -> None:
