@@ -54,13 +54,13 @@ def test_dpjudges_create_block_is_read_where_the_judge_has_the_feature(harness: 
     answer = h.command(
         "master@example.test",
         "CREATE dp masterpw\nprivate\nmap standard\ntiming move 2d\nrule no_press\n"
-        "map ancmed\ndeadline tomorrow\n",
+        "map atlantis\ndeadline tomorrow\n",
     )
     game = get_game("dp")
     assert game.private and "NO_PRESS" in game.rules and "MOVE 2D" in game.timing
     assert "the game is private" in answer and "the map is standard" in answer
     assert "timing: MOVE 2D" in answer and "rules now: NO_PRESS" in answer
-    assert "this judge has no map 'ancmed'" in flat(answer)
+    assert "there is no map 'atlantis'" in flat(answer) and "HELP MAPS" in flat(answer)
     assert "SET DEADLINE" in answer
     assert answer.count("ERROR") == 2
     assert counts()["shunted"] == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.records import judged_by_record
 from mailjudge.commands.registry import register
+from mailjudge.engine.catalogue import playable_powers
 from mailjudge.game import confirmations, guard, openings, reply_tokens, schedule, state
 from mailjudge.game.bounces import clear_bounces
 from mailjudge.game.calendar import Change, invitation_ics
@@ -165,7 +166,7 @@ def _options(args: list[str], keys: tuple[str, ...]) -> dict[str, str]:
 class Create(Command):
     action = Action.CREATE
     name = "CREATE"
-    usage = "CREATE game password [VARIANT v] [RULES +X -Y]"
+    usage = "CREATE game password [VARIANT v] [MAP name] [RULES +X -Y]"
     summary = "create a game; you become its master"
     secret_words = (1,)
 
@@ -175,20 +176,24 @@ class Create(Command):
         if args and args[0].startswith("?"):
             raise CommandError(
                 f"this judge has no CREATE ?game: write CREATE {args[0][1:].lower()} password "
-                "[VARIANT v] [RULES +X -Y], and you are its master"
+                "[VARIANT v] [MAP name] [RULES +X -Y], and you are its master"
             )
         if len(args) < 2:
-            raise CommandError("write CREATE game password [VARIANT v] [RULES +X -Y]")
-        opts = _options(args[2:], ("VARIANT", "RULES"))
+            raise CommandError("write CREATE game password [VARIANT v] [MAP name] [RULES +X -Y]")
+        opts = _options(args[2:], ("VARIANT", "MAP", "RULES"))
         game = games.create_game(
             args[0], ctx.sender, args[1], variant=opts.get("VARIANT", "standard").lower(),
-            rules=opts.get("RULES", ""),
+            rules=opts.get("RULES", ""), map_name=opts.get("MAP", "standard").lower(),
         )  # fmt: skip
         ctx.game, ctx.seat = game, state.seat_named(game, "master")
         rules = game.rules or "none"
-        power = " FRANCE" if state.has_rule(game, "POWER_CHOICE") else ""
+        powers = playable_powers(state.game_map(game))
+        example = "FRANCE" if "FRANCE" in powers else powers[0]
+        power = f" {example}" if state.has_rule(game, "POWER_CHOICE") else ""
+        on_map = "" if game.map_name == "standard" else f" on the map {game.map_name}"
         return [
-            f"game {game.name} created ({game.variant}; rules: {rules}); you are its master",
+            f"game {game.name} created ({game.variant}{on_map}; rules: {rules}); "
+            "you are its master",
             f"players join with: JOIN {game.name} password{power}",
             "(each player makes up their own password when joining: never send them yours)",
         ]
@@ -225,12 +230,12 @@ def create_setup(ctx: Context, game: Game, words: list[str]) -> list[str]:
             "which keeps the game off LIST and the web site; players JOIN with their own"
         )
     if key == "MAP" and len(rest) == 1:
-        if rest[0].lower() == game.map_name:
-            return [f"the map is {game.map_name}"]
-        raise CommandError(
-            f"this judge has no map {rest[0]!r} of its own: maps come with variants; name one "
-            f"on the CREATE line: CREATE {game.name} password VARIANT name (HELP VARIANTS)"
-        )
+        if rest[0].lower() != game.map_name:
+            try:
+                games.set_map(game, rest[0])
+            except ServiceError as err:
+                raise CommandError(str(err)) from None
+        return [f"the map is {game.map_name}; {game.victory_count} centres win"]
     if key == "TIMING" and rest:
         try:
             timing = schedule.set_timing(game, " ".join(rest), ctx.now)
@@ -248,7 +253,7 @@ def create_setup(ctx: Context, game: Game, words: list[str]) -> list[str]:
     }
     raise CommandError(
         f"this judge does not read {' '.join(words)!r} after CREATE; "
-        + forms.get(key, "it reads PRIVATE, MAP standard, TIMING MOVE 2D ..., RULE NAME")
+        + forms.get(key, "it reads PRIVATE, MAP name, TIMING MOVE 2D ..., RULE NAME")
     )
 
 

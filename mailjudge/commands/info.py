@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.records import record_help
 from mailjudge.commands.registry import register, unique_commands
+from mailjudge.engine.catalogue import describe, map_names
 from mailjudge.engine.interchange import position_from_dict
+from mailjudge.engine.maps import load_map
 from mailjudge.game import diary, pictures, state
 from mailjudge.game.options import OPTIONS, option_text
 from mailjudge.models import Game, GameState, Seat
@@ -13,6 +17,7 @@ from mailjudge.permissions.policy import check_read
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.results import map_mail, record_facts, report_lines
+from mailjudge.render.undrawn import no_drawing_note
 from mailjudge.rules import catalogue
 from mailjudge.service import processing
 from mailjudge.variants import variant_of
@@ -28,11 +33,14 @@ class List(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         if not args:
             rows = Game.select().where(~Game.private).order_by(Game.name)
-            return [f"{g.name:<20} {g.variant:<10} {g.state:<9} {g.phase or ''}" for g in rows] or [
-                "no games yet"
+            games = [
+                f"{g.name:<20} {g.variant:<10} {g.state:<9} {g.phase or ''}{_on_map(g)}"
+                for g in rows
             ]
+            return [*(games or ["no games yet"]), "", *maps_lines(brief=True)]
         game = state.get_game(args[0])
-        lines = [f"{game.name}: {game.variant}, {game.state}, {game.phase or 'forming'}",
+        lines = [f"{game.name}: {game.variant}{_on_map(game)}, {game.state}, "
+                 f"{game.phase or 'forming'}",
                  f"rules: {game.rules or 'none'}"]  # fmt: skip
         for seat in (
             Seat.select().where((Seat.game == game) & (Seat.role == "player")).order_by(Seat.name)
@@ -47,6 +55,26 @@ class List(Command):
             for power in seat.powers:
                 lines += [f"        {note}" for note in variant_of(game).power_notes(game, power)]
         return lines
+
+
+def _on_map(game: Game) -> str:
+    return "" if game.map_name == "standard" else f" on {game.map_name}"
+
+
+def maps_lines(brief: bool = False) -> list[str]:
+    """The maps of this judge (data/maps): each with its powers, centres and victory
+    count; ``brief``: a line each, as LIST ends."""
+    lines = ["Maps (CREATE game password MAP name; HELP MAPS names their powers):"]
+    for name in map_names():
+        gmap = load_map(name)
+        if brief:
+            lines.append(
+                f"  {name}: {len(gmap.power_names)} powers, {len(gmap.centres)} centres, "
+                f"{gmap.victory_centres} to win"
+            )
+        else:
+            lines += [f"  {line}" for line in describe(gmap)]
+    return lines
 
 
 def readable_game(ctx: Context, name: str) -> Game:
@@ -139,9 +167,12 @@ class Map(Command):
                                "in a mail of its own")  # fmt: skip
         ctx.pictured.add(game.id)
         phase = args[1].upper() if len(args) > 1 else None
+        gmap = state.game_map(game)
         if phase is None or (phase == game.phase and game.state != GameState.FINISHED):
             if not game.position:
                 raise CommandError(f"{game.name} has not started: there is no board yet")
+            if not gmap.positions:
+                return _in_words(game, game.position)
             picture = pictures.current_picture(game)
         else:
             record = next((r for r in processing.history(game) if r.phase == phase), None)
@@ -150,18 +181,36 @@ class Map(Command):
                 raise CommandError(
                     f"{game.name} has played no phase {phase}; phases played: {played}"
                 )
+            if not gmap.positions:
+                return _in_words(game, record.position)
             picture = pictures.played_picture(game, record)
         ctx.outgoing.append(map_mail(ctx.sender, game, picture))
         return [f"the board of {game.name} in {picture.phase} follows in its own mail"]
+
+
+def _in_words(game: Game, position: dict[str, Any]) -> list[str]:
+    """A board with nothing to draw it from (its map has no drawing yet), in words."""
+    gmap = state.game_map(game)
+    board = position_from_dict(position, gmap)
+    lines = [no_drawing_note(gmap), f"The board of {game.name} in {board.phase.long_name()}:"]
+    for power in gmap.power_names:
+        units = " ".join(f"{u.type} {u.loc.upper()}," for u in board.units_of(power))
+        centres = " ".join(c.upper() for c in board.centres_of(power))
+        if units or centres:
+            lines.append(
+                f"  {power}: {units.rstrip(',') or 'no units'}; centres {centres or 'none'}"
+            )
+    return lines
 
 
 @register
 class Help(Command):
     action = Action.INFO
     name = "HELP"
-    usage = "HELP [command | RULES | OPTIONS | STANDIN | RECORD]"
+    usage = "HELP [command | RULES | OPTIONS | MAPS | STANDIN | RECORD]"
     summary = (
         "this list; HELP RULES describes the rules flags, HELP OPTIONS the options, "
+        "HELP MAPS the maps, "
         "HELP STANDIN the stand-in, HELP RECORD what a record counts"
     )
 
@@ -171,6 +220,8 @@ class Help(Command):
             flags = [f"{name}: {cat.get(name).summary}" for name in cat.names]
             # The judge's choices where the seeds are silent or contradict themselves.
             return [*flags, "", *render("help_choices.txt.j2").rstrip("\n").splitlines()]
+        if [a.upper() for a in args] == ["MAPS"]:
+            return maps_lines()
         if args and args[0].upper() == "OPTIONS":
             return _options_help(ctx.game)
         if args and args[0].upper() in ("STANDIN", "STAND-IN"):

@@ -118,7 +118,7 @@ class Preview(MasterCommand):
         outcome = processing.preview(game)
         return [
             "preview (nothing changed):",
-            *results_lines(result_rows(outcome), outcome),
+            *results_lines(result_rows(outcome), outcome, None, game.map_name),
         ]
 
 

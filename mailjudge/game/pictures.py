@@ -16,7 +16,7 @@ from mailjudge.engine.phases import ResultRow
 from mailjudge.engine.state import Phase
 from mailjudge.game.state import game_map
 from mailjudge.models import BoardPicture, Game, PhaseRecord
-from mailjudge.render.board import draw_picture
+from mailjudge.render.undrawn import picture_of
 
 KEEP_PHASES = 12  # pictures older than this many phases are dropped: their mail is long sent
 
@@ -36,7 +36,7 @@ def picture_for(
     gmap = game_map(game)
     pos = position_from_dict(position, gmap)
     title = f"{game.name}: {Phase.parse(str(pos.phase)).long_name()}"
-    picture = draw_picture(gmap, pos, results or [], title)
+    picture = picture_of(gmap, pos, results or [], title)
     BoardPicture.delete().where(
         (BoardPicture.game == game) & (BoardPicture.sequence < sequence - KEEP_PHASES)
     ).execute()

@@ -10,6 +10,8 @@ service/stalemate.py with the game's STALEMATE_DRAW.
 
 from __future__ import annotations
 
+from mailjudge.engine.state import Phase
+from mailjudge.game.state import game_map
 from mailjudge.models import Game, PhaseRecord
 
 
@@ -20,7 +22,7 @@ def static_since(game: Game, year: int, years: int) -> int | None:
     if years < 1:
         return None
     first = year - years + 1
-    if first < 1901:
+    if first < Phase.parse(game_map(game).first_phase).year:
         return None
     springs = {
         r.phase: r.position.get("sc_owners", {})

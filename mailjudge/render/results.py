@@ -50,12 +50,14 @@ class PhaseFacts:
     destroyed: list[str]
     winners: list[str]
     before_owners: Mapping[str, str] | None = None  # centre owners when the phase began
+    map_name: str = "standard"  # the game's map (its powers and build sites)
 
 
 def facts_of(
     results: list[ResultRow],
     outcome: PhaseOutcome,
     before_owners: Mapping[str, str] | None = None,
+    map_name: str = "standard",
 ) -> PhaseFacts:
     return PhaseFacts(
         results,
@@ -64,6 +66,7 @@ def facts_of(
         [f"{u.power} {u}" for u in outcome.destroyed],
         sorted(outcome.winners),
         before_owners,
+        map_name,
     )
 
 
@@ -80,6 +83,7 @@ def record_facts(
         list(stored.get("destroyed", [])),
         list(stored.get("winners", [])),
         dict(record.position.get("sc_owners") or {}),
+        gmap.name,
     )
 
 
@@ -127,7 +131,7 @@ UNNAMED_REMOVALS = "the civil-disorder rule"  # a phase stored before the rule w
 def report(facts: PhaseFacts, build_any: bool = False, seeded: bool = False) -> dict[str, Any]:
     """The words of a phase's results. ``seeded`` is no longer read: each removal nobody
     ordered names the rule that chose it."""
-    gmap = load_map("standard")
+    gmap = load_map(facts.map_name)
     by_power: dict[str, list[str]] = {}
     reasons: list[str] = []
     removed_by_rule: dict[str, list[str]] = {}
@@ -197,8 +201,9 @@ def results_lines(
     results: list[ResultRow],
     outcome: PhaseOutcome,
     before_owners: Mapping[str, str] | None = None,
+    map_name: str = "standard",
 ) -> list[str]:
-    return report_lines(facts_of(results, outcome, before_owners))
+    return report_lines(facts_of(results, outcome, before_owners, map_name))
 
 
 def report_lines(facts: PhaseFacts) -> list[str]:

@@ -15,8 +15,8 @@ from mailjudge.engine.phases import ResultRow
 from mailjudge.engine.state import Phase
 from mailjudge.game.state import game_map, rules_of
 from mailjudge.models import Game, GameState, Press
-from mailjudge.render.board import draw_picture
 from mailjudge.render.results import record_facts, report_lines
+from mailjudge.render.undrawn import picture_of
 from mailjudge.service.processing import history
 
 FORMAT = "mailjudge-archive/1"
@@ -134,7 +134,7 @@ def export_html(game: Game) -> str:
     for record, following in zip(records, followers, strict=True):
         position = position_from_dict(record.position, gmap)
         name = Phase.parse(record.phase).long_name()
-        picture = draw_picture(gmap, position, record.results["results"], name, png=False)
+        picture = picture_of(gmap, position, record.results["results"], name, png=False)
         text = "\n".join(report_lines(record_facts(record, following, gmap)))
         parts += [
             f'<h2 id="{record.phase}">{html.escape(name)}</h2>',
@@ -143,7 +143,7 @@ def export_html(game: Game) -> str:
         ]
     if game.position and game.state != GameState.FINISHED:
         now = position_from_dict(game.position, gmap)
-        picture = draw_picture(gmap, now, (), f"Now: {now.phase.long_name()}", png=False)
+        picture = picture_of(gmap, now, (), f"Now: {now.phase.long_name()}", png=False)
         parts += ['<h2 id="now">Now</h2>', picture.svg]
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

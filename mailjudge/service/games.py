@@ -6,8 +6,9 @@ import random
 from datetime import datetime
 
 from mailjudge.db import database_proxy
+from mailjudge.engine.catalogue import find_map, playable_powers
 from mailjudge.engine.interchange import position_to_dict
-from mailjudge.engine.maps import GameMap, load_map
+from mailjudge.engine.maps import GameMap, MapError
 from mailjudge.engine.phases import EngineOptions
 from mailjudge.engine.state import initial_position
 from mailjudge.game.errors import NotAllowed, ServiceError
@@ -78,7 +79,7 @@ def create_game(
         ruleset = apply_change(RuleSet(), change, variant=variant) if change else RuleSet()
     except RuleError as err:
         raise ServiceError(str(err)) from None
-    gmap = load_map(map_name)
+    gmap = _map_for(chosen.name, map_name)
     victory = chosen.victory_count(len(gmap.centres)) or gmap.victory_centres
     with database_proxy.atomic():
         if Game.get_or_none(Game.name == name) is not None:
@@ -86,7 +87,7 @@ def create_game(
         game = Game.create(
             name=name,
             variant=variant,
-            map_name=map_name,
+            map_name=gmap.name,
             rules=str(ruleset),
             master=person_for(master_email),
             victory_count=victory,
@@ -109,6 +110,37 @@ def create_game(
     return game
 
 
+def _map_for(variant: str, map_name: str) -> GameMap:
+    """The map called so, if the variant can be played on it; else why not."""
+    try:
+        gmap = find_map(map_name)
+    except MapError as err:
+        raise ServiceError(str(err)) from None
+    refusal = VARIANTS[variant].map_refusal(gmap)
+    if refusal:
+        raise ServiceError(f"{variant} cannot be played on the map {gmap.name}: {refusal}")
+    return gmap
+
+
+def set_map(game: Game, map_name: str) -> GameMap:
+    """A forming game nobody has joined moves to another map (DPjudge's ``MAP name`` line
+    after CREATE); its victory count follows the map."""
+    if game.state != GameState.FORMING or players_joined(game):
+        raise NotAllowed(
+            f"{game.name} keeps the map {game.map_name}: a map is chosen before anyone joins"
+        )
+    gmap = _map_for(game.variant, map_name)
+    variant = VARIANTS[game.variant]
+    game.map_name = gmap.name
+    game.victory_count = variant.victory_count(len(gmap.centres)) or gmap.victory_centres
+    game.save()
+    return gmap
+
+
+def players_joined(game: Game) -> int:
+    return Seat.select().where((Seat.game == game) & (Seat.role == "player")).count()
+
+
 def start_game(
     game: Game, rng: random.Random | None = None, now: datetime | None = None
 ) -> list[Outgoing]:
@@ -123,8 +155,10 @@ def start_game(
     variant = variant_of(game)
     if not variant.has_players:
         with database_proxy.atomic():
+            playable = playable_powers(gmap)
             for power in gmap.power_names:
-                Seat.create(game=game, role="player", name=power.lower(), powers=power)
+                Seat.create(game=game, role="player", name=power.lower(), powers=power,
+                            dummy=power not in playable)  # fmt: skip
             _begin(game, gmap, now)
             return variant.on_start(game, rng, now or utcnow())
     with database_proxy.atomic():
@@ -137,7 +171,7 @@ def start_game(
         state["joined_as"] = {str(s.id): s.name for s in seats if s.person_id is not None}
         game.variant_state = state
         taken = {p for s in seats for p in s.powers}
-        free = [p for p in gmap.power_names if p not in taken]
+        free = [p for p in playable_powers(gmap) if p not in taken]
         rng.shuffle(free)
         waiting = [s for s in seats if not s.powers]
         if len(waiting) > len(free):
@@ -156,7 +190,8 @@ def start_game(
             free.remove(power)
             seat.powers, seat.name = power, power.lower()
             seat.save()
-        for power in free:
+        nobodys = [p for p in gmap.power_names if p not in playable_powers(gmap)]
+        for power in free + nobodys:
             Seat.create(game=game, role="player", name=power.lower(), powers=power, dummy=True)
         _begin(game, gmap, now)
         return variant.on_start(game, rng, now or utcnow())

@@ -82,7 +82,7 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
         return []
     record = processed_record(game, done.phase)
     before = record.position.get("sc_owners") if record is not None else None
-    facts = facts_of(done.results, done.outcome, before)
+    facts = facts_of(done.results, done.outcome, before, game.map_name)
     words = report(facts, has_rule(game, "BUILD_ANY"), has_rule(game, "CIVIL_DISORDER"))
     words.update(outcome_words(game, done, words["winners"]))
     picture = played_picture(game, record) if record is not None else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from mailjudge.db import database_proxy
+from mailjudge.engine.catalogue import playable_powers
 from mailjudge.game.errors import NotAllowed, NotFound, ServiceError
 from mailjudge.game.state import (
     authenticate,
@@ -97,16 +98,17 @@ def join(
         mine = [s for s in seats if s.person_id == person.id]
         if mine and not has_rule(game, "MULTIPLE_POWERS_PER_PLAYER"):
             raise NotAllowed(f"you already play in {game.name}; one power per player in this game")
-        if len(seats) >= len(gmap.power_names):
+        playable = playable_powers(gmap)
+        if len(seats) >= len(playable):
             raise NotAllowed(f"game {game.name} is full")
         chosen = ""
         if power:
             chosen = power.upper()
             if not has_rule(game, "POWER_CHOICE"):
                 raise NotAllowed("powers are dealt at random in this game; JOIN without naming one")
-            if chosen not in gmap.powers:
+            if chosen not in playable:
                 raise ServiceError(
-                    f"{power!r} is not a power; choose from {', '.join(gmap.power_names)}"
+                    f"{power!r} is not a power to play; choose from {', '.join(playable)}"
                 )
             if any(chosen in s.powers for s in seats):
                 raise NotAllowed(f"{chosen} is taken; free powers: {', '.join(free_powers(game))}")
@@ -122,7 +124,7 @@ def join(
             powers=chosen,
             password_hash=hash_password(password),
         )
-        if len(seats) + 1 == len(gmap.power_names) and not has_rule(game, "START_MASTER"):
+        if len(seats) + 1 == len(playable) and not has_rule(game, "START_MASTER"):
             mails = start_game(game, rng)
             if started is not None:
                 started += mails
@@ -132,7 +134,7 @@ def join(
 
 def free_powers(game: Game) -> list[str]:
     held = {p for s in players(game) for p in s.powers}
-    return [p for p in game_map(game).power_names if p not in held]
+    return [p for p in playable_powers(game_map(game)) if p not in held]
 
 
 def observe(game: Game, email: str, password: str, name: str | None = None) -> Seat:

@@ -17,6 +17,7 @@ from mailjudge.permissions.rows import Row
 from mailjudge.render.outgoing import Outgoing
 
 if TYPE_CHECKING:
+    from mailjudge.engine.maps import GameMap
     from mailjudge.engine.phases import PhaseOutcome
     from mailjudge.engine.state import Position
     from mailjudge.models import OrderLine
@@ -138,6 +139,10 @@ class Variant:
     def passive(self, game: Game, through: int) -> Passive:
         """Powers nobody orders as of the phase numbered ``through`` (a Game.sequence)."""
         return Passive()
+
+    def map_refusal(self, gmap: GameMap) -> str | None:
+        """Why the variant cannot be played on this map; None: it can (any map, here)."""
+        return None
 
     def victory_count(self, centres: int) -> int | None:
         """The game's victory count on a map of ``centres``; None: the map's own."""

@@ -30,6 +30,7 @@ from mailjudge.models import GAME_STATES, Game, GameState, PhaseRecord
 from mailjudge.render import render
 from mailjudge.render.board.style import PALETTES, legend_height
 from mailjudge.render.chart import centre_chart
+from mailjudge.render.undrawn import NOTE_SIZE
 from mailjudge.service.archive import export_game
 from mailjudge.settings import Settings, current_settings
 from mailjudge.timing import show
@@ -203,6 +204,8 @@ def game_page(request: Request, game: Game) -> Page:
         "anonymous": variant_of(game).anonymous,
         "palette": palette,
         "palette_query": "" if palette == "standard" else f"?palette={palette}",
+        "map_title": game_map(game).title,
+        "map_drawn": bool(game_map(game).positions),
     }
     if game.position:
         title = _board_title(game, game.position)
@@ -210,10 +213,12 @@ def game_page(request: Request, game: Game) -> Page:
     if records:
         # Linked, not inline: a second board in the page would double its size.
         last = records[-1]
-        width, height = game_map(game).board_size
+        gmap = game_map(game)
+        width, height = gmap.board_size if gmap.positions else NOTE_SIZE
+        legend = legend_height(len(gmap.power_names)) if gmap.positions else 0
         context["last"] = {
             "code": last.phase, "name": pages.phase_name(last.phase),
-            "width": width, "height": height + legend_height(len(game_map(game).power_names)),
+            "width": width, "height": height + legend,
         }  # fmt: skip
     body = render("web/game.html.j2", **context)
     return _page(body, pages.last_changed(game))

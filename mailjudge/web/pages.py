@@ -24,8 +24,8 @@ from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.state import Phase
 from mailjudge.game.state import HIDDEN_FROM_PUBLIC, game_map, is_public, phase_label
 from mailjudge.models import Game, GameState, Person, PhaseRecord, Press, Seat
-from mailjudge.render.board import draw_picture
 from mailjudge.render.results import record_facts, report_lines
+from mailjudge.render.undrawn import picture_of
 from mailjudge.rules import RuleSet, catalogue
 from mailjudge.variants import variant_of
 from mailjudge.variants.base import PublicSection
@@ -67,9 +67,10 @@ def game_lines(state: str | None = None) -> list[GameLine]:
 
 def _line(game: Game, players: int) -> GameLine:
     deadline = game.deadline if game.state == GameState.ACTIVE else None
+    on_map = "" if game.map_name == "standard" else f" on {game.map_name}"
     return GameLine(
-        name=game.name, variant=game.variant, phase=phase_name(game.phase), state=game.state,
-        players=players, deadline=deadline, outcome=game.outcome,
+        name=game.name, variant=game.variant + on_map, phase=phase_name(game.phase),
+        state=game.state, players=players, deadline=deadline, outcome=game.outcome,
     )  # fmt: skip
 
 
@@ -339,7 +340,7 @@ def board_svg(
     if svg is None:
         gmap = game_map(game)
         board = position_from_dict(position, gmap)
-        svg = draw_picture(gmap, board, results, title, png=False, palette=palette).svg
+        svg = picture_of(gmap, board, results, title, png=False, palette=palette).svg
         _BOARDS[key] = svg
         while len(_BOARDS) > _BOARDS_KEPT:
             _BOARDS.popitem(last=False)

@@ -585,7 +585,7 @@ class Democratic(Variant):
 
     def _digests(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
         """The phase's public results go to every list, then each list's digest."""
-        text = "\n".join(results_lines(done.results, done.outcome)) + "\n"
+        text = "\n".join(results_lines(done.results, done.outcome, None, game.map_name)) + "\n"
         for power in sorted({*_owners(game).values(), *_record_owners(game, done.phase).values()}):
             archive(game, power, JUDGE, f"results of {done.phase}", text)
         return digests.for_game(game, now)

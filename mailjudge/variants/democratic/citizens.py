@@ -4,6 +4,7 @@ the variant, its country lists and their digests."""
 
 from __future__ import annotations
 
+from mailjudge.engine.catalogue import playable_powers
 from mailjudge.game.state import game_map
 from mailjudge.models import Game, Person, Seat
 
@@ -15,7 +16,10 @@ def _owners(game: Game) -> dict[str, str]:
 
 
 def home_centres(game: Game) -> list[str]:
-    return sorted(c for homes in game_map(game).home_centres.values() for c in homes)
+    """Where citizens live: the home centres of the powers played (none of a power the
+    map leaves to nobody)."""
+    gmap = game_map(game)
+    return sorted(c for p in playable_powers(gmap) for c in gmap.home_centres[p])
 
 
 def citizens(game: Game) -> list[Seat]:

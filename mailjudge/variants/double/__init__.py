@@ -16,10 +16,11 @@ from collections import Counter
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from mailjudge.engine.catalogue import playable_powers
 from mailjudge.engine.checker import parse_order
 from mailjudge.engine.orders import Order, OrderError
 from mailjudge.engine.reader import read_order
-from mailjudge.engine.state import ADJUSTMENT, RETREAT, Position
+from mailjudge.engine.state import ADJUSTMENT, RETREAT, Phase, Position
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.outcomes import Processed, Readiness
 from mailjudge.game.state import (
@@ -40,6 +41,7 @@ from mailjudge.variants.double import public
 from mailjudge.variants.double.sync import PartnerOrders, Synced, sync_adjustments, sync_units
 
 if TYPE_CHECKING:
+    from mailjudge.engine.maps import GameMap
     from mailjudge.engine.phases import PhaseOutcome
 
 RING = (
@@ -51,9 +53,51 @@ RING = (
     ("FRANCE", "AUSTRIA"),
     ("AUSTRIA", "ENGLAND"),
 )
-JOINT_WIN_CENTRES = 14
+JOINT_WIN_CENTRES = 14  # of the standard map's 34; other maps in proportion
 SOLO_CENTRES = 21  # a player's two powers together, under DOUBLE_LYTTON
+STANDARD_CENTRES = 34
+
+
+def ring_of(gmap: GameMap) -> tuple[tuple[str, str], ...]:
+    """The ring of a map's powers: the seed's on the standard seven; on another map its
+    powers in alphabetical order, each with the next and the last with the first, so that
+    every power has two players and every player two powers."""
+    if {p for pair in RING for p in pair} == set(gmap.power_names):
+        return RING
+    names = gmap.power_names
+    return tuple((names[i], names[(i + 1) % len(names)]) for i in range(len(names)))
+
+
+def ring_refusal(gmap: GameMap) -> str | None:
+    """Why the map has no ring for Double: fewer than three powers (two powers would be
+    held by both players alike), a power with no home centre, or a power the map leaves
+    to nobody."""
+    if len(gmap.power_names) < 3:
+        return (
+            f"Double needs a ring of three powers or more, each shared by two players, and "
+            f"{gmap.name} has {len(gmap.power_names)}"
+        )
+    if playable_powers(gmap) != gmap.power_names:
+        return "in Double every power is shared by two players, and this map leaves some to nobody"
+    bare = [p for p, info in gmap.powers.items() if not info.homes]
+    if bare:
+        return (
+            "in Double every power of the ring has a home centre; "
+            f"{', '.join(sorted(bare))} {'has' if len(bare) == 1 else 'have'} none"
+        )
+    return None
+
+
+def solo_centres(centres: int) -> int:
+    """Lytton's solo, two powers together: 21 of 34 on the standard map."""
+    return -(-centres * SOLO_CENTRES // STANDARD_CENTRES)
+
+
 OVERRIDE_YEARS = 2  # one OVERRIDE per player in each such span of game years
+
+
+def _solo_of(game: Game) -> int:
+    return solo_centres(len(game_map(game).centres))
 
 
 def seat_name(pair: tuple[str, str]) -> str:
@@ -75,8 +119,13 @@ def _lytton(game: Game) -> bool:
     return has_rule(game, "DOUBLE_LYTTON")
 
 
-def _year_span(phase: str) -> int:
-    return (int(phase[1:5]) - 1901) // OVERRIDE_YEARS
+def _first_year(game: Game) -> int:
+    return Phase.parse(game_map(game).first_phase).year
+
+
+def _year_span(game: Game, phase: str) -> int:
+    """Which span of OVERRIDE_YEARS game years, counted from the map's first year."""
+    return (Phase.parse(phase).year - _first_year(game)) // OVERRIDE_YEARS
 
 
 def override(game: Game, seat: Seat, power: str, line: str) -> str:
@@ -95,10 +144,10 @@ def override(game: Game, seat: Seat, power: str, line: str) -> str:
         return f"no OVERRIDE for {power} in {game.phase}"
     used = [
         b.phase for b in Ballot.select().where(mine & (Ballot.phase != game.phase))
-        if _year_span(b.phase) == _year_span(phase_of(game))
+        if _year_span(game, b.phase) == _year_span(game, phase_of(game))
     ]  # fmt: skip
     if used:
-        first = 1901 + _year_span(phase_of(game)) * OVERRIDE_YEARS
+        first = _first_year(game) + _year_span(game, phase_of(game)) * OVERRIDE_YEARS
         raise NotAllowed(
             f"you used your OVERRIDE for {first}-{first + 1} in {used[0]}; the next one is "
             f"yours from {first + OVERRIDE_YEARS}"
@@ -208,8 +257,11 @@ class Double(Variant):
     def public_sections(self, game: Game) -> list[PublicSection]:
         return public.sections(game, ring_seats(game))
 
+    def map_refusal(self, gmap: GameMap) -> str | None:
+        return ring_refusal(gmap)
+
     def victory_count(self, centres: int) -> int | None:
-        return JOINT_WIN_CENTRES
+        return -(-centres * JOINT_WIN_CENTRES // STANDARD_CENTRES)
 
     def on_start(self, game: Game, rng: random.Random, now: datetime) -> list[Outgoing]:
         """The standard start dealt one power each; deal the ring's pairs instead."""
@@ -219,7 +271,7 @@ class Double(Variant):
             if seat.person_id is None:
                 seat.delete_instance()
         rng.shuffle(people)
-        for slot, pair in enumerate(RING):
+        for slot, pair in enumerate(ring_of(game_map(game))):
             if slot < len(people):
                 seat = people[slot]
                 seat.powers, seat.name = " ".join(pair), seat_name(pair)
@@ -287,7 +339,7 @@ class Double(Variant):
         vote = (game.variant_state or {}).get("joint_vote")
         if not vote or vote.get("opened") != done.phase:
             return []
-        body = render("double/double_joint_vote.txt.j2", game=game, vote=vote)
+        body = render("double/double_joint_vote.txt.j2", game=game, vote=vote, solo=_solo_of(game))
         return [
             mail_to_seat(s, "a joint win is offered: VOTE YES or VOTE NO", body, "notice")
             for s in ring_seats(game)
@@ -304,7 +356,7 @@ class Double(Variant):
             solo = self._solo(game, counts, state, outcome)
             if solo is not None or state.get("tiebreak") or state.get("joint_vote"):
                 return solo or None
-        at_fourteen = sorted(p for p, n in counts.items() if n >= JOINT_WIN_CENTRES)
+        at_fourteen = sorted(p for p, n in counts.items() if n >= game.victory_count)
         if not at_fourteen:
             return None
         best = max(counts[p] for p in at_fourteen)
@@ -324,7 +376,7 @@ class Double(Variant):
         }  # fmt: skip
         if state.get("tiebreak"):
             combined = {n: c for n, c in combined.items() if n in state["tiebreak"]}
-        over = {n: c for n, c in combined.items() if c >= SOLO_CENTRES}
+        over = {n: c for n, c in combined.items() if c >= _solo_of(game)}
         if not over:
             return None
         best = max(over.values())
@@ -366,7 +418,7 @@ class Double(Variant):
             who = " and ".join(state["tiebreak"])
             return (
                 f"Nobody has won yet: the tie-break between {who} goes on until one of them"
-                f" leads with {SOLO_CENTRES} or more centres after a Fall."
+                f" leads with {_solo_of(game)} or more centres after a Fall."
             )
         return None
 
@@ -417,7 +469,7 @@ def _save_state(game: Game, state: dict[str, Any]) -> None:
 def tiebreak_notices(game: Game) -> list[Outgoing]:
     """Everyone in the game is told that a tie-break has begun, and between whom."""
     who = " and ".join((game.variant_state or {}).get("tiebreak", []))
-    body = render("double/double_tiebreak.txt.j2", game=game, players=who)
+    body = render("double/double_tiebreak.txt.j2", game=game, players=who, solo=_solo_of(game))
     return [
         mail_to_seat(seat, "a tie-break begins", body, "notice")
         for seat in Seat.select().where(Seat.game == game)
