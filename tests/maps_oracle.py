@@ -26,6 +26,10 @@ Where MILA breaks a DATC rule the judge follows the DATC, and the phase is count
   (Known World: Sea of Tangiers, STA, before Straits of Jebel Tarik, SJT). A phase where
   the two removed different units of the same kind at the same distance is counted apart
   (``Tally.tie_by_code``); any other difference is a disagreement.
+- Not a DATC rule but a rule of the map data: a dummy power (``dummy = true``, MILA's
+  DUMMY, the Known World's neutral states) is played by nobody and never wins; MILA ends
+  the game when it holds the victory count. The judge plays on; the game is counted apart
+  (``Tally.dummy_at_count``) and left there.
 """
 
 from __future__ import annotations
@@ -112,7 +116,15 @@ class Tally:
     adjustment: int = 0
     datc: int = 0  # movement phases MILA adjudicated against the DATC (see above)
     tie_by_code: int = 0  # civil-disorder ties MILA broke by province code (see above)
+    dummy_at_count: int = 0  # games MILA ended for a dummy power's count (see above)
     disagreements: list[str] = field(default_factory=list)
+
+
+def _dummy_at_count(gmap: GameMap, pos: Position) -> bool:
+    counts: dict[str, int] = {}
+    for owner in pos.sc_owners.values():
+        counts[owner] = counts.get(owner, 0) + 1
+    return any(gmap.powers[p].dummy and n >= gmap.victory_centres for p, n in counts.items())
 
 
 def _tie_broken_by_code(gmap: GameMap, pos: Position, ours: Board, theirs: Board) -> bool:
@@ -167,6 +179,9 @@ def run(name: str, seeds: range, phases: int, tally: Tally) -> Tally:
                     break  # the retreat phase would be MILA's adjudication, not the DATC's
                 carried = None
                 continue
+            if theirs.get("phase") == "COMPLETED" and _dummy_at_count(gmap, outcome.next):
+                tally.dummy_at_count += 1
+                break
             if pos.phase.type == ADJUSTMENT and _tie_broken_by_code(gmap, pos, ours, theirs):
                 tally.tie_by_code += 1
                 continue

@@ -168,3 +168,15 @@ def test_a_power_may_have_no_homes_and_no_units(tmp_path: Path) -> None:
     assert build_sites(bare, winter, "NOMAD", False) == []
     assert process_phase(bare, winter, {"NOMAD": ["A con B"]}).after.units == {}
     assert build_sites(bare, winter, "NOMAD", True) == ["con"]
+
+
+def test_a_dummy_power_never_wins() -> None:
+    kw = load_map("known_world_901")
+    pos = initial_position(kw)
+    neutral = {c: "NEUTRALSTATE" for c in sorted(kw.centres)[:60]}
+    fall = Position(Phase("F", 902, MOVEMENT), {}, neutral)
+    out = process_phase(kw, fall, {})
+    assert out.winners == frozenset() and out.at_count == frozenset()
+    spain = {c: "SPAIN" for c in sorted(kw.centres)[:60]}
+    assert process_phase(kw, Position(fall.phase, {}, spain), {}).winners == {"SPAIN"}
+    assert len(pos.units) > 60

@@ -29,6 +29,15 @@ def test_mila_breaks_civil_disorder_ties_by_code() -> None:
     assert tally.tie_by_code == 1
 
 
+def test_mila_lets_a_dummy_win_the_judge_does_not() -> None:
+    """Known World 901's neutral states (a dummy power, 49 centres at the start) reach the
+    victory count of 55 in this game; MILA ends the game, the judge plays on: nobody plays
+    a dummy. Up to then the two agree."""
+    tally = run("known_world_901", range(107, 108), 60, Tally())
+    assert tally.disagreements == []
+    assert tally.dummy_at_count == 1 and tally.phases > 10
+
+
 @pytest.mark.soak
 @pytest.mark.parametrize("name", ALL)
 def test_random_games_agree_with_mila_soak(name: str) -> None:

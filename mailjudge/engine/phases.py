@@ -256,7 +256,10 @@ def process_phase(
     if pos.phase.season == "F" and nxt.phase.season != "F":
         threshold = options.victory_centres or gmap.victory_centres
         held = held_last_year if options.hold_win else None
-        over, won = winners(nxt.sc_owners, threshold, options.shared_victory, held)
+        counted = dict(nxt.sc_owners)
+        if any(p.dummy for p in gmap.powers.values()):  # nobody plays a dummy: it cannot win
+            counted = {c: p for c, p in counted.items() if not gmap.powers[p].dummy}
+        over, won = winners(counted, threshold, options.shared_victory, held)
     return PhaseOutcome(results, after, nxt, destroyed, won, over)
 
 
