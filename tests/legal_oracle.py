@@ -62,9 +62,9 @@ def canonical_orders(gmap: GameMap, pos: Position, orders: Orders) -> dict[str, 
     }
 
 
-def mila_game(gmap: GameMap, pos: Position) -> Game:
-    """A MILA game standing at ``pos`` (movement or adjustment)."""
-    game = Game()
+def mila_game(gmap: GameMap, pos: Position, map_name: str = "standard") -> Game:
+    """A MILA game on its map ``map_name`` standing at ``pos`` (movement or adjustment)."""
+    game = Game(map_name=map_name)
     game.clear_units()
     game.clear_centers()
     game.set_current_phase(str(pos.phase))

@@ -40,7 +40,7 @@ from functools import cache
 from pathlib import Path
 
 from diplomacy import Game
-from legal_oracle import canonical_orders, voids_support_against_own_unit
+from legal_oracle import canonical_orders, mila_game, voids_support_against_own_unit
 
 from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.randomplay import play
@@ -66,22 +66,6 @@ def mila_map_name(name: str) -> str:
     path = folder / "chaos.map"
     path.write_text("\n".join([*head, "", *lines[first:]]) + "\n")
     return str(path)
-
-
-def mila_game(gmap: GameMap, pos: Position) -> Game:
-    """A MILA game on the map standing at ``pos`` (movement or adjustment)."""
-    game = Game(map_name=mila_map_name(gmap.name))
-    game.clear_units()
-    game.clear_centers()
-    game.set_current_phase(str(pos.phase))
-    for power in gmap.power_names:
-        units = [str(u) for u in pos.units_of(power)]
-        if units:
-            game.set_units(power, units, reset=True)
-        centres = [c.upper() for c in pos.centres_of(power)]
-        if centres:
-            game.set_centers(power, centres, reset=True)
-    return game
 
 
 Board = dict[str, object]
@@ -155,7 +139,11 @@ def run(name: str, seeds: range, phases: int, tally: Tally) -> Tally:
     for seed in seeds:
         carried: Game | None = None
         for pos, orders, outcome in play(gmap, seed, phases):
-            game = carried if pos.phase.type == RETREAT and carried else mila_game(gmap, pos)
+            game = (
+                carried
+                if pos.phase.type == RETREAT and carried
+                else mila_game(gmap, pos, mila_map_name(gmap.name))
+            )
             for power, texts in canonical_orders(gmap, pos, orders).items():
                 game.set_orders(power, texts)
             game.process()
