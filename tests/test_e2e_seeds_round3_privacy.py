@@ -10,6 +10,7 @@ from e2e import MASTER, POWERS, Harness, join_by_mail, player, seated, secret, t
 
 from mailjudge.demo.sink import Received
 from mailjudge.game.state import current_position, get_game
+from mailjudge.models import Outbox
 
 DEM = "late3"
 CITIZENS = [f"c{i:02d}" for i in range(22)]  # one to each home centre
@@ -39,6 +40,8 @@ def test_late_democratic_join_mails_the_joiner_and_its_list_once(harness: Harnes
         assert "you joined" in join_by_mail(h, address(name), f"JOIN {DEM} pw-{name} AS {name}")
     assert "has started" in h.command(MASTER, f"SIGNON M{DEM} masterpw\nSTART")
     h.wait_until(lambda: len(subjects(h, "has started")) >= len(CITIZENS))
+    # Every start mail (the master's too) in the sink before counting them.
+    h.wait_until(lambda: Outbox.select().where(Outbox.state != "sent").count() == 0)
     started_before = len(subjects(h, "has started"))
 
     newcomer = address("late")
