@@ -21,6 +21,7 @@ from email.utils import getaddresses
 
 from mailstack import Received
 
+from mailjudge.game.openings import PASSWORD_WORD
 from mailjudge.passwords import PLACEHOLDER
 
 _PASSWORD_AT = {"SIGNON": 2, "CREATE": 2, "JOIN": 2, "OBSERVE": 2, "TAKEOVER": 2}
@@ -78,11 +79,11 @@ class Secrets:
     def leaks(self, mails: Iterable[Received]) -> list[str]:
         """What each mail out shows that it should not."""
         found = []
-        # The ready-to-send block's placeholder is the judge's own word, copied back in
-        # a Reply's copy of its mail, never a player's password.
+        # The ready-to-send block's placeholder and the openings' TAKEOVER line's are the
+        # judge's own words, copied back in a Reply's copy of its mail, never a password.
         patterns = {
             pw: re.compile(r"(?<![\w-])" + re.escape(pw) + r"(?![\w-])")
-            for pw in self.passwords - {PLACEHOLDER}
+            for pw in self.passwords - {PLACEHOLDER, PASSWORD_WORD}
         }
         for mail in mails:
             message = _parse(mail.raw)

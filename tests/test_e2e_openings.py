@@ -14,11 +14,13 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
-from e2e import MASTER, POWERS, Harness, player, seated, secret, text_of
+from e2e import MASTER, POWERS, Harness, player, seated, secret, text_of, wire
+from replyforms import reply_mail
 from starlette.testclient import TestClient
 from test_web import assert_html5
 
 from mailjudge.demo.sink import Received
+from mailjudge.game.openings import open_powers
 from mailjudge.game.state import get_game
 from mailjudge.models import Game, utcnow
 from mailjudge.timing import format_length
@@ -277,3 +279,24 @@ def test_a_gunboat_opening_names_nobody(harness: Harness, web: TestClient) -> No
     for told in [m for m in h.sink.mails if m.message["Subject"] == subject]:
         body = text_of(told.message)
         assert names_in(body) == [] and "hank" not in body.lower() and "@home.test" not in body
+
+
+@pytest.mark.parametrize("form", ["outlook-web", "outlook-desktop", "unknown-unquoted", "mutt"])
+def test_a_reply_to_an_openings_mail_takes_nothing_over(harness: Harness, form: str) -> None:
+    """The openings mail shows a TAKEOVER line; a subscriber's "Thanks" Reply, with the
+    mail copied below it (unquoted, as Outlook sends it), is not a takeover."""
+    h = harness
+    subscribe(h, FAN)
+    table = seated(h, "thanks")
+    table.sign_on("POWER_CHOICE")
+    table.say(table.master, "SIGNON Mthanks masterpw\nEJECT ENGLAND", "eject done")
+    text = wait_opening(h, FAN, "ENGLAND", "thanks")
+    [mail] = [m for m in openings_to(h, FAN) if "England in thanks" in str(m.message["Subject"])]
+    reply = reply_mail(form, "Thanks, I will think about it.", text,
+                       str(mail.message["Subject"]), FAN, f"<thanks-{form}@watchers.test>",
+                       str(mail.message["Message-ID"]))  # fmt: skip
+    h.deliver(FAN, wire(reply))
+    h.reply(f"<thanks-{form}@watchers.test>")
+    seat = [s for s in get_game("thanks").seats if "ENGLAND" in s.powers]
+    assert all(s.person is None or s.person.email != FAN for s in seat)
+    assert "ENGLAND" in open_powers(get_game("thanks"))

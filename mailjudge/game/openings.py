@@ -23,6 +23,8 @@ from mailjudge.game.confirmations import expired, not_for_sender
 from mailjudge.game.state import current_position, game_map, is_public
 from mailjudge.models import Game, GameState, Opening, OpeningsSubscriber, utcnow
 
+# The word that stands for the taker's new password in the TAKEOVER line shown.
+PASSWORD_WORD = "password"
 REASON_WORDS = {
     "resigned": "its player resigned",
     "ejected": "its player was removed by the master",
@@ -90,7 +92,7 @@ class OpeningView:
 
     @property
     def takeover(self) -> str:
-        return f"TAKEOVER {self.power.lower()}@{self.game} password"
+        return f"TAKEOVER {self.power.lower()}@{self.game} {PASSWORD_WORD}"
 
 
 def view(row: Opening) -> OpeningView | None:
