@@ -15,6 +15,7 @@ MAILJUDGE_KEEP_DOVECOT=1 keeps the directory (config, logs, maildirs) for a look
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import shutil
@@ -198,6 +199,10 @@ first_valid_uid = 1
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout)
+        # A login process may outlive its master for a moment and keep the login socket
+        # answering: a Dovecot started at once would then find it "already running".
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
 
     def restart(self) -> None:
         self.stop()
