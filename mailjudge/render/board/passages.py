@@ -42,32 +42,37 @@ def passages(gmap: GameMap) -> tuple[tuple[str, str, Point, Point], ...]:
     found = []
     for a, b in sorted(pairs):
         one, two = _ends(gmap.outlines[a].points, gmap.outlines[b].points, width)
-        reach = ROUND_REACH if abs(one[0] - two[0]) > width / 2 else 14.0
+        if abs(one[0] - two[0]) > width / 2:  # round the sides: straight in from each
+            found.append((a, b, _in_from_side(one, width), _in_from_side(two, width)))
+            continue
         units = gmap.outlines[a].unit, gmap.outlines[b].unit
-        found.append((a, b, _inwards(one, units[0], reach), _inwards(two, units[1], reach)))
+        found.append((a, b, _inwards(one, units[0]), _inwards(two, units[1])))
     return tuple(found)
 
 
-ROUND_REACH = 30.0  # how far into each province a bridge round the sides reaches
+def _in_from_side(point: Point, width: float, reach: float = 30.0) -> Point:
+    return (reach if point[0] < width / 2 else width - reach), point[1]
 
 
 def _ends(mine: Sequence[Point], theirs: Sequence[Point], width: float) -> tuple[Point, Point]:
-    """Where two outlines come nearest: across the board, or round its sides where both
-    reach them (points at the two sides, as near in height as can be) when that is
-    nearer and the way across is more than a quarter of the board."""
+    """Where two outlines come nearest: across the board, or round its sides where one
+    reaches the left side and the other the right, when that is nearer and the way
+    across is more than a quarter of the board: at the height both reach (the middle of
+    the stretch they share at the two sides)."""
     direct = min(((p, q) for p in mine for q in theirs), key=lambda pq: math.dist(*pq))
-    sides = [
-        (p, q) for p in mine for q in theirs
-        if {_side(p[0], width), _side(q[0], width)} == {"left", "right"}
-    ]  # fmt: skip
-    if not sides or math.dist(*direct) <= width / 4:
+    if math.dist(*direct) <= width / 4:
         return direct
-    round_ = min(sides, key=lambda pq: abs(pq[0][1] - pq[1][1]))
-    return round_ if abs(round_[0][1] - round_[1][1]) < math.dist(*direct) else direct
-
-
-def _side(x: float, width: float) -> str:
-    return "left" if x <= 0.5 else "right" if x >= width - 0.5 else ""
+    for left, right, swapped in ((mine, theirs, False), (theirs, mine, True)):
+        at_left = [y for x, y in left if x <= 0.5]
+        at_right = [y for x, y in right if x >= width - 0.5]
+        if not at_left or not at_right:
+            continue
+        low, high = max(min(at_left), min(at_right)), min(max(at_left), max(at_right))
+        if low - high < math.dist(*direct):  # they share a stretch, or nearly
+            y = (low + high) / 2
+            ends = ((0.0, y), (width, y))
+            return (ends[1], ends[0]) if swapped else ends
+    return direct
 
 
 def _inwards(point: Point, towards: Point, reach: float = 14.0) -> Point:
