@@ -34,6 +34,7 @@ from mailjudge.db import (
     prompt_write,
     skip_locked,
 )
+from mailjudge.inbound.game_key import game_key
 from mailjudge.inbound.landing import LandedMail, Landing
 from mailjudge.inbound.parse import (
     ParsedMail,
@@ -141,6 +142,8 @@ def store(
         "state": "queued",
         "attempts": 0,
         "error": "",
+        # Only PostgreSQL's workers claim by game (claim_game_batch).
+        "game_key": game_key(raw, envelope_to) if is_postgres() else "",
     }
     fields = [f for f in InboundMessage._meta.sorted_fields if f.name in values]
     params = [f.db_value(values[f.name]) for f in fields]
@@ -324,21 +327,26 @@ def claim_batch(
 
 
 def _claim_some(
-    size: int, stale_after: timedelta, max_attempts: int, now: datetime
+    size: int, stale_after: timedelta, max_attempts: int, now: datetime, game: str | None = None
 ) -> tuple[list[InboundMessage], list[InboundMessage]]:
+    """Claim up to ``size`` mails, of game ``game`` only when given; (found, taken)."""
     cutoff = now - stale_after
     stale = (InboundMessage.state == "processing") & (InboundMessage.claimed_at < cutoff)
+    waiting = (InboundMessage.state == "queued") | stale
+    params = ["queued", "processing", InboundMessage.claimed_at.db_value(cutoff)]
+    if game is not None:
+        waiting, params = waiting & (InboundMessage.game_key == game), [*params, game]
     with prompt_write():
         found = select_compiled(
             InboundMessage,
-            "claim-batch-inbound",
+            "claim-batch-inbound" if game is None else "claim-game-batch-inbound",
             lambda: skip_locked(
                 InboundMessage.select()
-                .where((InboundMessage.state == "queued") | stale)
+                .where(waiting)
                 .order_by(InboundMessage.received_at, _id_field)
                 .limit(size)
             ),
-            ["queued", "processing", InboundMessage.claimed_at.db_value(cutoff), size],
+            [*params, size],
         )
         taken = []
         for row in found:
@@ -409,10 +417,13 @@ def process_pending(
     returns how many were taken, done or shunted. `prepare`, when given, does a mail's pure
     work (parsing) before its transaction; the handler is then called with its result.
     With a `landing`, the mails kept there move into the spool before each claim."""
+    if is_postgres():
+        return _process_pending_by_game(
+            handler, limit, stale_after=stale_after, max_attempts=max_attempts,
+            prepare=prepare, stopping=stopping,
+        )  # fmt: skip
     taken = 0
-    # On PostgreSQL several workers run at once: a batch would hold the row locks of
-    # several mails' games at a time, and two workers' batches deadlock. One at a time.
-    batch = 1 if is_postgres() else BATCH
+    batch = BATCH
     while (limit is None or taken < limit) and not (stopping is not None and stopping()):
         if landing is not None:
             # Here, by the worker, not by the listener: the worker takes the spool's lock
@@ -431,6 +442,115 @@ def process_pending(
         ])  # fmt: skip
         taken += len(rows)
     return taken
+
+
+def _process_pending_by_game(
+    handler: Handler,
+    limit: int | None,
+    *,
+    stale_after: timedelta,
+    max_attempts: int,
+    prepare: Callable[[InboundMessage], Any] | None,
+    stopping: Callable[[], bool] | None,
+) -> int:
+    """process_pending on PostgreSQL, where several workers (of several judges) answer at
+    once: each batch is the next mails of one game, claimed and answered while this worker
+    holds that game's lock (claim_game_batch), so two workers never hold the row locks of
+    two games in opposite orders, and one game's mails share a transaction."""
+    taken = 0
+    while (limit is None or taken < limit) and not (stopping is not None and stopping()):
+        size = GAME_BATCH if limit is None else min(GAME_BATCH, limit - taken)
+        claimed = claim_game_batch(size, stale_after, max_attempts)
+        if claimed is None:
+            break
+        key, rows = claimed
+        try:
+            process_batch([
+                (row, handler if prepare is None else _with_prepared(handler, prepare, row))
+                for row in rows
+            ])  # fmt: skip
+        finally:
+            release_game(key)
+        taken += len(rows)
+    return taken
+
+
+# A game's lock is one of PostgreSQL's advisory locks: this class and the hash of the key.
+_GAME_LOCK_CLASS = 0x6D6A
+# Mails of one game claimed and answered together on PostgreSQL: a larger batch shares
+# the claim's and the batch's commits among more mails, and holds the game a while.
+GAME_BATCH = 16
+# How many of the oldest waiting mails are looked at for a game no other worker has.
+_CANDIDATES = 64
+
+
+def claim_game_batch(
+    size: int,
+    stale_after: timedelta = DEFAULT_STALE_AFTER,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    now: datetime | None = None,
+) -> tuple[str, list[InboundMessage]] | None:
+    """On PostgreSQL: (game key, mails) for up to ``size`` waiting mails of the game of the
+    oldest waiting mail that no other worker holds; this worker's session then holds that
+    game's lock until release_game. None when every waiting mail's game is held (or none
+    waits). Mails without a game known (key "") go one at a time, no game held: they may
+    touch any game, and a deadlock puts them back in the queue (process_batch)."""
+    now = now or utcnow()
+    cutoff = now - stale_after
+    keys = execute_compiled(
+        "waiting-games-inbound",
+        lambda: (
+            InboundMessage.select(InboundMessage.game_key)
+            .where(
+                (InboundMessage.state == "queued")
+                | ((InboundMessage.state == "processing") & (InboundMessage.claimed_at < cutoff))
+            )
+            .order_by(InboundMessage.received_at, _id_field)
+            .limit(_CANDIDATES)
+        ),
+        ["queued", "processing", InboundMessage.claimed_at.db_value(cutoff), _CANDIDATES],
+    ).fetchall()
+    for key in dict.fromkeys(str(row[0]) for row in keys):
+        if not key:
+            # No game known: one mail at a time, as any worker finds it, no game held.
+            _, taken = _claim_some(1, stale_after, max_attempts, now, key)
+            if taken:
+                return key, taken
+            continue
+        if not _lock_game(key):
+            continue  # another worker answers this game's mails
+        try:
+            while True:
+                found, taken = _claim_some(size, stale_after, max_attempts, now, key)
+                if taken:
+                    return key, taken
+                if len(found) < size:
+                    break
+        except BaseException:
+            release_game(key)
+            raise
+        release_game(key)
+    return None
+
+
+def _lock_game(key: str) -> bool:
+    cursor = database_proxy.execute_sql(
+        "SELECT pg_try_advisory_lock(%s, hashtext(%s))", (_GAME_LOCK_CLASS, key)
+    )
+    return bool(cursor.fetchone()[0])
+
+
+def release_game(key: str) -> None:
+    """Give up a game's lock taken by claim_game_batch. A session that is gone (the
+    database restarted) has lost its locks already."""
+    if not key:
+        return
+    try:
+        database_proxy.execute_sql(
+            "SELECT pg_advisory_unlock(%s, hashtext(%s))", (_GAME_LOCK_CLASS, key)
+        )
+    except Exception:
+        log.warning("could not release the lock of game %r: the connection is gone", key)
 
 
 def _requeue_update(row_id: int) -> Any:
