@@ -478,8 +478,10 @@ def _process_pending_by_game(
 # A game's lock is one of PostgreSQL's advisory locks: this class and the hash of the key.
 _GAME_LOCK_CLASS = 0x6D6A
 # Mails of one game claimed and answered together on PostgreSQL: a larger batch shares
-# the claim's and the batch's commits among more mails, and holds the game a while.
-GAME_BATCH = 16
+# the claim's and the batch's commits among more mails. An order mail writes in about
+# four savepoints, and past 64 of those in one transaction PostgreSQL's snapshots of
+# every other session slow down (the subtransaction cache overflows): 12 stays below.
+GAME_BATCH = 12
 # How many of the oldest waiting mails are looked at for a game no other worker has.
 _CANDIDATES = 64
 
