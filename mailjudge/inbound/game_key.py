@@ -22,10 +22,9 @@ _SIGNON = re.compile(rb"^[ \t>]*signon[ \t]+(\S+)", re.IGNORECASE | re.MULTILINE
 def game_key(raw: bytes, envelope_to: list[str]) -> str:
     """The game name a mail's SIGNON or judge+GAME@ address names, lower case; "" if none."""
     detail = _address_detail(envelope_to)
-    body_at = raw.find(b"\n\n")
-    if body_at < 0:
-        body_at = raw.find(b"\r\n\r\n")
-    found = _SIGNON.search(raw, max(body_at, 0), max(body_at, 0) + _SCAN_BYTES)
+    ends = [at for at in (raw.find(b"\r\n\r\n"), raw.find(b"\n\n")) if at >= 0]
+    body_at = min(ends) if ends else 0
+    found = _SIGNON.search(raw, body_at, body_at + _SCAN_BYTES)
     if found is None:
         return detail
     who = found.group(1).decode("utf-8", "replace")

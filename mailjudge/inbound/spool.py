@@ -475,7 +475,8 @@ def _process_pending_by_game(
     return taken
 
 
-# A game's lock is one of PostgreSQL's advisory locks: this class and the hash of the key.
+# A game's lock is one of PostgreSQL's advisory locks, which are the whole server's: this
+# class, and the hash of the schema's name and the key.
 _GAME_LOCK_CLASS = 0x6D6A
 # Mails of one game claimed and answered together on PostgreSQL: a larger batch shares
 # the claim's and the batch's commits among more mails. An order mail writes in about
@@ -537,7 +538,8 @@ def claim_game_batch(
 
 def _lock_game(key: str) -> bool:
     cursor = database_proxy.execute_sql(
-        "SELECT pg_try_advisory_lock(%s, hashtext(%s))", (_GAME_LOCK_CLASS, key)
+        "SELECT pg_try_advisory_lock(%s, hashtext(current_schema() || '.' || %s))",
+        (_GAME_LOCK_CLASS, key),
     )
     return bool(cursor.fetchone()[0])
 
@@ -549,7 +551,8 @@ def release_game(key: str) -> None:
         return
     try:
         database_proxy.execute_sql(
-            "SELECT pg_advisory_unlock(%s, hashtext(%s))", (_GAME_LOCK_CLASS, key)
+            "SELECT pg_advisory_unlock(%s, hashtext(current_schema() || '.' || %s))",
+            (_GAME_LOCK_CLASS, key),
         )
     except Exception:
         log.warning("could not release the lock of game %r: the connection is gone", key)
