@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from mailjudge import db, migrations
-from mailjudge.inbound import spool
+from mailjudge.inbound import game_batches, spool
 from mailjudge.inbound.game_key import game_key
 from mailjudge.models import InboundMessage
 
@@ -61,17 +61,17 @@ def games_of(rows: list[InboundMessage]) -> set[str]:
 
 def test_a_claim_takes_one_games_mails_and_another_worker_the_next_game(pg: str) -> None:
     store_games(["alpha", "beta", "gamma"], 5)
-    first = spool.claim_game_batch(4)
+    first = game_batches.claim_game_batch(4)
     assert first is not None and first[0] == "alpha" and len(first[1]) == 4
     assert games_of(first[1]) == {"alpha"}
     other: list[tuple[str, list[InboundMessage]] | None] = []
 
     def second_worker() -> None:  # a thread: a connection, a session of its own
-        other.append(spool.claim_game_batch(10))
-        other.append(spool.claim_game_batch(10))
+        other.append(game_batches.claim_game_batch(10))
+        other.append(game_batches.claim_game_batch(10))
         for claimed in other:
             if claimed is not None:
-                spool.release_game(claimed[0])
+                game_batches.release_game(claimed[0])
         db.close()
 
     thread = threading.Thread(target=second_worker)
@@ -79,19 +79,19 @@ def test_a_claim_takes_one_games_mails_and_another_worker_the_next_game(pg: str)
     thread.join()
     # alpha is held here: the other worker takes beta, then gamma, never alpha's last.
     assert [(c[0], len(c[1])) if c else None for c in other] == [("beta", 5), ("gamma", 5)]
-    spool.release_game("alpha")
-    last = spool.claim_game_batch(10)
+    game_batches.release_game("alpha")
+    last = game_batches.claim_game_batch(10)
     assert last is not None and last[0] == "alpha" and len(last[1]) == 1
-    spool.release_game("alpha")
-    assert spool.claim_game_batch(10) is None
+    game_batches.release_game("alpha")
+    assert game_batches.claim_game_batch(10) is None
 
 
 def test_mails_without_a_game_go_one_at_a_time_to_any_worker(pg: str) -> None:
     for n in range(3):
         spool.store(mail(n, "HELP"), "p@example.org", JUDGE, "smtp")
-    claimed = spool.claim_game_batch(10)
+    claimed = game_batches.claim_game_batch(10)
     assert claimed is not None and claimed[0] == "" and len(claimed[1]) == 1
-    again = spool.claim_game_batch(10)  # nothing held: the next one is free
+    again = game_batches.claim_game_batch(10)  # nothing held: the next one is free
     assert again is not None and len(again[1]) == 1
 
 
