@@ -17,7 +17,6 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from mailjudge.compiled_queries import execute_compiled
 from mailjudge.db import database_proxy
 from mailjudge.inbound.spool import (
     DEFAULT_MAX_ATTEMPTS,
@@ -87,20 +86,18 @@ def claim_game_batch(
     touch any game, and a deadlock puts them back in the queue (process_batch)."""
     now = now or utcnow()
     cutoff = now - stale_after
-    keys = execute_compiled(
-        "waiting-games-inbound",
-        lambda: (
-            InboundMessage.select(InboundMessage.game_key)
-            .where(
-                (InboundMessage.state == "queued")
-                | ((InboundMessage.state == "processing") & (InboundMessage.claimed_at < cutoff))
-            )
-            .order_by(InboundMessage.received_at, _id_field)
-            .limit(_CANDIDATES)
-        ),
-        ["queued", "processing", InboundMessage.claimed_at.db_value(cutoff), _CANDIDATES],
-    ).fetchall()
-    for key in dict.fromkeys(str(row[0]) for row in keys):
+    # Plain peewee: asked once a batch, not once a mail.
+    keys = (
+        InboundMessage.select(InboundMessage.game_key)
+        .where(
+            (InboundMessage.state == "queued")
+            | ((InboundMessage.state == "processing") & (InboundMessage.claimed_at < cutoff))
+        )
+        .order_by(InboundMessage.received_at, _id_field)
+        .limit(_CANDIDATES)
+        .tuples()
+    )
+    for key in dict.fromkeys(str(row[0]) for row in keys.iterator()):
         if not key:
             # No game known: one mail at a time, as any worker finds it, no game held.
             _, taken = _claim_some(1, stale_after, max_attempts, now, key)
