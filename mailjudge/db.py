@@ -164,9 +164,10 @@ class FewerRoundTrips(PostgresqlDatabase):
 
     Each statement is a round trip to the server, and a mail's commands each run in a
     savepoint: an order mail made 28 round trips, 12 of them these, which return nothing.
-    A savepoint that nothing ran in is rolled back by dropping it, and a transaction that
-    ran nothing is neither begun nor committed. What the statements do is unchanged: a
-    held statement always reaches the server before anything that depends on it."""
+    A savepoint that nothing ran in is rolled back without a word to the server, and a
+    transaction that ran nothing is neither begun nor committed. What the statements do is
+    unchanged: a held statement always reaches the server before anything that depends on
+    it."""
 
     def _held(self) -> list[str]:
         return _HELD.setdefault(self.connection(), [])  # type: ignore[no-untyped-call]
@@ -185,8 +186,8 @@ class FewerRoundTrips(PostgresqlDatabase):
         if head.startswith("ROLLBACK TO SAVEPOINT "):
             held = self._held()
             opened = "SAVEPOINT " + sql.split()[-1].rstrip(";")
-            if opened in held:  # never sent, so nothing ran in it
-                del held[held.index(opened) :]
+            if opened in held:  # not sent yet, so nothing ran in it: nothing to undo
+                del held[held.index(opened) + 1 :]  # it stays, as ROLLBACK TO leaves it
                 return None
         return super().execute_sql(self._with_held(sql), params)  # type: ignore[no-untyped-call]
 
