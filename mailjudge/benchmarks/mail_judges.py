@@ -14,6 +14,7 @@ claim_game_batch), so none should wait for another's rows.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import queue
 import smtplib
 import threading
@@ -23,6 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from email.message import EmailMessage
 from email.utils import make_msgid
+from pathlib import Path
 from typing import Any
 
 from mailjudge import db, migrations, passwords
@@ -105,7 +107,7 @@ class LockSampler:
     """Samples, every ``every`` seconds, the sessions of the database waiting for a lock:
     what they wait for (PostgreSQL's wait event) and the start of their statement."""
 
-    def __init__(self, url: str, every: float = 0.02) -> None:
+    def __init__(self, url: str, every: float = 0.05) -> None:
         self.url = url
         self.every = every
         self.samples = 0
@@ -139,6 +141,70 @@ class LockSampler:
                     time.sleep(self.every)
         finally:
             connection.close()
+
+
+class CpuMeter:
+    """Processor time over the timed run: of this process and every process under it (the
+    judges, their workers and senders, the relay), of the database's sessions (read from
+    /proc: the server runs on this machine), and the share of the machine's cores left
+    idle. A rate that does not grow with more judges while nothing is idle is the
+    machine's limit, not the judges'."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._start: tuple[float, float, float, float] | None = None
+
+    def _now(self) -> tuple[float, float, float, float]:
+        tick = float(os.sysconf("SC_CLK_TCK"))
+        judges = sum(_cpu_of(pid) for pid in _descendants(os.getpid())) / tick
+        server = sum(_cpu_of(pid) for pid in _backends(self.url)) / tick
+        fields = [float(f) for f in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+        return judges, server, fields[3] + fields[4], sum(fields)  # idle and iowait, all
+
+    def start(self) -> None:
+        self._start = self._now()
+
+    def stop(self, mails: int) -> dict[str, float]:
+        assert self._start is not None
+        end = self._now()
+        judges, server, idle, total = (b - a for a, b in zip(self._start, end, strict=True))
+        return {
+            "cpu_ms_per_mail_processes": judges * 1000 / max(mails, 1),
+            "cpu_ms_per_mail_database": server * 1000 / max(mails, 1),
+            "machine_idle_share": idle / max(total, 1.0),
+        }
+
+
+def _cpu_of(pid: int) -> int:
+    """User and system ticks of a process (0 when it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])
+
+
+def _descendants(pid: int) -> list[int]:
+    try:
+        found = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return [pid]
+    return [pid] + [d for child in found for d in _descendants(int(child))]
+
+
+def _backends(url: str) -> list[int]:
+    import psycopg2
+
+    connection = psycopg2.connect(url)
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid()"
+            )
+            return [int(pid) for (pid,) in cursor.fetchall()]
+    finally:
+        connection.close()
 
 
 @contextmanager
@@ -187,11 +253,12 @@ def _run(
     relay_port = free_port()
     relay = mp.Process(target=relay_process, args=(relay_port, arrivals, relay_stop), daemon=True)
     relay.start()
-    sampler = LockSampler(url)
+    sampler, meter = LockSampler(url), CpuMeter(url)
     try:
         with judges_running(url, relay_port, judges) as ports:
             time.sleep(1.0)  # the relay and every judge's children are up
             sampler.start()
+            meter.start()
             start = time.time()
             threads = []
             for j, port in enumerate(ports):
@@ -204,6 +271,7 @@ def _run(
                 thread.join()
             accepted = time.time()
             arrived = _arrivals(arrivals, len(prepared))
+            cpu = meter.stop(len(prepared))
             sampler.stop()
     finally:
         relay_stop.set()
@@ -222,6 +290,7 @@ def _run(
         "answered": len(arrived),
         "accepted_per_s": len(prepared) / (accepted - start),
         "end_to_end_per_s": len(arrived) / max(done - start, 1e-9),
+        **cpu,
         "claimed_more_than_once": again,
         "shunted": shunted,
         "lock_samples": sampler.samples,
