@@ -131,9 +131,11 @@ def scratch_postgres(server_url: str, prefix: str = "mailjudge_scratch") -> Iter
     try:
         with admin.cursor() as cursor:
             cursor.execute(f'CREATE DATABASE "{name}"')
-        yield urlunsplit(urlsplit(server_url)._replace(path=f"/{name}"))
-        with admin.cursor() as cursor:
-            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        try:
+            yield urlunsplit(urlsplit(server_url)._replace(path=f"/{name}"))
+        finally:  # a run that failed leaves no database behind either
+            with admin.cursor() as cursor:
+                cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     finally:
         admin.close()
 
