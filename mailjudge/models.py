@@ -407,7 +407,7 @@ class InboundMessage(BaseModel):
     error = TextField(default="")
     # The game the mail is likely for (its SIGNON's, or its judge+GAME@ address's), worked
     # out when it is stored on PostgreSQL: a worker claims one game's mails together
-    # (spool.claim_game_batch). Only a hint; "" when none was seen.
+    # (inbound.game_batches). Only a hint; "" when none was seen.
     game_key = CharField(max_length=64, default="")
 
     class Meta:

@@ -1,7 +1,7 @@
 """Which game a stored mail is likely for, worked out from its raw bytes when it is stored.
 
 On PostgreSQL several workers answer at once, and a worker claims the next mails of one
-game together (inbound.spool.claim_game_batch): then no two workers hold the row locks of
+game together (inbound.game_batches): then no two workers hold the row locks of
 two games in opposite orders. The key is only a hint for that grouping, read cheaply
 without parsing the mail: the game of its first SIGNON line (``power@game``, ``Fgame``),
 or else the GAME of a ``judge+GAME@`` recipient. A wrong or missing key costs a mail its

@@ -142,7 +142,7 @@ def store(
         "state": "queued",
         "attempts": 0,
         "error": "",
-        # Only PostgreSQL's workers claim by game (claim_game_batch).
+        # Only PostgreSQL's workers claim by game (inbound.game_batches).
         "game_key": game_key(raw, envelope_to) if is_postgres() else "",
     }
     fields = [f for f in InboundMessage._meta.sorted_fields if f.name in values]
