@@ -131,9 +131,11 @@ def scratch_postgres(server_url: str, prefix: str = "mailjudge_scratch") -> Iter
     try:
         with admin.cursor() as cursor:
             cursor.execute(f'CREATE DATABASE "{name}"')
-        yield urlunsplit(urlsplit(server_url)._replace(path=f"/{name}"))
-        with admin.cursor() as cursor:
-            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        try:
+            yield urlunsplit(urlsplit(server_url)._replace(path=f"/{name}"))
+        finally:  # a run that failed leaves no database behind either
+            with admin.cursor() as cursor:
+                cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     finally:
         admin.close()
 
@@ -337,7 +339,10 @@ def main(argv: list[str] | None = None) -> int:
         "--worker-only", action="store_true",
         help="time the worker alone in this process: the mails stored first, no SMTP (SQLite)",
     )  # fmt: skip
+    _judges_options(ap)
     args = ap.parse_args(argv)
+    if args.judges:
+        return _judges_main(args)
     if args.worker_only:
         figures = worker_only(args.mails)
         print("mailjudge bench mail --worker-only: SQLite, one process, the mails stored first")
@@ -354,4 +359,34 @@ def main(argv: list[str] | None = None) -> int:
     for key, value in result.items():
         shown = f"{value:.2f}" if key.endswith("ratio") else f"{value:.1f}"
         print(f"  {key}: {shown}" if isinstance(value, float) else f"  {key}: {value}")
+    return 0 if result["answered"] == result["mails"] else 1
+
+
+def _judges_options(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument(
+        "--judges", type=int, default=0, metavar="N",
+        help="N whole judge processes (each its listener, a worker and a sender) on the one "
+        "PostgreSQL of --postgres, the mails of --games games spread over their listeners; "
+        "--clients is then per listener",
+    )  # fmt: skip
+    ap.add_argument(
+        "--games", type=int, default=50, help="games the mails are for, with --judges (default 50)"
+    )
+
+
+def _judges_main(args: argparse.Namespace) -> int:
+    from mailjudge.benchmarks import mail_judges
+
+    if not args.postgres:
+        raise SystemExit("--judges needs --postgres URL: the judges share one database")
+    result = mail_judges.run(args.judges, args.mails, args.games, args.clients, args.postgres)
+    print(
+        f"mailjudge bench mail --judges {args.judges}: PostgreSQL, {result['games']} games, "
+        f"{args.clients} SMTP clients a listener, a worker and a sender a judge"
+    )
+    for key, value in result.items():
+        if isinstance(value, dict):
+            print(f"  {key}:" + "".join(f"\n    {n} x {what}" for what, n in value.items()))
+        else:
+            print(f"  {key}: {value:.1f}" if isinstance(value, float) else f"  {key}: {value}")
     return 0 if result["answered"] == result["mails"] else 1
