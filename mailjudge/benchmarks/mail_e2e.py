@@ -139,14 +139,39 @@ def scratch_postgres(server_url: str, prefix: str = "mailjudge_scratch") -> Iter
 
 
 def run(
-    mails: int, clients: int, workers: int, rate: float = 0.0, postgres: str | None = None
+    mails: int,
+    clients: int,
+    workers: int,
+    rate: float = 0.0,
+    postgres: str | None = None,
+    bare_first: bool = False,
 ) -> dict[str, float]:
     folder = Path(tempfile.mkdtemp(prefix="mailjudge-bench-"))
     with scratch_database(postgres, folder) as url:
-        return _run(mails, clients, workers, rate, url)
+        return _run(mails, clients, workers, rate, url, bare_first)
 
 
-def _run(mails: int, clients: int, workers: int, rate: float, url: str) -> dict[str, float]:
+def interleaved(
+    runs: int, mails: int, clients: int, workers: int, postgres: str | None = None
+) -> list[dict[str, float]]:
+    """``runs`` pairs of a judge run and a bare server run, one after the other, so that
+    the machine's drift falls on both; the bare run goes first in every second pair, so
+    that neither side always has the later (or the earlier) moment of a pair."""
+    results = []
+    for n in range(runs):
+        result = run(mails, clients, workers, postgres=postgres, bare_first=n % 2 == 1)
+        print(
+            f"  pair {n + 1}: judge {result['end_to_end_per_s']:.0f} mails/s, bare "
+            f"{result['bare_sink_per_s']:.0f} mails/s, ratio {result['judge_to_sink_ratio']:.2f}",
+            flush=True,
+        )
+        results.append(result)
+    return results
+
+
+def _run(
+    mails: int, clients: int, workers: int, rate: float, url: str, bare_first: bool = False
+) -> dict[str, float]:
     sink_port = free_port()
     mp = multiprocessing.get_context("spawn")
     arrivals, relay_stop = mp.Queue(), mp.Event()
@@ -173,6 +198,7 @@ def _run(mails: int, clients: int, workers: int, rate: float, url: str) -> dict[
                     smtp.sendmail("player@bench.test", [JUDGE], raw.replace(b"\n", b"\r\n"))
 
         time.sleep(1.0)  # the relay process is up
+        bare = bare_sink_rate(prepared, clients) if bare_first else 0.0
         start = time.time()
         threads = [
             threading.Thread(target=client, args=(prepared[i::clients],)) for i in range(clients)
@@ -197,7 +223,7 @@ def _run(mails: int, clients: int, workers: int, rate: float, url: str) -> dict[
             r.sent_at for r in Outbox.select(Outbox.sent_at).where(Outbox.sent_at.is_null(False))
         ]
         end_to_end = len(arrived) / (done - start)
-        bare = bare_sink_rate(prepared, clients)
+        bare = bare or bare_sink_rate(prepared, clients)
         return {
             "mails": mails,
             "clients": clients,
@@ -307,6 +333,19 @@ def worker_only(mails: int) -> dict[str, float]:
         db.close()
 
 
+def _print_interleaved(results: list[dict[str, float]]) -> int:
+    """The median of each figure over the pairs, and the ratios pair by pair."""
+    ratios = [r["judge_to_sink_ratio"] for r in results]
+    print(f"  ratios, pair by pair: {', '.join(f'{r:.2f}' for r in ratios)}")
+    print(f"  median ratio, judge to bare server: {statistics.median(ratios):.2f}")
+    for key in ("end_to_end_per_s", "bare_sink_per_s", "accepted_per_s", "answering_per_s",
+                "sending_per_s"):  # fmt: skip
+        values = sorted(r[key] for r in results)
+        print(f"  {key}: median {statistics.median(values):.1f} "
+              f"({values[0]:.0f}-{values[-1]:.0f})")  # fmt: skip
+    return 0 if all(r["answered"] == r["mails"] for r in results) else 1
+
+
 def _rate(moments: list[Any]) -> float:
     """Mails per second between the first and the last of some moments."""
     moments = sorted(m for m in moments if m is not None)
@@ -337,6 +376,11 @@ def main(argv: list[str] | None = None) -> int:
         "--worker-only", action="store_true",
         help="time the worker alone in this process: the mails stored first, no SMTP (SQLite)",
     )  # fmt: skip
+    ap.add_argument(
+        "--runs", type=int, default=1,
+        help="pairs of a judge run and a bare server run, alternated; each pair's ratio "
+        "and their median are printed (default 1)",
+    )  # fmt: skip
     args = ap.parse_args(argv)
     if args.worker_only:
         figures = worker_only(args.mails)
@@ -344,13 +388,19 @@ def main(argv: list[str] | None = None) -> int:
         for key, value in figures.items():
             print(f"  {key}: {value:.2f}" if isinstance(value, float) else f"  {key}: {value}")
         return 0 if figures["answered"] == figures["mails"] else 1
-    result = run(args.mails, args.clients, args.workers, args.rate, args.postgres)
     where = "PostgreSQL" if args.postgres else "SQLite"
     offered = f", offered {args.rate:g} mails/s" if args.rate else ""
     print(
         f"mailjudge bench mail: {where}, password checks included, {args.clients} SMTP "
         f"clients{offered}, {args.workers} worker process(es) + 1 sender"
     )
+    if args.runs > 1:
+        if args.rate:
+            ap.error("--runs measures the rate as fast as the clients go: no --rate with it")
+        return _print_interleaved(
+            interleaved(args.runs, args.mails, args.clients, args.workers, args.postgres)
+        )
+    result = run(args.mails, args.clients, args.workers, args.rate, args.postgres)
     for key, value in result.items():
         shown = f"{value:.2f}" if key.endswith("ratio") else f"{value:.1f}"
         print(f"  {key}: {shown}" if isinstance(value, float) else f"  {key}: {value}")
