@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
+import os
 import queue
 import smtplib
 import statistics
@@ -71,6 +72,35 @@ class _Counter:
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         self.count += 1
         return "250 OK"
+
+
+def cpu_seconds(pid: int) -> float:
+    """Processor time (user and system) a process has used so far; 0.0 where /proc is not."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class CpuAccount:
+    """Processor time used by each of some processes between ``start`` and ``stop``, in
+    ms a mail: where a run's time went, process by process."""
+
+    def __init__(self, pids: dict[str, int]) -> None:
+        self.pids = pids
+        self.before: dict[str, float] = {}
+        self.spent: dict[str, float] = {}
+
+    def start(self) -> None:
+        self.before = {name: cpu_seconds(pid) for name, pid in self.pids.items()}
+
+    def stop(self) -> None:
+        self.spent = {name: cpu_seconds(pid) - self.before[name] for name, pid in self.pids.items()}
+
+    def per_mail(self, mails: int, prefix: str = "cpu_ms_per_mail_") -> dict[str, float]:
+        return {f"{prefix}{name}": spent * 1000 / max(mails, 1)
+                for name, spent in self.spent.items()}  # fmt: skip
 
 
 def bare_sink_rate(prepared: list[tuple[str, bytes]], clients: int) -> float:
@@ -186,19 +216,27 @@ def _run(
         port = judge.listener.smtp_port
         assert port is not None
 
+        clients_cpu: list[float] = []
+
         def client(share: list[tuple[str, bytes]]) -> None:
             # With --rate each client keeps its share of the offered load: the mails are
             # sent at fixed moments, as players would send them, not as fast as possible.
             every = clients / rate if rate else 0.0
+            began = time.thread_time()
             with smtplib.SMTP("127.0.0.1", port, timeout=60) as smtp:
                 for n, (message_id, raw) in enumerate(share):
                     if every:
                         time.sleep(max(0.0, start + n * every - time.time()))
                     sent_at[message_id] = time.time()
                     smtp.sendmail("player@bench.test", [JUDGE], raw.replace(b"\n", b"\r\n"))
+            clients_cpu.append(time.thread_time() - began)
 
         time.sleep(1.0)  # the relay process is up
         bare = bare_sink_rate(prepared, clients) if bare_first else 0.0
+        # This process holds the clients and the judge's listener; the clients' own time is
+        # taken from it below, leaving the listener's (and this loop's, small).
+        cpu = CpuAccount({"listener": os.getpid(), **judge.child_pids(), "relay": relay.pid or 0})
+        cpu.start()
         start = time.time()
         threads = [
             threading.Thread(target=client, args=(prepared[i::clients],)) for i in range(clients)
@@ -215,6 +253,9 @@ def _run(
                 arrived[message_id] = when
             except queue.Empty:
                 pass
+        cpu.stop()
+        cpu.spent["listener"] -= sum(clients_cpu)
+        cpu.spent["clients"] = sum(clients_cpu)
         done = max(arrived.values()) if arrived else time.time()
         latencies = [arrived[m] - sent_at[m] for m in arrived if m in sent_at]
         # Which stage set the pace: when the first and last mail was answered, and sent.
@@ -238,6 +279,7 @@ def _run(
             else 0.0,
             "answering_per_s": _rate(handled),
             "sending_per_s": _rate(sent),
+            **cpu.per_mail(mails),
         }
     finally:
         judge.stop()
@@ -338,11 +380,13 @@ def _print_interleaved(results: list[dict[str, float]]) -> int:
     ratios = [r["judge_to_sink_ratio"] for r in results]
     print(f"  ratios, pair by pair: {', '.join(f'{r:.2f}' for r in ratios)}")
     print(f"  median ratio, judge to bare server: {statistics.median(ratios):.2f}")
-    for key in ("end_to_end_per_s", "bare_sink_per_s", "accepted_per_s", "answering_per_s",
-                "sending_per_s"):  # fmt: skip
+    keys = ["end_to_end_per_s", "bare_sink_per_s", "accepted_per_s", "answering_per_s",
+            "sending_per_s", *(k for k in results[0] if k.startswith("cpu_ms"))]  # fmt: skip
+    for key in keys:
         values = sorted(r[key] for r in results)
-        print(f"  {key}: median {statistics.median(values):.1f} "
-              f"({values[0]:.0f}-{values[-1]:.0f})")  # fmt: skip
+        decimals = 2 if key.startswith("cpu_ms") else 1
+        print(f"  {key}: median {statistics.median(values):.{decimals}f} "
+              f"({values[0]:.{decimals}f}-{values[-1]:.{decimals}f})")  # fmt: skip
     return 0 if all(r["answered"] == r["mails"] for r in results) else 1
 
 
@@ -402,6 +446,6 @@ def main(argv: list[str] | None = None) -> int:
         )
     result = run(args.mails, args.clients, args.workers, args.rate, args.postgres)
     for key, value in result.items():
-        shown = f"{value:.2f}" if key.endswith("ratio") else f"{value:.1f}"
+        shown = f"{value:.2f}" if key.endswith("ratio") or "_ms_" in key else f"{value:.1f}"
         print(f"  {key}: {shown}" if isinstance(value, float) else f"  {key}: {value}")
     return 0 if result["answered"] == result["mails"] else 1
