@@ -133,6 +133,23 @@ def order_texts(game: Game, power: str) -> list[tuple[str, int | None]]:
     return [(str(text), by) for text, by in rows]
 
 
+def order_senders(game: Game, power: str) -> list[tuple[str, int | None, datetime]]:
+    """``power``'s orders on file as (text, who sent it, when), in their order: what an
+    order mail needs to keep the sender of each order it carries over, read without
+    building a row for every power's orders."""
+    sql = compiled_sql(
+        "order-senders",
+        lambda: OrderLine.select(OrderLine.text, OrderLine.submitted_by, OrderLine.submitted_at)
+        .where((OrderLine.game == game.id) & (OrderLine.phase == game.phase)
+               & (OrderLine.power == power))
+        .order_by(OrderLine.line),
+        [game.id, game.phase, power],
+    )  # fmt: skip
+    rows = database_proxy.execute_sql(sql, [game.id, game.phase, power]).fetchall()
+    when = OrderLine.submitted_at.python_value
+    return [(str(text), by, when(at)) for text, by, at in rows]
+
+
 def missing_orders(game: Game, pos: Position, power: str, texts: list[str]) -> list[str]:
     """Units (or adjustments) of ``power`` that the texts leave without an order."""
     gmap = game_map(game)
