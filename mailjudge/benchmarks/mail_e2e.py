@@ -284,36 +284,47 @@ def _run(
         cpu.spent["listener"] -= sum(clients_cpu)
         cpu.spent["clients"] = sum(clients_cpu)
         done = max(arrived.values()) if arrived else time.time()
-        latencies = [arrived[m] - sent_at[m] for m in arrived if m in sent_at]
-        # Which stage set the pace: when the first and last mail was answered, and sent.
-        handled = [r.processed_at for r in InboundMessage.select(InboundMessage.processed_at)]
-        sent = [
-            r.sent_at for r in Outbox.select(Outbox.sent_at).where(Outbox.sent_at.is_null(False))
-        ]
-        end_to_end = len(arrived) / (done - start)
         bare = bare or bare_sink_rate(prepared, clients)
-        return {
-            "mails": mails,
-            "clients": clients,
-            "answered": len(arrived),
-            "accepted_per_s": mails / (accepted - start),
-            "end_to_end_per_s": end_to_end,
-            "bare_sink_per_s": bare,
-            "judge_to_sink_ratio": end_to_end / bare if bare else 0.0,
-            "median_latency_ms": statistics.median(latencies) * 1000 if latencies else 0.0,
-            "p95_latency_ms": sorted(latencies)[int(len(latencies) * 0.95)] * 1000
-            if latencies
-            else 0.0,
-            "answering_per_s": _rate(handled),
-            "sending_per_s": _rate(sent),
-            **cpu.per_mail(mails),
-        }
+        timed = {"start": start, "accepted": accepted, "done": done, "bare": bare}
+        return {**_figures(mails, clients, arrived, sent_at, timed), **cpu.per_mail(mails)}
     finally:
         judge.stop()
         relay_stop.set()
         relay.join(timeout=10)
         db.close()
         asyncio.set_event_loop(asyncio.new_event_loop())
+
+
+def _figures(
+    mails: int,
+    clients: int,
+    arrived: dict[str, float],
+    sent_at: dict[str, float],
+    timed: dict[str, float],
+) -> dict[str, float]:
+    """A judge run's figures, from when each mail was sent and its reply arrived, and
+    the stored moments of each mail answered and sent."""
+    start, bare = timed["start"], timed["bare"]
+    latencies = [arrived[m] - sent_at[m] for m in arrived if m in sent_at]
+    # Which stage set the pace: when the first and last mail was answered, and sent.
+    handled = [r.processed_at for r in InboundMessage.select(InboundMessage.processed_at)]
+    sent = [r.sent_at for r in Outbox.select(Outbox.sent_at).where(Outbox.sent_at.is_null(False))]
+    end_to_end = len(arrived) / (timed["done"] - start)
+    return {
+        "mails": mails,
+        "clients": clients,
+        "answered": len(arrived),
+        "accepted_per_s": mails / (timed["accepted"] - start),
+        "end_to_end_per_s": end_to_end,
+        "bare_sink_per_s": bare,
+        "judge_to_sink_ratio": end_to_end / bare if bare else 0.0,
+        "median_latency_ms": statistics.median(latencies) * 1000 if latencies else 0.0,
+        "p95_latency_ms": sorted(latencies)[int(len(latencies) * 0.95)] * 1000
+        if latencies
+        else 0.0,
+        "answering_per_s": _rate(handled),
+        "sending_per_s": _rate(sent),
+    }
 
 
 def _settings(url: str, sink_port: int) -> Settings:
