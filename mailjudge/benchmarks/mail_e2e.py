@@ -105,6 +105,12 @@ class CpuAccount:
 
 def bare_sink_rate(prepared: list[tuple[str, bytes]], clients: int) -> float:
     """Mails per second a bare aiosmtpd server accepts from the same clients, same mails."""
+    return bare_sink_run(prepared, clients)[0]
+
+
+def bare_sink_run(prepared: list[tuple[str, bytes]], clients: int) -> tuple[float, float]:
+    """The bare server's mails per second, and the processor time a mail of this process
+    (its clients and the server; the judge's listener in it is idle meanwhile), in ms."""
     counter = _Counter()
     port = free_port()
     server = Controller(counter, hostname="127.0.0.1", port=port)
@@ -116,7 +122,7 @@ def bare_sink_rate(prepared: list[tuple[str, bytes]], clients: int) -> float:
                 for _, raw in share:
                     smtp.sendmail("player@bench.test", [JUDGE], raw.replace(b"\n", b"\r\n"))
 
-        start = time.time()
+        start, cpu = time.time(), time.process_time()
         threads = [
             threading.Thread(target=client, args=(prepared[i::clients],)) for i in range(clients)
         ]
@@ -124,7 +130,8 @@ def bare_sink_rate(prepared: list[tuple[str, bytes]], clients: int) -> float:
             thread.start()
         for thread in threads:
             thread.join()
-        return counter.count / max(time.time() - start, 1e-9)
+        cpu = time.process_time() - cpu
+        return counter.count / max(time.time() - start, 1e-9), cpu * 1000 / max(counter.count, 1)
     finally:
         server.stop()
 
@@ -262,7 +269,7 @@ def _run(
             clients_cpu.append(time.thread_time() - began)
 
         time.sleep(1.0)  # the relay process is up
-        bare = bare_sink_rate(prepared, clients) if bare_first else 0.0
+        bare, bare_cpu = bare_sink_run(prepared, clients) if bare_first else (0.0, 0.0)
         # This process holds the clients and the judge's listener; the clients' own time is
         # taken from it below, leaving the listener's (and this loop's, small).
         cpu = CpuAccount({"listener": os.getpid(), **judge.child_pids(), "relay": relay.pid or 0})
@@ -284,9 +291,15 @@ def _run(
         cpu.spent["listener"] -= sum(clients_cpu)
         cpu.spent["clients"] = sum(clients_cpu)
         done = max(arrived.values()) if arrived else time.time()
-        bare = bare or bare_sink_rate(prepared, clients)
+        if not bare:
+            bare, bare_cpu = bare_sink_run(prepared, clients)
         timed = {"start": start, "accepted": accepted, "done": done, "bare": bare}
-        return {**_figures(mails, clients, arrived, sent_at, timed), **cpu.per_mail(mails)}
+        judge_cpu = cpu.per_mail(mails)
+        # Processor time, judge against bare server: what the machine's load changes least.
+        total = sum(judge_cpu.values())
+        processor = {"cpu_ms_per_mail_judge_total": total, "cpu_ms_per_mail_bare_server": bare_cpu,
+                     "cpu_ratio_bare_to_judge": bare_cpu / total if total else 0.0}  # fmt: skip
+        return {**_figures(mails, clients, arrived, sent_at, timed), **judge_cpu, **processor}
     finally:
         judge.stop()
         relay_stop.set()
@@ -419,10 +432,10 @@ def _print_interleaved(results: list[dict[str, float]]) -> int:
     print(f"  ratios, pair by pair: {', '.join(f'{r:.2f}' for r in ratios)}")
     print(f"  median ratio, judge to bare server: {statistics.median(ratios):.2f}")
     keys = ["end_to_end_per_s", "bare_sink_per_s", "accepted_per_s", "answering_per_s",
-            "sending_per_s", *(k for k in results[0] if k.startswith("cpu_ms"))]  # fmt: skip
+            "sending_per_s", *(k for k in results[0] if k.startswith("cpu_"))]  # fmt: skip
     for key in keys:
         values = sorted(r[key] for r in results)
-        decimals = 2 if key.startswith("cpu_ms") else 1
+        decimals = 2 if key.startswith("cpu_") else 1
         print(f"  {key}: median {statistics.median(values):.{decimals}f} "
               f"({values[0]:.{decimals}f}-{values[-1]:.{decimals}f})")  # fmt: skip
     return 0 if all(r["answered"] == r["mails"] for r in results) else 1
@@ -484,6 +497,6 @@ def main(argv: list[str] | None = None) -> int:
         )
     result = run(args.mails, args.clients, args.workers, args.rate, args.postgres)
     for key, value in result.items():
-        shown = f"{value:.2f}" if key.endswith("ratio") or "_ms_" in key else f"{value:.1f}"
+        shown = f"{value:.2f}" if "ratio" in key or "_ms_" in key else f"{value:.1f}"
         print(f"  {key}: {shown}" if isinstance(value, float) else f"  {key}: {value}")
     return 0 if result["answered"] == result["mails"] else 1
