@@ -1,6 +1,5 @@
 """The guard's counters (game/guard.py): the first count of a key makes its row with the
-amount in one statement, later ones add to it, a window past starts again, and a row made
-by another worker in between is added to, not made twice."""
+amount, later ones add to it, and a window past starts again."""
 
 from __future__ import annotations
 
@@ -20,12 +19,3 @@ def test_counts_add_up_within_the_window_and_start_again_after_it(any_db: str) -
     row = AddressCounter.get(AddressCounter.key == "bytes:a@example.org")
     assert (row.count, row.window_start) == (50, NOON + timedelta(minutes=61))
     assert AddressCounter.select().count() == 1
-
-
-def test_a_counter_made_meanwhile_by_another_worker_is_added_to(any_db: str) -> None:
-    assert guard._first_count("unproven:b@example.org", 1, NOON)
-    # What a second worker finds when the first made the row after it looked: no new row.
-    assert not guard._first_count("unproven:b@example.org", 1, NOON)
-    assert guard.bump("unproven:b@example.org", NOON, HOUR) == 2
-    assert AddressCounter.select().count() == 1
-    assert guard.count("unproven:b@example.org", NOON, HOUR) == 2

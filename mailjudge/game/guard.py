@@ -120,29 +120,13 @@ def bump_by(key: str, amount: int, now: datetime, window: timedelta) -> int:
     an answer asks this on every mail."""
     row = _counters(key).get(key)
     if row is None:
-        if _first_count(key, amount, now):
-            return amount
-        row = _row(key, now, window)  # another worker made it meanwhile
+        row = _row(key, now, window)  # the first of its window: made once
     elif row.window_start + window <= now:
         row.count, row.window_start = 0, now
     total = int(row.count) + amount
     update_by_id_compiled(AddressCounter, row.id, {"count": total, "window_start": row.window_start,
                                                    "last_at": now})  # fmt: skip
     return total
-
-
-def _first_count(key: str, amount: int, now: datetime) -> bool:
-    """Make the counter of ``key`` with ``amount`` in a window starting now, unless it is
-    there already (made by another worker meanwhile: False). One statement built once:
-    every new address's first mail makes one (a Democratic burst, one per citizen)."""
-    values = {"key": key, "count": amount, "window_start": now, "last_at": now}
-    stamp = AddressCounter.window_start.db_value(now)
-    cursor = execute_compiled(
-        "counter-first",
-        lambda: AddressCounter.insert(**values).on_conflict_ignore(),
-        [key, amount, stamp, stamp],
-    )
-    return bool(cursor.rowcount == 1)
 
 
 def may_mail(
