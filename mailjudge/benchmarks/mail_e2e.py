@@ -464,17 +464,17 @@ def main(argv: list[str] | None = None) -> int:
         help="offered load in mails/s, spread over the clients (default: as fast as they can)",
     )  # fmt: skip
     ap.add_argument(
+        "--runs", type=int, default=1,
+        help="pairs of a judge run and a bare server run, alternated; each pair's ratio "
+        "and their median are printed (default 1)",
+    )  # fmt: skip
+    ap.add_argument(
         "--postgres", metavar="URL",
         help="run on PostgreSQL: a server URL (a scratch database is made there and dropped)",
     )  # fmt: skip
     ap.add_argument(
         "--worker-only", action="store_true",
         help="time the worker alone in this process: the mails stored first, no SMTP (SQLite)",
-    )  # fmt: skip
-    ap.add_argument(
-        "--runs", type=int, default=1,
-        help="pairs of a judge run and a bare server run, alternated; each pair's ratio "
-        "and their median are printed (default 1)",
     )  # fmt: skip
     args = ap.parse_args(argv)
     if args.worker_only:
