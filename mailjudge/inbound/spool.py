@@ -72,6 +72,7 @@ _IDENTITY_HEADERS = ("From", "To", "Cc", "Date", "Subject")
 Handler = Callable[[InboundMessage], object]  # its return value is ignored
 # The implicit primary key, which peewee's stubs do not declare.
 _id_field: Field[int] = InboundMessage._meta.fields["id"]
+_raw_field: Any = InboundMessage._meta.fields["raw"]
 
 
 def _pk(row: InboundMessage) -> int:
@@ -393,6 +394,17 @@ def _mark(row: InboundMessage, state: str, error: str = "") -> None:
     ).rowcount
     if updated != 1:
         raise LostClaim(f"inbound message {_pk(row)} was claimed by another worker")
+
+
+def keep_masked_copy(row: InboundMessage, masked: bytes) -> None:
+    """Overwrite a mail's stored copy with its passwords masked (in the mail's own
+    transaction, by the pipeline). Built once: every order mail's SIGNON carries a
+    password, and building this UPDATE around the mail's bytes cost more than running it."""
+    execute_compiled(
+        "mask-inbound",
+        lambda: InboundMessage.update(raw=masked).where(_id_field == _pk(row)),
+        [_raw_field.db_value(masked), _pk(row)],
+    )
 
 
 def process_one(row: InboundMessage, handler: Handler) -> bool:
