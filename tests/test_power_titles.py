@@ -11,6 +11,7 @@ from starlette.testclient import TestClient
 from mailjudge.engine.catalogue import describe, playable_powers
 from mailjudge.engine.maps import load_map
 from mailjudge.engine.randomplay import random_orders
+from mailjudge.engine.reader import power_prefix
 from mailjudge.engine.state import initial_position
 from mailjudge.game.openings import open_powers
 from mailjudge.game.state import current_position, get_game
@@ -44,6 +45,13 @@ def test_help_maps_names_several_word_powers_with_spaces() -> None:
     assert "United States (" in world and "Frozen Antarctica (" in world
     assert "played by nobody: Neutral State" in " ".join(describe(load_map("known_world_901")))
     assert "Austria (3), England (3)" in " ".join(describe(load_map("standard")))
+
+
+def test_a_power_is_read_by_its_code_or_its_title() -> None:
+    empire = load_map("empire")
+    for written in ("[British Columbia]", "[BritishColumbia]", "[BRITISHCOLUMBIA]"):
+        assert power_prefix(f"{written} A VAN H", empire) == ("BRITISHCOLUMBIA", "A VAN H")
+    assert power_prefix("[England] F LON H", load_map("standard")) == ("ENGLAND", "F LON H")
 
 
 def test_the_legend_names_several_word_powers_with_spaces() -> None:
