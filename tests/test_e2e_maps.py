@@ -82,7 +82,7 @@ def test_a_game_on_another_map_by_mail(harness: Harness, map_name: str) -> None:
     assert f"{map_name}: {len(gmap.power_names)} powers, {len(gmap.centres)} centres" in listed
     helped = " ".join(h.command(MASTER, "HELP MAPS").split())
     assert f"{map_name}: {gmap.title}" in helped
-    assert all(p.title() in helped for p in gmap.power_names)  # those nobody plays too
+    assert all(gmap.power_title(p) in helped for p in gmap.power_names)  # nobody's too
 
     with TestClient(make_app()) as web:
         page = web.get(f"/games/{game}").text
@@ -93,7 +93,12 @@ def test_a_game_on_another_map_by_mail(harness: Harness, map_name: str) -> None:
         assert board.status_code == 200 and board.text.startswith("<svg")
 
     doc = json.loads(json.dumps(export_game(get_game(game))))
-    assert doc["game"]["map"] == map_name and len(doc["phases"]) == len(played)
+    assert doc["game"]["map"] == map_name
+    # A phase in which only the map's dummy has anything to do (its retreats, its removals)
+    # owes nobody's orders: the judge processes it at once, so it is archived unplayed.
+    archived = [p["phase"] for p in doc["phases"]]
+    assert set(played) <= set(archived)
+    assert len(archived) == len(played) or gmap.dummies
     assert replay(doc) == []
 
 

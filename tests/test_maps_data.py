@@ -180,3 +180,22 @@ def test_a_dummy_power_never_wins() -> None:
     spain = {c: "SPAIN" for c in sorted(kw.centres)[:60]}
     assert process_phase(kw, Position(fall.phase, {}, spain), {}).winners == {"SPAIN"}
     assert len(pos.units) > 60
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_power_titles_are_their_codes_with_spaces(name: str) -> None:
+    """A power's name for people, spaces taken out and upper-cased, is the code orders use."""
+    gmap = load_map(name)
+    for power in gmap.power_names:
+        assert gmap.power_title(power).replace(" ", "").upper() == power
+
+
+def test_several_word_powers_have_their_spaces() -> None:
+    assert load_map("empire").power_title("BRITISHCOLUMBIA") == "British Columbia"
+    assert load_map("world").power_title("UNITEDSTATES") == "United States"
+    assert load_map("chaos").power_title("STPETERSBURG") == "St Petersburg"
+    assert load_map("standard").power_title("ENGLAND") == "England"
+    several = {
+        p for n in NAMES for p in load_map(n).power_names if " " in load_map(n).power_title(p)
+    }
+    assert len(several) == 10  # each several-word power of every map has its title

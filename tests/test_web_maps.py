@@ -48,7 +48,7 @@ def test_every_drawn_maps_board_reads_in_the_game_page_at_phone_width(
                 shapes = board.find_elements(By.CSS_SELECTOR, "[id^='province-']")
                 assert len(shapes) == len(gmap.outlines), name
                 legend = board.text.lower()
-                assert all(power.lower() in legend for power in gmap.power_names), name
+                assert all(gmap.power_title(p).lower() in legend for p in gmap.power_names), name
                 shot = tmp_path / f"web-map-{name}-390.png"
                 phone.save_screenshot(str(shot))
                 assert not_blank(shot) > 50, name

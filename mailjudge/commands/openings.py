@@ -25,7 +25,7 @@ class Openings(Command):
         lines = [f"{len(shown)} power(s) need a player:"]
         for opening in shown:
             lines += [
-                f"  {opening.power.title()} in {opening.game} ({opening.variant}, "
+                f"  {opening.title} in {opening.game} ({opening.variant}, "
                 f"{opening.phase}): {len(opening.centres)} centre(s), "
                 f"{len(opening.units)} unit(s); {opening.reason}",
                 f"    {opening.takeover}",

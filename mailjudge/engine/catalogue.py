@@ -35,8 +35,8 @@ def playable_powers(gmap: GameMap) -> tuple[str, ...]:
 def describe(gmap: GameMap) -> list[str]:
     """A map in a few lines: its title, powers with their home centres, centres, victory."""
     playable = playable_powers(gmap)
-    powers = ", ".join(f"{p.title()} ({len(gmap.home_centres[p])})" for p in playable)
-    nobodys = [p.title() for p in gmap.power_names if p not in playable]
+    powers = ", ".join(f"{gmap.power_title(p)} ({len(gmap.home_centres[p])})" for p in playable)
+    nobodys = [gmap.power_title(p) for p in gmap.power_names if p not in playable]
     left = f"; played by nobody: {', '.join(nobodys)}" if nobodys else ""
     return [
         f"{gmap.name}: {gmap.title}",

@@ -23,6 +23,10 @@ What the conversion decides, each rule in one place:
 - MILA's BUILD_ANY rule is ``build_any = true``; MILA's DUMMY powers are ``dummy = true``
   (on the board, ordered by nobody).
 - A power's initial is its first letter, or as many letters as make it unique.
+- A power whose code runs several words together (MILA's BRITISHCOLUMBIA) gets its name
+  for people as ``title``, from POWER_TITLES (written by hand: MILA keeps only the code,
+  and its adjectives, "British+columbian", merely hint at the words); Chaos's powers take
+  their centre's name.
 """
 
 from __future__ import annotations
@@ -63,6 +67,19 @@ TITLES = {
     "empire": "Empire",
     "known_world_901": "The Known World 901",
     "world": "World",
+}
+# The powers of several words, by code, as people read them: each, without its spaces and
+# upper-cased, is the code. Other powers show as their code in title case.
+POWER_TITLES = {
+    "BRITISHCOLUMBIA": "British Columbia",
+    "FROZENANTARCTICA": "Frozen Antarctica",
+    "NEAREAST": "Near East",
+    "NEUTRALSTATE": "Neutral State",
+    "NEWYORK": "New York",
+    "PACIFICRUSSIA": "Pacific Russia",
+    "SOUTHAFRICA": "South Africa",
+    "UNITEDSTATES": "United States",
+    "WESTERNCANADA": "Western Canada",
 }
 SEASON = {"SPRING": "S", "FALL": "F", "AUTUMN": "F", "WINTER": "W"}
 SMALL_WORDS = {"of", "the", "and", "de", "du", "la", "el"}
@@ -120,6 +137,11 @@ def _initials(powers: Sequence[str]) -> dict[str, str]:
     return out
 
 
+def _power_title(power: str, title: str) -> Doc:
+    """``{"title": ...}`` where the name differs from the code in title case, else {}."""
+    return {"title": title} if title != power.title() else {}
+
+
 def _phase(text: str) -> str:
     season, year, kind = text.split()
     return f"{SEASON[season]}{int(year):04d}{kind[0]}"
@@ -167,6 +189,7 @@ def convert(name: str) -> Doc:
             p: {
                 "initial": initials[p],
                 "adjective": _title(m.own_word.get(p, p).lower()),
+                **_power_title(p, POWER_TITLES.get(p, p.title())),
                 "home": sorted(h.lower() for h in m.homes.get(p, ())),
                 "units": [_unit(u) for u in m.units.get(p, ())],
                 **({"dummy": True} if p in m.dummies else {}),
@@ -220,19 +243,19 @@ def chaos(standard: Doc) -> Doc:
     powers: Doc = {}
     for code in sorted(c for c, e in provinces.items() if e.get("centre")):
         place = provinces[code]["name"]
-        powers[re.sub(r"[^A-Z]", "", place.upper())] = {"adjective": place, "home": [code]}
+        power = re.sub(r"[^A-Z]", "", place.upper())
+        powers[power] = {"adjective": place, **_power_title(power, place), "home": [code]}
     initials = _initials(list(powers))
     for power, entry in powers.items():
         entry.update(initial=initials[power], units=[])
+    keys = ("initial", "adjective", "title", "home", "units")
     return {
         "name": "chaos",
         "title": "Chaos",
         "first_phase": "W1900A",
         "victory_centres": 18,
         "build_any": True,
-        "powers": {
-            p: {k: powers[p][k] for k in ("initial", "adjective", "home", "units")} for p in powers
-        },
+        "powers": {p: {k: powers[p][k] for k in keys if k in powers[p]} for p in powers},
         "provinces": provinces,
         "adjacency": standard["adjacency"],
     }

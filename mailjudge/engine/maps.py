@@ -48,6 +48,8 @@ class PowerInfo:
     homes: tuple[str, ...]
     units: tuple[tuple[str, str], ...]  # (unit type, location)
     dummy: bool = False  # on the board but nobody's to play (MILA's DUMMY powers)
+    # The name shown to people ("British Columbia"); ``name`` is what orders write.
+    title: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +94,7 @@ class GameMap:
         "build_any",
         "centres",
         "coastal_water",
+        "dummies",
         "first_phase",
         "fleet_moves",
         "fleet_reach",
@@ -139,6 +142,8 @@ class GameMap:
         self.provinces: Mapping[str, Province] = MappingProxyType(provs)
         self.powers: Mapping[str, PowerInfo] = MappingProxyType(pows)
         self.power_names: tuple[str, ...] = tuple(sorted(pows))
+        # The powers the map leaves to nobody: they hold, owe no orders and share no result.
+        self.dummies = frozenset(p.name for p in pows.values() if p.dummy)
         self.centres = frozenset(c for c, p in provs.items() if p.centre)
         self.home_centres: Mapping[str, frozenset[str]] = MappingProxyType(
             {p.name: frozenset(p.homes) for p in pows.values()}
@@ -189,6 +194,12 @@ class GameMap:
 
     def __repr__(self) -> str:
         return f"load_map({self.name!r})"
+
+    def power_title(self, power: str) -> str:
+        """How a power is named for people: its map title, else its code in title case
+        (a power the map does not know, from an old record, shows the same way)."""
+        info = self.powers.get(power)
+        return info.title if info is not None and info.title else power.title()
 
     # --- questions the parser and the adjudicator ask -------------------------------------
 
@@ -327,6 +338,7 @@ def parse_map(doc: Mapping[str, Any]) -> GameMap:
                 homes=tuple(p.get("home", ())),
                 units=tuple(units),
                 dummy=bool(p.get("dummy", False)),
+                title=str(p.get("title", name.title())),
             )
         )
     adj = doc["adjacency"]

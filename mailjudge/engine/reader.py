@@ -59,7 +59,8 @@ USAGE = {
 }
 # njudge's two-word convoy, and DPjudge's power written before an order: [ENGLAND] F LON - NTH.
 _FAST_FERRY = re.compile(r"\bfast\s+ferry\b", re.IGNORECASE)
-_POWER_PREFIX = re.compile(r"^\s*\[\s*([A-Za-z]+)\s*\]\s*")
+# A power's name may have its spaces: "[British Columbia]" is BRITISHCOLUMBIA.
+_POWER_PREFIX = re.compile(r"^\s*\[\s*([A-Za-z]+(?: [A-Za-z]+)*)\s*\]\s*")
 
 
 class _Lexicon(NamedTuple):
@@ -454,7 +455,7 @@ def power_prefix(text: str, gmap: GameMap) -> tuple[str | None, str]:
     m = _POWER_PREFIX.match(text)
     if m is None:
         return None, text
-    word = m.group(1).upper()
+    word = m.group(1).replace(" ", "").upper()
     for p in gmap.powers.values():
         if word in (p.name, p.initial.upper(), p.adjective.upper()):
             return p.name, text[m.end() :]

@@ -20,7 +20,7 @@ from datetime import datetime
 
 from mailjudge.game import guard
 from mailjudge.game.confirmations import expired, not_for_sender
-from mailjudge.game.state import current_position, game_map, is_public
+from mailjudge.game.state import current_position, game_map, is_public, power_title
 from mailjudge.models import Game, GameState, Opening, OpeningsSubscriber, utcnow
 
 # The word that stands for the taker's new password in the TAKEOVER line shown.
@@ -89,6 +89,7 @@ class OpeningView:
     units: list[str]  # "A PAR", "F SPA/SC"
     opened_at: datetime
     deadline: datetime | None
+    title: str = ""  # the power as people read it ("British Columbia")
 
     @property
     def takeover(self) -> str:
@@ -108,6 +109,7 @@ def view(row: Opening) -> OpeningView | None:
         phase=str(game.phase or ""), centres=[c.upper() for c in pos.centres_of(row.power)],
         units=units, opened_at=row.opened_at,
         deadline=game.deadline if game.state == GameState.ACTIVE else None,
+        title=power_title(game, str(row.power)),
     )  # fmt: skip
 
 

@@ -45,6 +45,11 @@ def game_map(game: Game) -> GameMap:
     return load_map(game.map_name)
 
 
+def power_title(game: Game, power: str) -> str:
+    """A power of ``game`` as people read it ("British Columbia"; the code is for orders)."""
+    return game_map(game).power_title(power)
+
+
 def get_game(name: str) -> Game:
     game = Game.get_or_none(Game.name == name.lower())
     if game is None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 
 from mailjudge.render.board.style import power_colour
@@ -12,10 +12,15 @@ LEFT, RIGHT, TOP, BOTTOM = 40, 110, 16, 34
 
 
 def centre_chart(
-    years: Sequence[tuple[int, dict[str, int]]], powers: Sequence[str], most: int = 18
+    years: Sequence[tuple[int, dict[str, int]]],
+    powers: Sequence[str],
+    most: int = 18,
+    titles: Mapping[str, str] | None = None,
 ) -> str:
-    """``years``: (year, centres per power) in order. Powers with no centres are at 0."""
+    """``years``: (year, centres per power) in order. Powers with no centres are at 0.
+    ``titles``: each power's name for people (the map's), else its code in title case."""
     order = tuple(powers)
+    shown = {p: (titles or {}).get(p) or p.title() for p in order}
     top = max([most] + [n for _, counts in years for n in counts.values()])
     span_x = WIDTH - LEFT - RIGHT
     span_y = HEIGHT - TOP - BOTTOM
@@ -59,14 +64,14 @@ def centre_chart(
         for year, counts in years:
             parts.append(
                 f'<circle cx="{x(year):.1f}" cy="{y(counts.get(power, 0)):.1f}" r="3" '
-                f'fill="{colour}"><title>{escape(power.title())} {year}: '
+                f'fill="{colour}"><title>{escape(shown[power])} {year}: '
                 f"{counts.get(power, 0)}</title></circle>"
             )
         now = years[-1][1].get(power, 0) if years else 0
         parts.append(
             f'<rect x="{WIDTH - RIGHT + 12}" y="{TOP + n * 18}" width="12" height="12" '
             f'fill="{colour}"/><text x="{WIDTH - RIGHT + 30}" y="{TOP + n * 18 + 11}" '
-            f'font-size="12" fill="#222">{escape(power.title())} {now}</text>'
+            f'font-size="12" fill="#222">{escape(shown[power])} {now}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)

@@ -22,7 +22,14 @@ from typing import Any
 
 from mailjudge.db import database_proxy
 from mailjudge.game.errors import NotAllowed, ServiceError
-from mailjudge.game.state import current_position, finish_game, has_rule, players, require_active
+from mailjudge.game.state import (
+    current_position,
+    finish_game,
+    game_map,
+    has_rule,
+    players,
+    require_active,
+)
 from mailjudge.models import Ballot, Game, Proposal, Seat
 from mailjudge.variants import variant_of
 
@@ -30,9 +37,11 @@ STANDING = ""  # draw ballots belong to no phase: they stand until changed
 
 
 def survivors(game: Game) -> list[str]:
+    """The powers still on the board that can share a result: the map's dummies cannot
+    (nobody plays them; they cannot win either, engine/phases.py)."""
     pos = current_position(game)
     alive = {u.power for u in pos.units.values()} | set(pos.sc_owners.values())
-    return sorted(alive)
+    return sorted(alive - game_map(game).dummies)
 
 
 def electorate(game: Game) -> dict[str, Seat]:

@@ -15,7 +15,14 @@ from mailjudge.game.calendar import Change, invitation_ics
 from mailjudge.game.errors import NotAllowed
 from mailjudge.game.options import length_option
 from mailjudge.game.outcomes import Processed
-from mailjudge.game.state import current_position, has_rule, is_public, players
+from mailjudge.game.state import (
+    current_position,
+    game_map,
+    has_rule,
+    is_public,
+    players,
+    power_title,
+)
 from mailjudge.models import Game, GameState, Opening, Seat, utcnow
 from mailjudge.render import render
 from mailjudge.render.deadline import deadline_lines
@@ -48,7 +55,7 @@ def _to_subscribers(row: Opening) -> list[Outgoing]:
     base = str(settings.web.base_url or "").rstrip("/")
     body = render("openings_new.txt.j2", opening=shown, judge=settings.judge.address,
                   page=f"{base}/openings" if base else "")  # fmt: skip
-    subject = f"opening: {shown.power.title()} in {shown.game} ({shown.phase})"
+    subject = f"opening: {shown.title} in {shown.game} ({shown.phase})"
     return [Outgoing(to=[address], subject=subject, body=body, kind="notice", game=shown.game)
             for address in openings.subscribers()]  # fmt: skip
 
@@ -72,8 +79,9 @@ def after_phase(game: Game, done: Processed) -> list[Outgoing]:
     # A player away who asked for the stand-in is not gone: their power stays theirs.
     away = away_with_standin(game, players(game), now)
     mails: list[Outgoing] = []
+    held_by_nobody = game_map(game).dummies  # the map's own dummies never need a player
     for seat in players(game):
-        mine = [p for p in seat.powers if p in alive]
+        mine = [p for p in seat.powers if p in alive and p not in held_by_nobody]
         if seat.person_id is None:
             reason = str(seat.status) if seat.status in ("resigned", "ejected") else "dummy"
             mails += announce(game, mine, reason, now)
@@ -163,11 +171,12 @@ def _tell_everyone(
         (Seat.game == game) & (Seat.status == "active") & Seat.person.is_null(False)
     ):  # fmt: skip
         body = render(
-            "openings_taken.txt.j2", game=game, powers=taken.powers, mine=seat.id == taken.id,
+            "openings_taken.txt.j2", game=game, powers=_titles(game, taken.powers),
+            mine=seat.id == taken.id,
             moved=format_length(moved) if moved else "",
             deadline=deadline_lines(game, seat.person) if game.state == GameState.ACTIVE else [],
         )  # fmt: skip
-        mail = mail_to_seat(seat, f"{' '.join(taken.powers).title()} has a new player", body,
+        mail = mail_to_seat(seat, f"{' '.join(_titles(game, taken.powers))} has a new player", body,
                             "notice")  # fmt: skip
         if moved is not None:
             mail.calendar = invitation_ics(game, seat, Change.MOVED, now=now)
@@ -176,6 +185,12 @@ def _tell_everyone(
 
 
 def _to_replaced(seat: Seat) -> Outgoing:
-    body = render("openings_replaced.txt.j2", game=seat.game, powers=seat.powers)
-    return mail_to_seat(seat, f"you no longer play {' '.join(seat.powers).title()}", body,
+    shown = _titles(seat.game, seat.powers)
+    body = render("openings_replaced.txt.j2", game=seat.game, powers=shown)
+    return mail_to_seat(seat, f"you no longer play {' '.join(shown)}", body,
                         "notice")  # fmt: skip
+
+
+def _titles(game: Game, powers: Iterable[str]) -> list[str]:
+    """The powers as people read them ("British Columbia")."""
+    return [power_title(game, power) for power in powers]

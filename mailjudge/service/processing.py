@@ -42,9 +42,10 @@ from mailjudge.variants import variant_of
 
 
 def _exempt(game: Game, seats: list[Seat]) -> set[str]:
-    """Powers the judge orders for itself: dummies and vacant powers under CD_DUMMIES, and
-    under STANDIN the powers of players away who asked for the stand-in."""
-    away = away_with_standin(game, seats)  # STANDIN: a player away who asked for it
+    """Powers the judge orders for itself: the map's dummies (always: nobody plays them,
+    their units hold), dummies and vacant powers under CD_DUMMIES, and under STANDIN the
+    powers of players away who asked for the stand-in."""
+    away = away_with_standin(game, seats) | game_map(game).dummies
     if not has_rule(game, "CD_DUMMIES"):
         return away
     return away | {p for s in seats if s.dummy or s.person_id is None for p in s.powers}

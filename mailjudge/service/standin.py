@@ -56,7 +56,8 @@ def add_standin_orders(
     if not has_rule(game, "STANDIN"):
         return []
     pos = current_position(game)
-    passive = engine_options(game).passive  # their orders would be ignored
+    # A passive power's orders would be ignored; the map's dummies hold, nobody orders them.
+    passive = engine_options(game).passive.powers | game_map(game).dummies
     silent = [p for p in powers_to_order(game, pos) if not texts.get(p) and p not in passive]
     if not silent:
         return []

@@ -174,7 +174,9 @@ def game_page(request: Request, game: Game) -> Page:
     zone = _zone(request)
     palette = _palette(request)
     records = pages.played_phases(game)
-    powers = game_map(game).power_names
+    gmap = game_map(game)
+    powers = gmap.power_names
+    titles = {power: gmap.power_title(power) for power in powers}  # names for people
     history = pages.centre_history(game, records)
     sections = pages.public_sections(game)
     older = 0
@@ -191,13 +193,14 @@ def game_page(request: Request, game: Game) -> Page:
         "seats": pages.seat_lines(game),
         "rules": pages.rule_lines(game),
         "counts": pages.centre_counts(game.position),
+        "power_titles": titles,
         "phases": [(r.phase, pages.phase_name(r.phase)) for r in records],
         "sections": sections,
         "older_records": older,
         "board": None,
         "last": None,
         "units": pages.unit_lines(game, game.position),
-        "chart": centre_chart(history, powers, game.victory_count) if history else None,
+        "chart": centre_chart(history, powers, game.victory_count, titles) if history else None,
         "deadline": game.deadline if game.state == GameState.ACTIVE else None,
         "owing": pages.owing_orders(game),
         "join": _join(request) if game.state == GameState.FORMING else None,

@@ -22,7 +22,13 @@ from peewee import fn
 
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.state import Phase
-from mailjudge.game.state import HIDDEN_FROM_PUBLIC, game_map, is_public, phase_label
+from mailjudge.game.state import (
+    HIDDEN_FROM_PUBLIC,
+    game_map,
+    is_public,
+    phase_label,
+    power_title,
+)
 from mailjudge.models import Game, GameState, Person, PhaseRecord, Press, Seat
 from mailjudge.render.results import record_facts, report_lines
 from mailjudge.render.undrawn import picture_of
@@ -121,14 +127,17 @@ def seat_lines(game: Game) -> list[SeatLine]:
     if not variant_of(game).has_players:
         return citizen_lines(game)
     lines = []
+    neutral = game_map(game).dummies  # the map's own dummies: nobody ever plays them
     for seat in Seat.select().where(
         (Seat.game == game) & Seat.role.in_(PLAYING_ROLES)
     ).order_by(Seat.id):  # fmt: skip
-        powers = " and ".join(p.title() for p in seat.powers) or "(dealt at the start)"
+        powers = " and ".join(power_title(game, p) for p in seat.powers) or "(dealt at the start)"
         name = _shown(seat)
         if seat.role == "teammate":
             who = f"teammate {name}" if name else "a teammate"
             who += "" if seat.status == "active" else f" ({seat.status})"
+        elif seat.powers and set(seat.powers) <= neutral:
+            who = "nobody: a dummy of the map, its units hold"
         elif seat.dummy:
             who = "a dummy (civil disorder)"
         elif seat.person_id is None or seat.status != "active":
@@ -165,7 +174,7 @@ def citizen_lines(game: Game) -> list[SeatLine]:
         who = f"{n} citizen{'' if n == 1 else 's'}"
         if power in diplomats:
             who += f"; diplomat: {diplomats[power]}"
-        lines.append(SeatLine(power.title(), who))
+        lines.append(SeatLine(power_title(game, power), who))
     if unplaced:
         many = "" if unplaced == 1 else "s"
         lines.append(SeatLine("Not yet placed", f"{unplaced} citizen{many}"))
@@ -297,7 +306,7 @@ def unit_lines(game: Game, position: dict[str, Any] | None) -> list[UnitLine]:
         gone = sorted(_unit_text(gmap, d.unit.type, d.unit.loc) for d in board.dislodged.values()
                       if d.unit.power == power)  # fmt: skip
         if units or gone:
-            lines.append(UnitLine(power.title(), units, gone))
+            lines.append(UnitLine(gmap.power_title(power), units, gone))
     return lines
 
 
@@ -308,7 +317,7 @@ def owing_orders(game: Game) -> list[str]:
         return []
     from mailjudge.service.processing import late_powers
 
-    return [power.title() for power in late_powers(game)]
+    return [power_title(game, power) for power in late_powers(game)]
 
 
 def public_sections(game: Game) -> list[PublicSection]:
@@ -372,7 +381,7 @@ def public_press(game: Game) -> list[PressItem]:
             sender = "the master"
         else:
             # A power; else the public name chosen, never a seat name made from an address.
-            powers = " and ".join(p.title() for p in press.sender.powers)
+            powers = " and ".join(power_title(game, p) for p in press.sender.powers)
             sender = powers or press.sender.public_name or f"a {press.sender.role}"
         items.append(PressItem(press.phase or "", sender, press.sent_at, press.body, press.id))
     return items

@@ -197,7 +197,7 @@ def _legend(
             scene.add(Text(x + 20, y + 19, f"{neutral} centres", 12, anchor="start"))
             continue
         scene.add(Rect(x, y - 7, 14, 14, colours[power], None, 0, radius=3))
-        scene.add(Text(x + 20, y, power.title(), 13, bold=True, anchor="start"))
+        scene.add(Text(x + 20, y, gmap.power_title(power), 13, bold=True, anchor="start"))
         units = len(position.units_of(power))
         scene.add(Text(x + 20, y + 19, f"{counts.get(power, 0)} SC, {units} units", 12,
                        anchor="start"))  # fmt: skip

@@ -4,7 +4,7 @@ their country's list."""
 
 from __future__ import annotations
 
-from mailjudge.game.state import game_map, phase_label
+from mailjudge.game.state import game_map, phase_label, power_title
 from mailjudge.models import Game
 from mailjudge.variants.base import PublicSection, PublicTable, PublicText
 from mailjudge.variants.democratic.country_lists import JUDGE
@@ -22,7 +22,7 @@ def sections(game: Game) -> list[PublicSection]:
         seat = diplomat_of(game, power) if game.position else None
         # The name the citizen chose to show (JOIN ... AS name), never one made from an address.
         shown = (seat.public_name or "elected, no public name") if seat is not None else None
-        rows.append([power.title(), shown or "none elected"])
+        rows.append([power_title(game, power), shown or "none elected"])
     section = PublicSection(
         "The diplomats", [PublicTable("Elected diplomats now", ["Country", "Diplomat"], rows)]
     )
@@ -33,6 +33,6 @@ def sections(game: Game) -> list[PublicSection]:
     )
     for post in posts:
         if post.subject == ELECTION_SUBJECT or ORDERS_COUNT_SUBJECT in post.subject:
-            title = f"{post.power.title()}: {post.subject} ({phase_label(post.phase)})"
+            title = f"{power_title(game, post.power)}: {post.subject} ({phase_label(post.phase)})"
             section.texts.append(PublicText(title, post.body))
     return [section]

@@ -4,7 +4,7 @@ and the teammates."""
 
 from __future__ import annotations
 
-from mailjudge.game.state import phase_label
+from mailjudge.game.state import phase_label, power_title
 from mailjudge.models import Game, Proposal, Seat
 from mailjudge.variants.base import PublicSection, PublicTable, PublicText
 from mailjudge.variants.diplonomic.rule_changes import KIND
@@ -29,7 +29,7 @@ def sections(game: Game) -> list[PublicSection]:
         # The name chosen with AS, never one made from the address.
         [
             seat.public_name or "(no public name)",
-            " and ".join(p.title() for p in seat.powers),
+            " and ".join(power_title(game, p) for p in seat.powers),
             seat.status,
         ]
         for seat in Seat.select()

@@ -3,7 +3,7 @@ vote stay unpublished, as in the notices)."""
 
 from __future__ import annotations
 
-from mailjudge.game.state import phase_label
+from mailjudge.game.state import phase_label, power_title
 from mailjudge.models import Game
 from mailjudge.variants.base import PublicSection, PublicTable
 from mailjudge.variants.survive.tables import Outcast
@@ -13,7 +13,7 @@ HOW = {"voted": "voted out", "no centres": "out: no centres left"}
 
 def sections(game: Game) -> list[PublicSection]:
     rows = [
-        [o.power.title(), phase_label(o.phase), HOW.get(o.reason, o.reason)]
+        [power_title(game, o.power), phase_label(o.phase), HOW.get(o.reason, o.reason)]
         for o in Outcast.select()
         .where((Outcast.game == game) & (Outcast.sequence < game.sequence))
         .order_by(Outcast.sequence, Outcast.power)
