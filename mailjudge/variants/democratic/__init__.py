@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
 from peewee import fn
 
+from mailjudge.compiled_queries import compiled_sql, execute_compiled
 from mailjudge.db import database_proxy
 from mailjudge.engine.checker import check_order
 from mailjudge.engine.orders import OrderError
@@ -36,7 +36,16 @@ from mailjudge.game.state import (
     public_name,
     unique_name,
 )
-from mailjudge.models import Ballot, Game, GameState, OrderLine, PhaseRecord, Proposal, Seat
+from mailjudge.models import (
+    Ballot,
+    Game,
+    GameState,
+    OrderLine,
+    PhaseRecord,
+    Proposal,
+    Seat,
+    utcnow,
+)
 from mailjudge.passwords import hash_password
 from mailjudge.permissions.rows import ALLOW, DENY, Row, role
 from mailjudge.permissions.vocabulary import Action, Role
@@ -49,6 +58,7 @@ from mailjudge.variants.democratic import digests, public
 from mailjudge.variants.democratic.citizens import (
     CITIZEN_ROLES,
     _owners,
+    addresses_read_once,
     centres_of,
     citizens,
     country_of,
@@ -245,17 +255,37 @@ def diplomat_of(game: Game, power: str) -> Seat | None:
 
 
 def _cast(game: Game, seat: Seat, kind: str, phase: str, power: str, ranking: list[Any]) -> None:
-    Ballot.delete().where(
-        (Ballot.voter == seat) & (Ballot.kind == kind) & (Ballot.phase == phase)
-    ).execute()
-    if ranking:
-        Ballot.create(game=game, phase=phase, kind=kind, subject=power, voter=seat, content=ranking)
+    """The voter's ballot replaces any earlier one of the kind. Queries built once: in a
+    burst of ballots every citizen's mail runs them."""
+    mine = (Ballot.voter == seat.id) & (Ballot.kind == kind) & (Ballot.phase == phase)
+    execute_compiled("ballot-delete", lambda: Ballot.delete().where(mine), [seat.id, kind, phase])
+    if not ranking:
+        return
+    values: dict[str, Any] = {
+        "game": game.id, "phase": phase, "kind": kind, "subject": power, "voter": seat.id,
+        "content": ranking, "cast_at": utcnow(),
+    }  # fmt: skip
+    fields = [f for f in Ballot._meta.sorted_fields if f.name in values]
+    params = [f.db_value(values[f.name]) for f in fields]
+    execute_compiled("ballot-insert", lambda: Ballot.insert(**values), params)
+
+
+def _order_sets(game: Game, power: str) -> int:
+    """How many order sets ``power`` has in this phase (what ``proposals`` lists), by a
+    query built once: every VOTE ORDERS asks."""
+    here = (Proposal.game == game.id) & (Proposal.phase == game.phase)
+    mine = (Proposal.kind == "orders") & (Proposal.power == power)
+    params = [game.id, game.phase, "orders", power]
+    sql = compiled_sql(
+        "order-sets", lambda: Proposal.select(fn.COUNT(Proposal.id)).where(here & mine), params
+    )
+    return int(database_proxy.execute_sql(sql, params).fetchone()[0])
 
 
 def vote_orders(game: Game, seat: Seat, ranking: list[int]) -> None:
     """VOTE ORDERS 2 1 3: rank this phase's order sets of one's country, best first."""
     power = _own_country(seat)
-    numbers = set(range(1, len(proposals(game, power)) + 1))
+    numbers = set(range(1, _order_sets(game, power) + 1))
     unknown = [n for n in ranking if n not in numbers]
     if unknown or len(set(ranking)) != len(ranking) or not ranking:
         offered = ", ".join(map(str, sorted(numbers))) or "none yet"
@@ -286,34 +316,54 @@ def abstain(game: Game, seat: Seat, kind: str) -> None:
     ).execute()
 
 
-def _count(game: Game, power: str, kind: str, options: list[Any]) -> Count[Any]:
-    """Identical ballots are grouped by the database, so a country of a hundred thousand
-    citizens is a few thousand distinct rankings. A ballot counts for the country it was
-    cast in (citizens who change country lose their standing ballots: see after_process)."""
+Groups = dict[tuple[Any, ...], int]  # a country's distinct rankings and how many cast each
+
+
+def ballot_groups(game: Game, kind: str, power: str | None = None) -> dict[str, Groups]:
+    """Each country's ballots of a kind (``power``'s only, if given), grouped by the
+    database: a country of a hundred thousand citizens is a few thousand distinct
+    rankings. A ballot counts for the country it was cast in (citizens who change country
+    lose their standing ballots: see after_process). All the countries are read at once
+    when a phase is processed: ballots are found by game, phase and kind, so a query for
+    one country would walk the others' too."""
     phase = game.phase if kind == "orders" else STANDING
-    which = (Ballot.kind == kind) & (Ballot.phase == phase) & (Ballot.subject == power)
-    rows = (
-        Ballot.select(Ballot.content, fn.COUNT(Ballot.id))
-        .where((Ballot.game == game) & which)
-        .group_by(Ballot.content)
-        .tuples()
+    which = (Ballot.game == game) & (Ballot.kind == kind) & (Ballot.phase == phase)
+    if power is not None:
+        which &= Ballot.subject == power
+    query = (
+        Ballot.select(Ballot.subject, Ballot.content, fn.COUNT(Ballot.id))
+        .where(which)
+        .group_by(Ballot.subject, Ballot.content)
     )
-    groups: dict[tuple[Any, ...], int] = {}
-    for content, n in cast(Iterable[tuple[Any, int]], rows):
+    found: dict[str, Groups] = {}
+    for subject, content, n in database_proxy.execute(query):
         ranking = tuple(json.loads(content) if isinstance(content, str) else content)
+        groups = found.setdefault(str(subject), {})
         groups[ranking] = groups.get(ranking, 0) + int(n)
+    return found
+
+
+def _count(
+    game: Game, power: str, kind: str, options: list[Any], groups: Groups | None = None
+) -> Count[Any]:
+    if groups is None:
+        groups = ballot_groups(game, kind, power).get(power, {})
     return count_grouped(groups, options, f"{game.name}:{game.phase}:{kind}:{power}")
 
 
-def count_orders(game: Game, power: str) -> Count[Any]:
-    """Ballots rank set numbers (1, 2, ...), the country's own numbering."""
-    return _count(game, power, "orders", list(range(1, len(proposals(game, power)) + 1)))
+def count_orders(game: Game, power: str, groups: Groups | None = None) -> Count[Any]:
+    """Ballots rank set numbers (1, 2, ...), the country's own numbering. ``groups``:
+    the country's ballots, when they were read already (``ballot_groups``)."""
+    sets = list(range(1, len(proposals(game, power)) + 1))
+    return _count(game, power, "orders", sets, groups)
 
 
-def elect_diplomat(game: Game, power: str) -> tuple[Seat | None, Count[Any]]:
-    """Count the diplomat ballots of ``power``'s citizens; the winner speaks for it. The
-    count is returned for publication."""
-    result = _count(game, power, "diplomat", nominees(game, power))
+def elect_diplomat(
+    game: Game, power: str, groups: Groups | None = None
+) -> tuple[Seat | None, Count[Any]]:
+    """Count the diplomat ballots of ``power``'s citizens (``groups``, when they were
+    read already); the winner speaks for it. The count is returned for publication."""
+    result = _count(game, power, "diplomat", nominees(game, power), groups)
     centres = centres_of(game, power)
     Seat.update(role="citizen").where(
         (Seat.game == game) & (Seat.role == "diplomat") & Seat.centre.in_(centres)
@@ -518,7 +568,8 @@ class Democratic(Variant):
 
     def _elect_all(self, game: Game) -> list[Outgoing]:
         powers = game_map(game).power_names
-        elected = {p: elect_diplomat(game, p) for p in powers}
+        ballots = ballot_groups(game, "diplomat")
+        elected = {p: elect_diplomat(game, p, ballots.get(p, {})) for p in powers}
         names = {p: (seat.name if seat else None) for p, (seat, _) in elected.items()}
         mails = []
         for power, (_, count) in elected.items():
@@ -538,9 +589,14 @@ class Democratic(Variant):
     def before_process(self, game: Game, now: datetime) -> list[Outgoing]:
         """The winning order set of each country becomes its orders; the counts are
         published to the country's citizens (totals only)."""
+        with addresses_read_once():
+            return self._counted_orders(game)
+
+    def _counted_orders(self, game: Game) -> list[Outgoing]:
         mails: list[Outgoing] = []
+        ballots = ballot_groups(game, "orders")
         for power in powers_owing(game, current_position(game), frozenset()):
-            result = count_orders(game, power)
+            result = count_orders(game, power, ballots.get(power, {}))
             here = (OrderLine.game == game) & (OrderLine.phase == game.phase)
             OrderLine.delete().where(here & (OrderLine.power == power)).execute()
             chosen = None
@@ -559,6 +615,10 @@ class Democratic(Variant):
 
     def after_process(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
         """Citizens of captured centres change country; a new movement phase elects."""
+        with addresses_read_once():  # the citizens change country, not centre
+            return self._after_phase(game, done, now)
+
+    def _after_phase(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
         old_owners = _record_owners(game, done.phase)
         new_owners = _owners(game)
         taken = [c for c, owner in new_owners.items() if old_owners.get(c) != owner]
