@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import random
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
 
@@ -586,13 +587,15 @@ class Democratic(Variant):
             return Readiness(True, "the deadline has passed: the votes are counted")
         return Readiness(False, "the citizens vote until the deadline")
 
+    def processing(self, game: Game) -> AbstractContextManager[object]:
+        """The citizens' addresses are read once for all the list mails of a phase (the
+        counts, the diplomats, the digests): nothing in processing adds, moves or
+        removes a citizen (those of a captured centre change country, not centre)."""
+        return addresses_read_once()
+
     def before_process(self, game: Game, now: datetime) -> list[Outgoing]:
         """The winning order set of each country becomes its orders; the counts are
         published to the country's citizens (totals only)."""
-        with addresses_read_once():
-            return self._counted_orders(game)
-
-    def _counted_orders(self, game: Game) -> list[Outgoing]:
         mails: list[Outgoing] = []
         ballots = ballot_groups(game, "orders")
         for power in powers_owing(game, current_position(game), frozenset()):
@@ -615,10 +618,6 @@ class Democratic(Variant):
 
     def after_process(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
         """Citizens of captured centres change country; a new movement phase elects."""
-        with addresses_read_once():  # the citizens change country, not centre
-            return self._after_phase(game, done, now)
-
-    def _after_phase(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
         old_owners = _record_owners(game, done.phase)
         new_owners = _owners(game)
         taken = [c for c, owner in new_owners.items() if old_owners.get(c) != owner]

@@ -61,8 +61,9 @@ def addresses_read_once() -> Iterator[None]:
     """Within, each game's citizens' addresses are read once, all centres together, and
     every country's mail takes its own from that: processing a phase mails every
     country's list two or three times (the count, the diplomats, the digest), and each
-    country's query walks all the game's citizens. Nothing run within may add, move or
-    remove a citizen (a change of role between citizen and diplomat is no change here)."""
+    country's query walks all the game's citizens. Nothing run within may add or remove
+    a citizen or change their centre (a change of role between citizen and diplomat, or
+    of the country that owns a centre, is no change here)."""
     token = _READ_ONCE.set({})
     try:
         yield
