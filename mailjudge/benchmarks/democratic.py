@@ -1,26 +1,24 @@
 """`mailjudge bench democratic`: a Democratic game with 100,000 citizens processes a phase.
 
-Setup (not timed): the citizens are written in bulk (what JOIN does, with one real scrypt
-hash shared, since hashing a hundred thousand passwords takes hours), the game starts,
-three order sets are proposed in each country, and every citizen ranks the order sets and
-the diplomat nominees with the commands a citizen sends (NOMINATE, PROPOSAL ORDERS, VOTE
-ORDERS, VOTE DIPLOMAT), run as signed on: the mail they would send is dropped. Timed: one
+Setup (not timed): the game starts, the citizens are placed round the home centres as the
+start places them (written in bulk, with one real scrypt hash shared, since hashing a
+hundred thousand passwords takes hours), three order sets are proposed and three citizens
+nominated in each country by the commands a citizen sends (PROPOSAL ORDERS, NOMINATE),
+the first citizen of each country votes by VOTE ORDERS and VOTE DIPLOMAT, and every
+other citizen's two ballots (random rankings) are written in bulk like theirs. Timed: one
 movement phase processed at its deadline, with the seven order counts, the engine, and the
-seven diplomat elections of the next phase. Peak memory is the whole process's.
+seven diplomat elections of the next phase. Peak memory: the process's, from just before
+the phase.
 
-With --by-mail the ballots come as mail instead: the judge runs (`mailjudge serve`'s
-listener, a worker process and a sender, on SQLite), and every citizen's SIGNON and VOTE
-ORDERS arrive over SMTP in one burst from --clients clients. Timed: from the first mail
-sent to the last reply at the relay; then the phase is processed and the count is
-checked to hold every ballot. Peak memory: the listener's process and the largest of the
-judge's other processes.
+With --by-mail the ballots come as mail instead (benchmarks/democratic_mail.py): the judge
+runs and every citizen's SIGNON and VOTE ORDERS arrive over SMTP in one burst; with
+--postgres, on PostgreSQL, as --judges judge processes.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
-import resource
 import tempfile
 import time
 from collections.abc import Iterable, Iterator
@@ -40,7 +38,6 @@ from mailjudge.models import Ballot, BaseModel, Game, Person, Seat, utcnow
 from mailjudge.passwords import hash_password
 from mailjudge.service import processing
 from mailjudge.service.games import create_game, start_game
-from mailjudge.settings import Settings, load_settings
 
 
 def country_of(seat: Seat) -> str | None:
@@ -240,139 +237,6 @@ def _proposed(game: Game, seat: Seat, orders: list[str]) -> int:
     return int(first.split()[2])
 
 
-def run_by_mail(citizens: int, seed: int, clients: int) -> dict[str, float]:
-    import multiprocessing
-
-    from mailjudge.app.runner import Judge
-    from mailjudge.benchmarks.mail_e2e import relay_process
-    from mailjudge.demo.sink import free_port
-    from mailjudge.models import Ballot
-
-    folder = Path(tempfile.mkdtemp(prefix="mailjudge-democratic-"))
-    mp = multiprocessing.get_context("spawn")
-    arrivals, relay_stop = mp.Queue(), mp.Event()
-    sink_port = free_port()
-    relay = mp.Process(target=relay_process, args=(sink_port, arrivals, relay_stop), daemon=True)
-    relay.start()
-    settings = _judge_settings(folder, sink_port)
-    # The game is set up before the judge runs: writing 100,000 seats holds the write
-    # lock longer than the judge's processes are willing to wait for it.
-    db.connect(settings.database.url)
-    migrations.upgrade()
-    numbers, names = setup_game(citizens, seed)
-    db.close()
-    judge = Judge(settings, free_ports=True, workers=1)
-    judge.start()
-    try:
-        mails = _ballot_mails(names, numbers, seed)
-        port = judge.listener.smtp_port
-        assert port is not None
-        time.sleep(1.0)
-        before_mb = _memory_mb("VmRSS")
-        _reset_peak_memory()  # from here on the peak is the burst's, not the set-up's
-        began = time.time()
-        _send_burst(port, mails, clients)
-        stored = time.time() - began
-        answered, last = _await_answers(arrivals, len(mails), began)
-        game = get_game("big")
-        counted = Ballot.select().where((Ballot.game == game) & (Ballot.kind == "orders")).count()
-        processed, _ = _process_at_deadline(game)
-    finally:
-        judge.stop()
-        relay_stop.set()
-        relay.join(timeout=10)
-        db.close()
-    return {
-        "citizens": citizens,
-        "ballots_mailed": len(mails),
-        "ballots_answered": answered,
-        "ballots_counted": counted,
-        "all_stored_seconds": stored,
-        "all_answered_seconds": last - began,
-        "mails_per_second": answered / max(last - began, 1e-9),
-        "phase_seconds": processed,
-        # This process holds the clients with every mail ready to send, and the judge's
-        # listener; the worker, the sender (and the relay) are processes of their own.
-        "this_process_before_burst_mb": before_mb,
-        "this_process_peak_in_burst_mb": _memory_mb("VmHWM"),
-        "largest_other_process_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
-    }
-
-
-JUDGE_ADDRESS = "judge@bench.test"
-
-
-def _judge_settings(folder: Path, sink_port: int) -> Settings:
-    """A judge on SQLite in ``folder`` that relays to the sink, with no caps in the way."""
-    return load_settings(None, {
-        "MAILJUDGE_JUDGE_ADDRESS": JUDGE_ADDRESS,
-        "MAILJUDGE_DATABASE_URL": f"sqlite:///{folder / 'judge.db'}",
-        "MAILJUDGE_OUTBOUND_PORT": str(sink_port),
-        "MAILJUDGE_OUTBOUND_REPLY_LIMIT": "0",
-        "MAILJUDGE_SECURITY_UNPROVEN_PER_HOUR": "1000000",
-        # Scripted players: no byte caps or repeated-text limit (issue 38) in the way.
-        "MAILJUDGE_SECURITY_UNPROVEN_BYTES_PER_HOUR": "1000000000",
-        "MAILJUDGE_SECURITY_PROVEN_BYTES_PER_HOUR": "1000000000",
-        "MAILJUDGE_SECURITY_SAME_MAIL_ANSWERS": "1000000",
-        "MAILJUDGE_LOGGING_LEVEL": "WARNING",
-        "MAILJUDGE_WEB_PORT": "0",
-    })  # fmt: skip
-
-
-def _ballot_mails(names: list[str], numbers: dict[str, list[int]], seed: int) -> list[bytes]:
-    """Each citizen's SIGNON and VOTE ORDERS (a random ranking of its country's sets)."""
-    from email.message import EmailMessage
-    from email.utils import make_msgid
-
-    rng = random.Random(seed)
-    countries = {s.name: country_of(s) for s in Seat.select().where(Seat.role == "citizen")}
-    mails: list[bytes] = []
-    for name in names:
-        ranking = numbers.get(countries[name] or "", [])
-        if not ranking:
-            continue
-        vote = " ".join(map(str, rng.sample(ranking, rng.randint(1, len(ranking)))))
-        msg = EmailMessage()
-        msg["From"], msg["To"], msg["Subject"] = f"{name}@bench.test", JUDGE_ADDRESS, "ballot"
-        msg["Message-ID"] = make_msgid(domain="bench.test")  # the reply names it
-        msg.set_content(f"SIGNON {name}@big citizen\nVOTE ORDERS {vote}\n")
-        mails.append(msg.as_bytes().replace(b"\n", b"\r\n"))
-    return mails
-
-
-def _send_burst(port: int, mails: list[bytes], clients: int) -> None:
-    """Every mail over SMTP at once, from ``clients`` threads."""
-    import smtplib
-    import threading
-
-    def client(share: list[bytes]) -> None:
-        with smtplib.SMTP("127.0.0.1", port, timeout=120) as smtp:
-            for raw in share:
-                smtp.sendmail("citizen@bench.test", [JUDGE_ADDRESS], raw)
-
-    threads = [threading.Thread(target=client, args=(mails[i::clients],))
-               for i in range(clients)]  # fmt: skip
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-
-
-def _await_answers(arrivals: Any, expected: int, began: float) -> tuple[int, float]:
-    """How many answers reached the relay (waiting up to three hours), and when the last did."""
-    import queue
-
-    answered, last = 0, began
-    deadline = time.monotonic() + 3 * 3600
-    while answered < expected and time.monotonic() < deadline:
-        try:
-            _, last = arrivals.get(timeout=1.0)
-            answered += 1
-        except queue.Empty:
-            pass
-    return answered, last
-
-
 def _process_at_deadline(game: Game) -> tuple[float, Processed]:
     """Let the game's deadline pass and process its phase; the seconds that took, and
     what it did."""
@@ -408,11 +272,35 @@ def main(argv: list[str] | None = None) -> int:
         help="every citizen's ballot comes by SMTP to a running judge",
     )
     ap.add_argument("--clients", type=int, default=4, help="SMTP clients with --by-mail")
+    ap.add_argument(
+        "--postgres",
+        metavar="URL",
+        help="with --by-mail: the judges on this PostgreSQL database, in a schema of the run's own",
+    )
+    ap.add_argument(
+        "--schema",
+        help="with --postgres: the schema's name (made, then dropped; default: a new one)",
+    )
+    ap.add_argument(
+        "--judges",
+        type=int,
+        default=1,
+        help="with --postgres: judge processes, each with its own listener (default 1)",
+    )
     args = ap.parse_args(argv)
+    if (args.postgres or args.judges != 1) and not args.by_mail:
+        ap.error("--postgres and --judges go with --by-mail")
+    if args.judges != 1 and not args.postgres:
+        ap.error("several judges share one PostgreSQL database: give --postgres URL")
     if args.by_mail:
-        result = run_by_mail(args.citizens, args.seed, args.clients)
-        print(f"mailjudge bench democratic --by-mail: SQLite, {args.clients} SMTP clients, "
-              "1 worker process + 1 sender")  # fmt: skip
+        from mailjudge.benchmarks.democratic_mail import run_by_mail
+
+        result = run_by_mail(
+            args.citizens, args.seed, args.clients, args.postgres, args.judges, args.schema
+        )
+        where = f"PostgreSQL, {args.judges} judge processes" if args.postgres else "SQLite"
+        print(f"mailjudge bench democratic --by-mail: {where}, {args.clients} SMTP clients, "
+              "1 worker process + 1 sender a judge")  # fmt: skip
         for key, value in result.items():
             print(f"  {key}: {value:.2f}" if isinstance(value, float) else f"  {key}: {value}")
         return 0 if result["ballots_counted"] == result["ballots_mailed"] else 1
