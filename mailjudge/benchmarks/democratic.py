@@ -12,7 +12,9 @@ the phase.
 
 With --by-mail the ballots come as mail instead (benchmarks/democratic_mail.py): the judge
 runs and every citizen's SIGNON and VOTE ORDERS arrive over SMTP in one burst; with
---postgres, on PostgreSQL, as --judges judge processes.
+--postgres, on PostgreSQL, as --judges judge processes. With --spooled N, N ballot mails
+are stored first and answered by the worker's loop in this process: the worker's share
+alone, its processor time a mail.
 """
 
 from __future__ import annotations
@@ -287,7 +289,20 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         help="with --postgres: judge processes, each with its own listener (default 1)",
     )
+    ap.add_argument(
+        "--spooled",
+        type=int,
+        metavar="N",
+        help="the worker's share alone: N ballot mails stored, then answered in this process",
+    )
     args = ap.parse_args(argv)
+    if args.spooled:
+        from mailjudge.benchmarks.democratic_mail import spooled
+
+        print("mailjudge bench democratic --spooled: SQLite, one worker's loop in this process")
+        for key, value in spooled(args.citizens, args.seed, args.spooled).items():
+            print(f"  {key}: {value:.2f}" if isinstance(value, float) else f"  {key}: {value}")
+        return 0
     if (args.postgres or args.judges != 1) and not args.by_mail:
         ap.error("--postgres and --judges go with --by-mail")
     if args.judges != 1 and not args.postgres:

@@ -233,3 +233,38 @@ def _await_answers(arrivals: Any, expected: int, began: float) -> tuple[int, flo
         except queue.Empty:
             pass
     return answered, last
+
+
+def spooled(citizens: int, seed: int, mails: int) -> dict[str, float]:
+    """The worker's share alone: the first ``mails`` citizens' ballot mails stored in the
+    spool, then answered in this process by the worker's loop (spool.process_pending with
+    the judge's handler), on SQLite; its rate and processor time a mail."""
+    from mailjudge.app import pipeline
+    from mailjudge.inbound import spool
+    from mailjudge.settings import use_settings
+
+    folder = Path(tempfile.mkdtemp(prefix="mailjudge-democratic-"))
+    settings = _judge_settings(f"sqlite:///{folder / 'judge.db'}", free_port())
+    use_settings(settings)
+    db.connect(settings.database.url)
+    migrations.upgrade()
+    numbers, names = setup_game(citizens, seed)
+    for raw in _ballot_mails(names, numbers, seed)[:mails]:
+        spool.store(raw, "citizen@bench.test", [JUDGE_ADDRESS], "smtp")
+
+    def handle(row: Any, prepared: Any = None) -> None:
+        pipeline.handle(row, settings, prepared=prepared)
+
+    def prepare(row: Any) -> Any:
+        return pipeline.prepare(row, settings)
+
+    began, cpu = time.perf_counter(), time.process_time()
+    done = spool.process_pending(handle, prepare=prepare)
+    spent, cpu = time.perf_counter() - began, time.process_time() - cpu
+    db.close()
+    return {
+        "citizens": citizens,
+        "mails_answered": done,
+        "mails_per_second": done / spent,
+        "worker_cpu_ms_a_mail": 1000 * cpu / max(done, 1),
+    }
