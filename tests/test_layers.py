@@ -53,7 +53,7 @@ ONLY_FOR = {
     "compiled_queries": (
         "mailjudge.inbound.spool", "mailjudge.outbound.outbox", "mailjudge.game.state",
         "mailjudge.game.guard", "mailjudge.game.bounces", "mailjudge.service.orders",
-        "mailjudge.variants.democratic",
+        "mailjudge.variants.democratic.ballots",
     )
 }  # fmt: skip
 

@@ -12,15 +12,11 @@ only the stage-by-stage totals are published.
 
 from __future__ import annotations
 
-import json
 import random
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
 
-from peewee import fn
-
-from mailjudge.compiled_queries import compiled_sql, execute_compiled
 from mailjudge.db import database_proxy
 from mailjudge.engine.checker import check_order
 from mailjudge.engine.orders import OrderError
@@ -45,7 +41,6 @@ from mailjudge.models import (
     PhaseRecord,
     Proposal,
     Seat,
-    utcnow,
 )
 from mailjudge.passwords import hash_password
 from mailjudge.permissions.rows import ALLOW, DENY, Row, role
@@ -56,6 +51,13 @@ from mailjudge.render.results import results_lines
 from mailjudge.settings import current_settings
 from mailjudge.variants.base import ListThread, PressRoutes, PublicSection, Variant
 from mailjudge.variants.democratic import digests, public
+from mailjudge.variants.democratic.ballots import (
+    STANDING,
+    Groups,
+    ballot_groups,
+    cast_ballot,
+    order_sets,
+)
 from mailjudge.variants.democratic.citizens import (
     CITIZEN_ROLES,
     _owners,
@@ -71,7 +73,6 @@ from mailjudge.voting import Count, count_grouped
 
 CITIZEN_ROLE_SET = (Role.CITIZEN, Role.DIPLOMAT)
 PRESS_TO_MASTER = "MASTER"  # how service.press names the master among recipients
-STANDING = ""  # diplomat ballots stand from phase to phase until changed
 
 
 def _own_country(seat: Seat) -> str:
@@ -255,44 +256,16 @@ def diplomat_of(game: Game, power: str) -> Seat | None:
     )  # fmt: skip
 
 
-def _cast(game: Game, seat: Seat, kind: str, phase: str, power: str, ranking: list[Any]) -> None:
-    """The voter's ballot replaces any earlier one of the kind. Queries built once: in a
-    burst of ballots every citizen's mail runs them."""
-    mine = (Ballot.voter == seat.id) & (Ballot.kind == kind) & (Ballot.phase == phase)
-    execute_compiled("ballot-delete", lambda: Ballot.delete().where(mine), [seat.id, kind, phase])
-    if not ranking:
-        return
-    values: dict[str, Any] = {
-        "game": game.id, "phase": phase, "kind": kind, "subject": power, "voter": seat.id,
-        "content": ranking, "cast_at": utcnow(),
-    }  # fmt: skip
-    fields = [f for f in Ballot._meta.sorted_fields if f.name in values]
-    params = [f.db_value(values[f.name]) for f in fields]
-    execute_compiled("ballot-insert", lambda: Ballot.insert(**values), params)
-
-
-def _order_sets(game: Game, power: str) -> int:
-    """How many order sets ``power`` has in this phase (what ``proposals`` lists), by a
-    query built once: every VOTE ORDERS asks."""
-    here = (Proposal.game == game.id) & (Proposal.phase == game.phase)
-    mine = (Proposal.kind == "orders") & (Proposal.power == power)
-    params = [game.id, game.phase, "orders", power]
-    sql = compiled_sql(
-        "order-sets", lambda: Proposal.select(fn.COUNT(Proposal.id)).where(here & mine), params
-    )
-    return int(database_proxy.execute_sql(sql, params).fetchone()[0])
-
-
 def vote_orders(game: Game, seat: Seat, ranking: list[int]) -> None:
     """VOTE ORDERS 2 1 3: rank this phase's order sets of one's country, best first."""
     power = _own_country(seat)
-    numbers = set(range(1, _order_sets(game, power) + 1))
+    numbers = set(range(1, order_sets(game, power) + 1))
     unknown = [n for n in ranking if n not in numbers]
     if unknown or len(set(ranking)) != len(ranking) or not ranking:
         offered = ", ".join(map(str, sorted(numbers))) or "none yet"
         raise ServiceError(f"rank {power}'s order sets of this phase, each once: {offered}")
     with database_proxy.atomic():
-        _cast(game, seat, "orders", phase_of(game), power, ranking)
+        cast_ballot(game, seat, "orders", phase_of(game), power, ranking)
 
 
 def vote_diplomat(game: Game, seat: Seat, names: list[str]) -> None:
@@ -305,7 +278,7 @@ def vote_diplomat(game: Game, seat: Seat, names: list[str]) -> None:
             f"rank {power}'s nominees, each once: {', '.join(offered) or 'none yet'}"
         )
     with database_proxy.atomic():
-        _cast(game, seat, "diplomat", STANDING, power, wanted)
+        cast_ballot(game, seat, "diplomat", STANDING, power, wanted)
 
 
 def abstain(game: Game, seat: Seat, kind: str) -> None:
@@ -315,33 +288,6 @@ def abstain(game: Game, seat: Seat, kind: str) -> None:
     Ballot.delete().where(
         (Ballot.voter == seat) & (Ballot.kind == kind) & (Ballot.phase == phase)
     ).execute()
-
-
-Groups = dict[tuple[Any, ...], int]  # a country's distinct rankings and how many cast each
-
-
-def ballot_groups(game: Game, kind: str, power: str | None = None) -> dict[str, Groups]:
-    """Each country's ballots of a kind (``power``'s only, if given), grouped by the
-    database: a country of a hundred thousand citizens is a few thousand distinct
-    rankings. A ballot counts for the country it was cast in (citizens who change country
-    lose their standing ballots: see after_process). All the countries are read at once
-    when a phase is processed: ballots are found by game, phase and kind, so a query for
-    one country would walk the others' too."""
-    phase = game.phase if kind == "orders" else STANDING
-    which = (Ballot.game == game) & (Ballot.kind == kind) & (Ballot.phase == phase)
-    if power is not None:
-        which &= Ballot.subject == power
-    query = (
-        Ballot.select(Ballot.subject, Ballot.content, fn.COUNT(Ballot.id))
-        .where(which)
-        .group_by(Ballot.subject, Ballot.content)
-    )
-    found: dict[str, Groups] = {}
-    for subject, content, n in database_proxy.execute(query):
-        ranking = tuple(json.loads(content) if isinstance(content, str) else content)
-        groups = found.setdefault(str(subject), {})
-        groups[ranking] = groups.get(ranking, 0) + int(n)
-    return found
 
 
 def _count(
