@@ -60,12 +60,10 @@ def command(game: Game, seat: Seat, line: str, body: tuple[str, ...] = ()) -> li
     return cmd.run(ctx, words[size:], Block(0, tuple(words), body))
 
 
-def run(citizens: int, seed: int, url: str | None = None) -> dict[str, float]:
+def run(citizens: int, seed: int) -> dict[str, float]:
     """The phase of a game whose ballots were written straight into the database."""
-    if url is None:
-        folder = Path(tempfile.mkdtemp(prefix="mailjudge-democratic-"))
-        url = f"sqlite:///{folder / 'judge.db'}"
-    db.connect(url)
+    folder = Path(tempfile.mkdtemp(prefix="mailjudge-democratic-"))
+    db.connect(f"sqlite:///{folder / 'judge.db'}")
     migrations.upgrade()
     setup = time.perf_counter()
     ballots = fill_game(citizens, seed)
