@@ -97,6 +97,42 @@ def select_compiled(
     return found
 
 
+def select_joined_compiled(
+    models: Sequence[type[Model]], key: str, build: Callable[[], Any], params: Sequence[Any]
+) -> list[list[Model | None]]:
+    """Run a built-once SELECT of several models' rows joined (``build`` selects each
+    model's columns in turn, in the order of ``models``): for each row found, one row of
+    each model, None for a model an outer join found nothing of."""
+    cursor = _run_compiled(key, compiled_sql(key, build, params), list(params))
+    widths = [len(model._meta.sorted_fields) for model in models]
+    if sum(widths) != len(cursor.description):
+        raise RuntimeError(f"query {key!r}: its columns are not those of {models!r}")
+    slices, start = [], 0
+    for model, width in zip(models, widths, strict=True):
+        part = cursor.description[start : start + width]
+        readers = _row_readers(model, f"{key}/{model._meta.name}", part)
+        slices.append((model, start, start + width, readers))
+        start += width
+    found = []
+    for row in cursor.fetchall():
+        items: list[Model | None] = []
+        for model, first, end, columns in slices:
+            values = row[first:end]
+            if values[0] is None:  # no such row: the primary key comes first
+                items.append(None)
+                continue
+            item = model.__new__(model)
+            item.__data__ = {
+                name: value if read is None or value is None else read(value)
+                for (name, read), value in zip(columns, values, strict=True)
+            }
+            item._dirty = set()  # type: ignore[attr-defined]
+            item.__rel__ = {}
+            items.append(item)
+        found.append(items)
+    return found
+
+
 _READERS: dict[tuple[str, str], list[tuple[str, Callable[[Any], Any] | None]]] = {}
 # Fields whose values both drivers already hand back as Python wants them (text and
 # whole numbers): converting them again is most of the time a row takes.

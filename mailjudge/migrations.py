@@ -148,6 +148,13 @@ def _extensions_and_stalemates(database: Database, migrator: SchemaMigrator) -> 
     database.create_tables([DeadlineExtension, StalemateQuestion], safe=True)
 
 
+def _inbound_game_key(database: Database, migrator: SchemaMigrator) -> None:
+    # A plain ALTER TABLE, as for clock_error. Mails stored before have no game known: "".
+    database.execute_sql(  # type: ignore[no-untyped-call]
+        "ALTER TABLE inbound_message ADD COLUMN game_key VARCHAR(64) NOT NULL DEFAULT ''"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "the tables of release 21f9223 (the baseline)", _baseline),
     Migration(2, "address_counter, confirmation and bounce: guessing, consent, bounces",
@@ -172,6 +179,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _standin),
     Migration(12, "deadline_extension and stalemate_question: VOTE EXTEND, STALEMATE_DRAW",
               _extensions_and_stalemates),
+    Migration(13, "inboundmessage.game_key: the game a stored mail is for, so that a "
+              "worker on PostgreSQL takes one game's mails together", _inbound_game_key),
 )  # fmt: skip
 LATEST = MIGRATIONS[-1].number
 

@@ -127,6 +127,9 @@ class UTCDateTimeField(DateTimeField):
                 value = datetime.fromisoformat(value)
             except ValueError:
                 value = super().python_value(value)  # type: ignore[no-untyped-call]
+            else:  # stored naive, as db_value writes it: the usual case, answered at once
+                if value.tzinfo is None:
+                    return value.replace(tzinfo=UTC)
         else:
             value = super().python_value(value)  # type: ignore[no-untyped-call]
         if not isinstance(value, datetime):

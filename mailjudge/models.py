@@ -405,6 +405,10 @@ class InboundMessage(BaseModel):
     claimed_at = UTCDateTimeField(null=True)  # when a worker took it up
     processed_at = UTCDateTimeField(null=True)
     error = TextField(default="")
+    # The game the mail is likely for (its SIGNON's, or its judge+GAME@ address's), worked
+    # out when it is stored on PostgreSQL: a worker claims one game's mails together
+    # (inbound.game_batches). Only a hint; "" when none was seen.
+    game_key = CharField(max_length=64, default="")
 
     class Meta:
         constraints = (one_of("state", INBOUND_STATES),)

@@ -74,3 +74,28 @@ def test_a_passage_is_left_out_of_the_drawing_found_and_drawn() -> None:
     assert 'stroke="#f4ecd4"' in svg and ">neighbours<" in svg  # the bridge, in the key too
     plain = draw_picture(STANDARD, initial_position(STANDARD), (), "x", png=False).svg
     assert 'stroke="#f4ecd4"' not in plain and ">neighbours<" not in plain
+
+
+def test_a_passage_round_the_sides_of_the_world_leaves_one_side_and_comes_back_at_the_other() -> (
+    None
+):
+    """The world map goes round: the Pacific's provinces at the left side neighbour those
+    at the right. Their bridge is drawn at the sides, each end inside its province, about
+    as high at both sides; a bridge across the whole board is drawn nowhere."""
+    gmap = load_map("world")
+    width = gmap.board_size[0]
+    shapes = {code: Polygon(o.points) for code, o in gmap.outlines.items()}
+    found = passages(gmap)
+    assert len(found) == 11
+    for a, b, one, two in found:
+        assert abs(one[0] - two[0]) > width / 2, (a, b)  # round, never across
+        assert min(one[0], two[0]) <= 40 and max(one[0], two[0]) >= width - 40, (a, b)
+        assert abs(one[1] - two[1]) < 40, (a, b)
+        assert shapes[a].contains(Point(one)) and shapes[b].contains(Point(two)), (a, b)
+    svg = draw_picture(gmap, initial_position(gmap), (), "x", png=False).svg
+    bridges = re.findall(r'<polyline points="([^"]+)"[^>]*stroke="#f4ecd4"', svg)
+    assert len(bridges) == 2 * len(found) + 1  # and one in the key
+    for text in bridges[:-1]:
+        xs = [float(pair.split(",")[0]) for pair in text.split()]
+        assert min(xs) in (0.0, float(width)) or max(xs) in (0.0, float(width))
+        assert max(xs) - min(xs) <= 40

@@ -192,6 +192,7 @@ ADDED_COLUMNS = (
     ("game", "deadline_sequence"), ("outbox", "relay_reply"), ("game", "options"),
     ("seat", "standin"),
     ("person", "record_name"), ("person", "record_public"),
+    ("inbound_message", "game_key"),
 )  # fmt: skip
 
 

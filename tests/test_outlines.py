@@ -27,7 +27,7 @@ ALL_MAPS = sorted(
 DRAWN = [name for name in ALL_MAPS if load_map(name).outlines]
 OWN_OUTLINES = [name for name in DRAWN if (MAPS_DIR / f"{name}.outlines.toml").exists()]
 # Maps whose drawing is not done yet: they are shown as the graph of their provinces.
-PENDING = {"colonial", "empire", "known_world_901", "world"}
+PENDING: set[str] = set()  # every map is drawn now
 
 
 def shapes_of(gmap: GameMap) -> dict[str, Polygon]:

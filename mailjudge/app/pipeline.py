@@ -19,7 +19,7 @@ from mailjudge.addresses import bounced_outbox, judge_detail, press_reply_target
 from mailjudge.app import handlers, replies
 from mailjudge.game import guard
 from mailjudge.inbound.parse import MailLimitError, ParsedMail, silence_reason
-from mailjudge.inbound.spool import parse_stored
+from mailjudge.inbound.spool import keep_masked_copy, parse_stored
 from mailjudge.masking import mask_mail
 from mailjudge.models import InboundMessage, utcnow
 from mailjudge.outbound.outbox import sent_to
@@ -61,7 +61,7 @@ def handle(
     # The stored copy loses its passwords in the same transaction as the mail's effects:
     # if handling fails, the mail is retried with them.
     if work.masked != row.raw:
-        InboundMessage.update(raw=work.masked).where(InboundMessage.id == row.id).execute()
+        keep_masked_copy(row, work.masked)
         db.secrets_overwritten()
     log.info("mail %s from %s: %s, %.0f ms", row.message_id, row.envelope_from or "<>",
              outcome, (time.perf_counter() - started) * 1000)  # fmt: skip

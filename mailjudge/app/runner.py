@@ -304,6 +304,15 @@ class Judge:
         if self.web_port:
             log.info("mailjudge web pages on http://%s:%s/", self.settings.web.host, self.web_port)
 
+    def child_pids(self) -> dict[str, int]:
+        """The process ids of the judge's children by role (worker-0, sender, web), for
+        the benchmarks' accounting of processor time."""
+        return {
+            child.process.name.removeprefix("mailjudge-"): int(child.process.pid)
+            for child in self._children
+            if child.process.pid is not None
+        }
+
     @property
     def web_port(self) -> int:
         """The port the pages are served on (0: not served)."""

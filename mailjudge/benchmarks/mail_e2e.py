@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
+import os
 import queue
 import smtplib
 import statistics
@@ -21,7 +22,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
@@ -73,8 +74,43 @@ class _Counter:
         return "250 OK"
 
 
+def cpu_seconds(pid: int) -> float:
+    """Processor time (user and system) a process has used so far; 0.0 where /proc is not."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class CpuAccount:
+    """Processor time used by each of some processes between ``start`` and ``stop``, in
+    ms a mail: where a run's time went, process by process."""
+
+    def __init__(self, pids: dict[str, int]) -> None:
+        self.pids = pids
+        self.before: dict[str, float] = {}
+        self.spent: dict[str, float] = {}
+
+    def start(self) -> None:
+        self.before = {name: cpu_seconds(pid) for name, pid in self.pids.items()}
+
+    def stop(self) -> None:
+        self.spent = {name: cpu_seconds(pid) - self.before[name] for name, pid in self.pids.items()}
+
+    def per_mail(self, mails: int, prefix: str = "cpu_ms_per_mail_") -> dict[str, float]:
+        return {f"{prefix}{name}": spent * 1000 / max(mails, 1)
+                for name, spent in self.spent.items()}  # fmt: skip
+
+
 def bare_sink_rate(prepared: list[tuple[str, bytes]], clients: int) -> float:
     """Mails per second a bare aiosmtpd server accepts from the same clients, same mails."""
+    return bare_sink_run(prepared, clients)[0]
+
+
+def bare_sink_run(prepared: list[tuple[str, bytes]], clients: int) -> tuple[float, float]:
+    """The bare server's mails per second, and the processor time a mail of this process
+    (its clients and the server; the judge's listener in it is idle meanwhile), in ms."""
     counter = _Counter()
     port = free_port()
     server = Controller(counter, hostname="127.0.0.1", port=port)
@@ -86,7 +122,7 @@ def bare_sink_rate(prepared: list[tuple[str, bytes]], clients: int) -> float:
                 for _, raw in share:
                     smtp.sendmail("player@bench.test", [JUDGE], raw.replace(b"\n", b"\r\n"))
 
-        start = time.time()
+        start, cpu = time.time(), time.process_time()
         threads = [
             threading.Thread(target=client, args=(prepared[i::clients],)) for i in range(clients)
         ]
@@ -94,7 +130,8 @@ def bare_sink_rate(prepared: list[tuple[str, bytes]], clients: int) -> float:
             thread.start()
         for thread in threads:
             thread.join()
-        return counter.count / max(time.time() - start, 1e-9)
+        cpu = time.process_time() - cpu
+        return counter.count / max(time.time() - start, 1e-9), cpu * 1000 / max(counter.count, 1)
     finally:
         server.stop()
 
@@ -103,6 +140,34 @@ def relay_process(port: int, arrivals: Any, stop: Any) -> None:
     relay = Controller(_Sink(arrivals), hostname="127.0.0.1", port=port)
     relay.start()
     stop.wait()
+    relay.stop()
+
+
+class _Gathered:
+    """What the sink notes, kept in the relay's process and handed on in lists: a queue
+    put for every reply cost the relay and the bench's process (the judge's listener's)
+    about a tenth of a millisecond each, which is the bench's cost, not the judge's."""
+
+    def __init__(self) -> None:
+        self.noted: list[tuple[str, float]] = []
+
+    def put(self, arrival: tuple[str, float]) -> None:
+        self.noted.append(arrival)  # from the relay's event loop thread only
+
+
+def gathering_relay_process(port: int, arrivals: Any, stop: Any) -> None:
+    """The relay of `bench mail`: the replies' arrivals go to ``arrivals`` as lists, every
+    tenth of a second."""
+    gathered = _Gathered()
+    relay = Controller(_Sink(gathered), hostname="127.0.0.1", port=port)
+    relay.start()
+    while True:
+        stopping = stop.wait(0.1)
+        noted, gathered.noted = gathered.noted, []
+        if noted:
+            arrivals.put(noted)
+        if stopping:
+            break
     relay.stop()
 
 
@@ -131,26 +196,55 @@ def scratch_postgres(server_url: str, prefix: str = "mailjudge_scratch") -> Iter
     try:
         with admin.cursor() as cursor:
             cursor.execute(f'CREATE DATABASE "{name}"')
-        yield urlunsplit(urlsplit(server_url)._replace(path=f"/{name}"))
-        with admin.cursor() as cursor:
-            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        try:
+            yield urlunsplit(urlsplit(server_url)._replace(path=f"/{name}"))
+        finally:  # a run that failed leaves no database behind either
+            with admin.cursor() as cursor:
+                cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     finally:
         admin.close()
 
 
 def run(
-    mails: int, clients: int, workers: int, rate: float = 0.0, postgres: str | None = None
+    mails: int,
+    clients: int,
+    workers: int,
+    rate: float = 0.0,
+    postgres: str | None = None,
+    bare_first: bool = False,
 ) -> dict[str, float]:
     folder = Path(tempfile.mkdtemp(prefix="mailjudge-bench-"))
     with scratch_database(postgres, folder) as url:
-        return _run(mails, clients, workers, rate, url)
+        return _run(mails, clients, workers, rate, url, bare_first)
 
 
-def _run(mails: int, clients: int, workers: int, rate: float, url: str) -> dict[str, float]:
+def interleaved(
+    runs: int, mails: int, clients: int, workers: int, postgres: str | None = None
+) -> list[dict[str, float]]:
+    """``runs`` pairs of a judge run and a bare server run, one after the other, so that
+    the machine's drift falls on both; the bare run goes first in every second pair, so
+    that neither side always has the later (or the earlier) moment of a pair."""
+    results = []
+    for n in range(runs):
+        result = run(mails, clients, workers, postgres=postgres, bare_first=n % 2 == 1)
+        print(
+            f"  pair {n + 1}: judge {result['end_to_end_per_s']:.0f} mails/s, bare "
+            f"{result['bare_sink_per_s']:.0f} mails/s, ratio {result['judge_to_sink_ratio']:.2f}",
+            flush=True,
+        )
+        results.append(result)
+    return results
+
+
+def _run(
+    mails: int, clients: int, workers: int, rate: float, url: str, bare_first: bool = False
+) -> dict[str, float]:
     sink_port = free_port()
     mp = multiprocessing.get_context("spawn")
     arrivals, relay_stop = mp.Queue(), mp.Event()
-    relay = mp.Process(target=relay_process, args=(sink_port, arrivals, relay_stop), daemon=True)
+    relay = mp.Process(
+        target=gathering_relay_process, args=(sink_port, arrivals, relay_stop), daemon=True
+    )
     relay.start()
     arrived: dict[str, float] = {}
     judge = Judge(_settings(url, sink_port), free_ports=True, workers=workers)
@@ -161,18 +255,27 @@ def _run(mails: int, clients: int, workers: int, rate: float, url: str) -> dict[
         port = judge.listener.smtp_port
         assert port is not None
 
+        clients_cpu: list[float] = []
+
         def client(share: list[tuple[str, bytes]]) -> None:
             # With --rate each client keeps its share of the offered load: the mails are
             # sent at fixed moments, as players would send them, not as fast as possible.
             every = clients / rate if rate else 0.0
+            began = time.thread_time()
             with smtplib.SMTP("127.0.0.1", port, timeout=60) as smtp:
                 for n, (message_id, raw) in enumerate(share):
                     if every:
                         time.sleep(max(0.0, start + n * every - time.time()))
                     sent_at[message_id] = time.time()
                     smtp.sendmail("player@bench.test", [JUDGE], raw.replace(b"\n", b"\r\n"))
+            clients_cpu.append(time.thread_time() - began)
 
         time.sleep(1.0)  # the relay process is up
+        bare, bare_cpu = bare_sink_run(prepared, clients) if bare_first else (0.0, 0.0)
+        # This process holds the clients and the judge's listener; the clients' own time is
+        # taken from it below, leaving the listener's (and this loop's, small).
+        cpu = CpuAccount({"listener": os.getpid(), **judge.child_pids(), "relay": relay.pid or 0})
+        cpu.start()
         start = time.time()
         threads = [
             threading.Thread(target=client, args=(prepared[i::clients],)) for i in range(clients)
@@ -184,41 +287,59 @@ def _run(mails: int, clients: int, workers: int, rate: float, url: str) -> dict[
         accepted = time.time()
         deadline = time.monotonic() + 300
         while len(arrived) < mails and time.monotonic() < deadline:
-            try:
-                message_id, when = arrivals.get(timeout=0.5)
-                arrived[message_id] = when
-            except queue.Empty:
-                pass
+            with suppress(queue.Empty):
+                arrived.update(arrivals.get(timeout=0.5))
+        cpu.stop()
+        cpu.spent["listener"] -= sum(clients_cpu)
+        cpu.spent["clients"] = sum(clients_cpu)
         done = max(arrived.values()) if arrived else time.time()
-        latencies = [arrived[m] - sent_at[m] for m in arrived if m in sent_at]
-        # Which stage set the pace: when the first and last mail was answered, and sent.
-        handled = [r.processed_at for r in InboundMessage.select(InboundMessage.processed_at)]
-        sent = [
-            r.sent_at for r in Outbox.select(Outbox.sent_at).where(Outbox.sent_at.is_null(False))
-        ]
-        end_to_end = len(arrived) / (done - start)
-        bare = bare_sink_rate(prepared, clients)
-        return {
-            "mails": mails,
-            "clients": clients,
-            "answered": len(arrived),
-            "accepted_per_s": mails / (accepted - start),
-            "end_to_end_per_s": end_to_end,
-            "bare_sink_per_s": bare,
-            "judge_to_sink_ratio": end_to_end / bare if bare else 0.0,
-            "median_latency_ms": statistics.median(latencies) * 1000 if latencies else 0.0,
-            "p95_latency_ms": sorted(latencies)[int(len(latencies) * 0.95)] * 1000
-            if latencies
-            else 0.0,
-            "answering_per_s": _rate(handled),
-            "sending_per_s": _rate(sent),
-        }
+        if not bare:
+            bare, bare_cpu = bare_sink_run(prepared, clients)
+        timed = {"start": start, "accepted": accepted, "done": done, "bare": bare}
+        judge_cpu = cpu.per_mail(mails)
+        # Processor time, judge against bare server: what the machine's load changes least.
+        total = sum(judge_cpu.values())
+        processor = {"cpu_ms_per_mail_judge_total": total, "cpu_ms_per_mail_bare_server": bare_cpu,
+                     "cpu_ratio_bare_to_judge": bare_cpu / total if total else 0.0}  # fmt: skip
+        return {**_figures(mails, clients, arrived, sent_at, timed), **judge_cpu, **processor}
     finally:
         judge.stop()
         relay_stop.set()
         relay.join(timeout=10)
         db.close()
         asyncio.set_event_loop(asyncio.new_event_loop())
+
+
+def _figures(
+    mails: int,
+    clients: int,
+    arrived: dict[str, float],
+    sent_at: dict[str, float],
+    timed: dict[str, float],
+) -> dict[str, float]:
+    """A judge run's figures, from when each mail was sent and its reply arrived, and
+    the stored moments of each mail answered and sent."""
+    start, bare = timed["start"], timed["bare"]
+    latencies = [arrived[m] - sent_at[m] for m in arrived if m in sent_at]
+    # Which stage set the pace: when the first and last mail was answered, and sent.
+    handled = [r.processed_at for r in InboundMessage.select(InboundMessage.processed_at)]
+    sent = [r.sent_at for r in Outbox.select(Outbox.sent_at).where(Outbox.sent_at.is_null(False))]
+    end_to_end = len(arrived) / (timed["done"] - start)
+    return {
+        "mails": mails,
+        "clients": clients,
+        "answered": len(arrived),
+        "accepted_per_s": mails / (timed["accepted"] - start),
+        "end_to_end_per_s": end_to_end,
+        "bare_sink_per_s": bare,
+        "judge_to_sink_ratio": end_to_end / bare if bare else 0.0,
+        "median_latency_ms": statistics.median(latencies) * 1000 if latencies else 0.0,
+        "p95_latency_ms": sorted(latencies)[int(len(latencies) * 0.95)] * 1000
+        if latencies
+        else 0.0,
+        "answering_per_s": _rate(handled),
+        "sending_per_s": _rate(sent),
+    }
 
 
 def _settings(url: str, sink_port: int) -> Settings:
@@ -307,6 +428,21 @@ def worker_only(mails: int) -> dict[str, float]:
         db.close()
 
 
+def _print_interleaved(results: list[dict[str, float]]) -> int:
+    """The median of each figure over the pairs, and the ratios pair by pair."""
+    ratios = [r["judge_to_sink_ratio"] for r in results]
+    print(f"  ratios, pair by pair: {', '.join(f'{r:.2f}' for r in ratios)}")
+    print(f"  median ratio, judge to bare server: {statistics.median(ratios):.2f}")
+    keys = ["end_to_end_per_s", "bare_sink_per_s", "accepted_per_s", "answering_per_s",
+            "sending_per_s", *(k for k in results[0] if k.startswith("cpu_"))]  # fmt: skip
+    for key in keys:
+        values = sorted(r[key] for r in results)
+        decimals = 2 if key.startswith("cpu_") else 1
+        print(f"  {key}: median {statistics.median(values):.{decimals}f} "
+              f"({values[0]:.{decimals}f}-{values[-1]:.{decimals}f})")  # fmt: skip
+    return 0 if all(r["answered"] == r["mails"] for r in results) else 1
+
+
 def _rate(moments: list[Any]) -> float:
     """Mails per second between the first and the last of some moments."""
     moments = sorted(m for m in moments if m is not None)
@@ -330,6 +466,11 @@ def main(argv: list[str] | None = None) -> int:
         help="offered load in mails/s, spread over the clients (default: as fast as they can)",
     )  # fmt: skip
     ap.add_argument(
+        "--runs", type=int, default=1,
+        help="pairs of a judge run and a bare server run, alternated; each pair's ratio "
+        "and their median are printed (default 1)",
+    )  # fmt: skip
+    ap.add_argument(
         "--postgres", metavar="URL",
         help="run on PostgreSQL: a server URL (a scratch database is made there and dropped)",
     )  # fmt: skip
@@ -337,21 +478,60 @@ def main(argv: list[str] | None = None) -> int:
         "--worker-only", action="store_true",
         help="time the worker alone in this process: the mails stored first, no SMTP (SQLite)",
     )  # fmt: skip
+    _judges_options(ap)
     args = ap.parse_args(argv)
+    if args.judges:
+        return _judges_main(args)
     if args.worker_only:
         figures = worker_only(args.mails)
         print("mailjudge bench mail --worker-only: SQLite, one process, the mails stored first")
         for key, value in figures.items():
             print(f"  {key}: {value:.2f}" if isinstance(value, float) else f"  {key}: {value}")
         return 0 if figures["answered"] == figures["mails"] else 1
-    result = run(args.mails, args.clients, args.workers, args.rate, args.postgres)
     where = "PostgreSQL" if args.postgres else "SQLite"
     offered = f", offered {args.rate:g} mails/s" if args.rate else ""
     print(
         f"mailjudge bench mail: {where}, password checks included, {args.clients} SMTP "
         f"clients{offered}, {args.workers} worker process(es) + 1 sender"
     )
+    if args.runs > 1:
+        if args.rate:
+            ap.error("--runs measures the rate as fast as the clients go: no --rate with it")
+        return _print_interleaved(
+            interleaved(args.runs, args.mails, args.clients, args.workers, args.postgres)
+        )
+    result = run(args.mails, args.clients, args.workers, args.rate, args.postgres)
     for key, value in result.items():
-        shown = f"{value:.2f}" if key.endswith("ratio") else f"{value:.1f}"
+        shown = f"{value:.2f}" if "ratio" in key or "_ms_" in key else f"{value:.1f}"
         print(f"  {key}: {shown}" if isinstance(value, float) else f"  {key}: {value}")
+    return 0 if result["answered"] == result["mails"] else 1
+
+
+def _judges_options(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument(
+        "--judges", type=int, default=0, metavar="N",
+        help="N whole judge processes (each its listener, a worker and a sender) on the one "
+        "PostgreSQL of --postgres, the mails of --games games spread over their listeners; "
+        "--clients is then per listener",
+    )  # fmt: skip
+    ap.add_argument(
+        "--games", type=int, default=50, help="games the mails are for, with --judges (default 50)"
+    )
+
+
+def _judges_main(args: argparse.Namespace) -> int:
+    from mailjudge.benchmarks import mail_judges
+
+    if not args.postgres:
+        raise SystemExit("--judges needs --postgres URL: the judges share one database")
+    result = mail_judges.run(args.judges, args.mails, args.games, args.clients, args.postgres)
+    print(
+        f"mailjudge bench mail --judges {args.judges}: PostgreSQL, {result['games']} games, "
+        f"{args.clients} SMTP clients a listener, a worker and a sender a judge"
+    )
+    for key, value in result.items():
+        if isinstance(value, dict):
+            print(f"  {key}:" + "".join(f"\n    {n} x {what}" for what, n in value.items()))
+        else:
+            print(f"  {key}: {value:.1f}" if isinstance(value, float) else f"  {key}: {value}")
     return 0 if result["answered"] == result["mails"] else 1

@@ -146,6 +146,8 @@ def _flush(ctx: Context) -> None:
     whole mail unanswered: what went wrong is logged for the operator, the lines are undone
     (their savepoint) and the rest of the mail is still done. A failing database is not
     hidden: the mail is retried."""
+    if not ctx.pending:  # nothing to file: no savepoint (a SIGNON flushes before it runs)
+        return
     pending = list(ctx.pending)
     answered = len(ctx.answers)
     try:

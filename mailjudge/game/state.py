@@ -8,7 +8,14 @@ import re
 from datetime import datetime
 from typing import Any, cast
 
-from mailjudge.compiled_queries import compiled_sql, execute_compiled, select_compiled
+from peewee import JOIN
+
+from mailjudge.compiled_queries import (
+    compiled_sql,
+    execute_compiled,
+    select_compiled,
+    select_joined_compiled,
+)
 from mailjudge.db import database_proxy
 from mailjudge.engine.adjustments import adjustment_due, build_sites
 from mailjudge.engine.interchange import position_from_dict
@@ -133,6 +140,23 @@ def order_texts(game: Game, power: str) -> list[tuple[str, int | None]]:
     return [(str(text), by) for text, by in rows]
 
 
+def order_senders(game: Game, power: str) -> list[tuple[str, int | None, datetime]]:
+    """``power``'s orders on file as (text, who sent it, when), in their order: what an
+    order mail needs to keep the sender of each order it carries over, read without
+    building a row for every power's orders."""
+    sql = compiled_sql(
+        "order-senders",
+        lambda: OrderLine.select(OrderLine.text, OrderLine.submitted_by, OrderLine.submitted_at)
+        .where((OrderLine.game == game.id) & (OrderLine.phase == game.phase)
+               & (OrderLine.power == power))
+        .order_by(OrderLine.line),
+        [game.id, game.phase, power],
+    )  # fmt: skip
+    rows = database_proxy.execute_sql(sql, [game.id, game.phase, power]).fetchall()
+    when = OrderLine.submitted_at.python_value
+    return [(str(text), by, when(at)) for text, by, at in rows]
+
+
 def missing_orders(game: Game, pos: Position, power: str, texts: list[str]) -> list[str]:
     """Units (or adjustments) of ``power`` that the texts leave without an order."""
     gmap = game_map(game)
@@ -207,34 +231,42 @@ def waiting_players(game: Game) -> list[str]:
 
 
 def seat_in(game_name: str, name: str) -> Seat:
-    """The seat ``name`` in game ``game_name``, game and seat in one query."""
+    """The seat ``name`` in game ``game_name``: seat, game and the seat's person in one
+    query (a SIGNON asks with every order mail)."""
     game_name, name = game_name.lower(), name.lower()
-    found = select_compiled(
-        Seat,
-        "seat-by-names",
-        lambda: Seat.select().where(
-            (Seat.game == Game.select(Game.id).where(Game.name == game_name)) & (Seat.name == name)
+    found = select_joined_compiled(
+        (Seat, Game, Person),
+        "seat-game-person-by-names",
+        lambda: (
+            Seat.select(Seat, Game, Person)
+            .join(Game, on=Seat.game == Game.id)
+            .switch(Seat)
+            .join(Person, JOIN.LEFT_OUTER, on=Seat.person == Person.id)
+            .where((Game.name == game_name) & (Seat.name == name))
         ),
         [game_name, name],
     )
-    seat = found[0] if found else None
-    if seat is not None:
-        (seat.game,) = select_compiled(
-            Game, "game-by-id", lambda: Game.select().where(Game.id == seat.game_id), [seat.game_id]
-        )
-    if seat is None:
-        game = Game.get_or_none(Game.name == game_name.lower())
+    if not found:
+        game = Game.get_or_none(Game.name == game_name)
         if game is None:
             raise NotFound(f"there is no game called {game_name!r}; LIST shows the games")
         raise NotFound(f"nobody called {name!r} sits in game {game.name}")
+    seat, its_game, person = found[0]
+    assert isinstance(seat, Seat) and isinstance(its_game, Game)
+    seat.game = its_game
+    if isinstance(person, Person):
+        seat.person = person
     return seat
 
 
 def person_of(seat: Seat) -> Person | None:
     """The seat's registered person, by a query built once (a SIGNON asks with every
-    order mail); kept on the seat for later questions."""
+    order mail) unless the seat was read with it; kept on the seat for later questions."""
     if seat.person_id is None:
         return None
+    known = seat.__rel__.get("person")
+    if isinstance(known, Person) and known.id == seat.person_id:
+        return known
     (person,) = select_compiled(
         Person, "person-by-id", lambda: Person.select().where(Person.id == seat.person_id),
         [seat.person_id],

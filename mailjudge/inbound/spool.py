@@ -34,6 +34,7 @@ from mailjudge.db import (
     prompt_write,
     skip_locked,
 )
+from mailjudge.inbound.game_key import game_key
 from mailjudge.inbound.landing import LandedMail, Landing
 from mailjudge.inbound.parse import (
     ParsedMail,
@@ -71,6 +72,7 @@ _IDENTITY_HEADERS = ("From", "To", "Cc", "Date", "Subject")
 Handler = Callable[[InboundMessage], object]  # its return value is ignored
 # The implicit primary key, which peewee's stubs do not declare.
 _id_field: Field[int] = InboundMessage._meta.fields["id"]
+_raw_field: Any = InboundMessage._meta.fields["raw"]
 
 
 def _pk(row: InboundMessage) -> int:
@@ -141,6 +143,8 @@ def store(
         "state": "queued",
         "attempts": 0,
         "error": "",
+        # Only PostgreSQL's workers claim by game (inbound.game_batches).
+        "game_key": game_key(raw, envelope_to) if is_postgres() else "",
     }
     fields = [f for f in InboundMessage._meta.sorted_fields if f.name in values]
     params = [f.db_value(values[f.name]) for f in fields]
@@ -324,21 +328,26 @@ def claim_batch(
 
 
 def _claim_some(
-    size: int, stale_after: timedelta, max_attempts: int, now: datetime
+    size: int, stale_after: timedelta, max_attempts: int, now: datetime, game: str | None = None
 ) -> tuple[list[InboundMessage], list[InboundMessage]]:
+    """Claim up to ``size`` mails, of game ``game`` only when given; (found, taken)."""
     cutoff = now - stale_after
     stale = (InboundMessage.state == "processing") & (InboundMessage.claimed_at < cutoff)
+    waiting = (InboundMessage.state == "queued") | stale
+    params = ["queued", "processing", InboundMessage.claimed_at.db_value(cutoff)]
+    if game is not None:
+        waiting, params = waiting & (InboundMessage.game_key == game), [*params, game]
     with prompt_write():
         found = select_compiled(
             InboundMessage,
-            "claim-batch-inbound",
+            "claim-batch-inbound" if game is None else "claim-game-batch-inbound",
             lambda: skip_locked(
                 InboundMessage.select()
-                .where((InboundMessage.state == "queued") | stale)
+                .where(waiting)
                 .order_by(InboundMessage.received_at, _id_field)
                 .limit(size)
             ),
-            ["queued", "processing", InboundMessage.claimed_at.db_value(cutoff), size],
+            [*params, size],
         )
         taken = []
         for row in found:
@@ -387,6 +396,17 @@ def _mark(row: InboundMessage, state: str, error: str = "") -> None:
         raise LostClaim(f"inbound message {_pk(row)} was claimed by another worker")
 
 
+def keep_masked_copy(row: InboundMessage, masked: bytes) -> None:
+    """Overwrite a mail's stored copy with its passwords masked (in the mail's own
+    transaction, by the pipeline). Built once: every order mail's SIGNON carries a
+    password, and building this UPDATE around the mail's bytes cost more than running it."""
+    execute_compiled(
+        "mask-inbound",
+        lambda: InboundMessage.update(raw=masked).where(_id_field == _pk(row)),
+        [_raw_field.db_value(masked), _pk(row)],
+    )
+
+
 def process_one(row: InboundMessage, handler: Handler) -> bool:
     """Run `handler` on a claimed mail in one transaction and mark it done; on an
     exception roll the handler's work back and shunt the mail with the traceback.
@@ -409,10 +429,16 @@ def process_pending(
     returns how many were taken, done or shunted. `prepare`, when given, does a mail's pure
     work (parsing) before its transaction; the handler is then called with its result.
     With a `landing`, the mails kept there move into the spool before each claim."""
+    if is_postgres():
+        # Imported here: game_batches builds on this module's claims and batches.
+        from mailjudge.inbound.game_batches import process_pending_by_game
+
+        return process_pending_by_game(
+            handler, limit, stale_after=stale_after, max_attempts=max_attempts,
+            prepare=prepare, stopping=stopping,
+        )  # fmt: skip
     taken = 0
-    # On PostgreSQL several workers run at once: a batch would hold the row locks of
-    # several mails' games at a time, and two workers' batches deadlock. One at a time.
-    batch = 1 if is_postgres() else BATCH
+    batch = BATCH
     while (limit is None or taken < limit) and not (stopping is not None and stopping()):
         if landing is not None:
             # Here, by the worker, not by the listener: the worker takes the spool's lock

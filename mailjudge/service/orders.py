@@ -20,6 +20,7 @@ from mailjudge.game.state import (
     has_rule,
     may_order_for,
     missing_orders,
+    order_senders,
     order_texts,
     orders_on_file,
     powers_owing,
@@ -152,9 +153,9 @@ def _senders_on_file(
     now = utcnow()
     only = _own_only(game, seat)
     on_file: dict[str, list[tuple[int | None, datetime]]] = {}
-    for line in orders_on_file(game).get(power, []):
-        if only is None or line.submitted_by_id == only.id:
-            on_file.setdefault(line.text, []).append((line.submitted_by_id, line.submitted_at))
+    for text, by, at in order_senders(game, power):
+        if only is None or by == only.id:
+            on_file.setdefault(text, []).append((by, at))
     left = list(carried)
     out: list[tuple[int | None, datetime]] = []
     for text in kept:

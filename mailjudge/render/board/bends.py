@@ -30,15 +30,21 @@ def _pieces(d: Drawing, edge: Edge) -> list[tuple[Point, Point]]:
 def crossed_by(d: Drawing, edge: Edge) -> set[Edge]:
     """The borders that cross this one."""
     mine = _pieces(d, edge)
-    found = set()
-    for other in d.edges:
-        if other == edge:
-            continue
-        for p1, p2 in mine:
-            for p3, p4 in _pieces(d, other):
-                if not {p1, p2} & {p3, p4} and _cross(p1, p2, p3, p4):
-                    found.add(other)
-    return found
+    return {other for other, p3, p4 in _others(d, edge) if _crosses(mine, p3, p4)}
+
+
+def _others(d: Drawing, edge: Edge) -> list[tuple[Edge, Point, Point]]:
+    """The pieces of every other border (they stay put while this one is bent)."""
+    return [(other, p3, p4) for other in d.edges if other != edge for p3, p4 in _pieces(d, other)]
+
+
+def _crosses(mine: list[tuple[Point, Point]], p3: Point, p4: Point) -> bool:
+    west, east = min(p3[0], p4[0]), max(p3[0], p4[0])
+    return any(
+        max(p1[0], p2[0]) >= west and min(p1[0], p2[0]) <= east  # side by side at all
+        and not {p1, p2} & {p3, p4} and _cross(p1, p2, p3, p4)
+        for p1, p2 in mine
+    )  # fmt: skip
 
 
 def _clear_of_points(d: Drawing, edge: Edge, bend: Point, room: float) -> bool:
@@ -71,6 +77,7 @@ def bend_for(d: Drawing, edge: Edge, room: float = 12.0) -> Point | None:
     mx, my = (ax + bx) / 2, (ay + by) / 2
     length = math.dist((ax, ay), (bx, by)) or 1.0
     nx, ny = -(by - ay) / length, (bx - ax) / length
+    others = _others(d, edge)
     for step in range(1, 80):
         for along in (0.0, -0.15, 0.15, -0.3, 0.3):
             for side in (1, -1):
@@ -79,7 +86,9 @@ def bend_for(d: Drawing, edge: Edge, room: float = 12.0) -> Point | None:
                 if not (10 <= bend[0] <= d.width - 10 and 10 <= bend[1] <= d.height - 10):
                     continue
                 trial = replace(d, bends={**d.bends, edge: bend})
-                if not crossed_by(trial, edge) and _clear_of_points(trial, edge, bend, room):
+                mine = _pieces(trial, edge)
+                crossed = any(_crosses(mine, p3, p4) for _, p3, p4 in others)
+                if not crossed and _clear_of_points(trial, edge, bend, room):
                     return bend
     return None
 

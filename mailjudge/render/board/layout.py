@@ -89,8 +89,13 @@ def _outlines(
             fill = paints.land_of(colours[owner]) if owner else paints.land
             stroke = style.LAND_STROKE
         scene.add(Polygon(shape.points, fill, stroke, 1.2, id=f"province-{code}"))
+    width = gmap.board_size[0]
     for _, _, one, two in passages(gmap):  # neighbours that share no border: a link
-        passage_mark(scene, one, two)
+        if abs(one[0] - two[0]) <= width / 2:
+            passage_mark(scene, one, two)
+            continue
+        for end in (one, two):  # round the board's sides: it leaves one, comes back at the other
+            passage_mark(scene, end, (0.0 if end[0] < width / 2 else float(width), end[1]))
     for shape in gmap.outlines.values():
         for coast, (cx, cy) in sorted(shape.coasts.items()):
             # The coast's name goes on the far side of its mark from the province's name.

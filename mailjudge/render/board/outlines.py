@@ -32,7 +32,7 @@ import itertools
 import math
 import sys
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -108,23 +108,50 @@ def crossings(d: Drawing, only: str | None = None) -> list[tuple[tuple[str, str]
     for a, b in sorted(d.edges):
         m = _middle(d, a, b)
         pieces += [((a, b), d.points[a], m), ((a, b), m, d.points[b])]
+    # Only pieces side by side from west to east can cross: each is tried against those
+    # that start (westmost end) before it ends (a sweep; a big map has thousands).
+    pieces.sort(key=lambda piece: min(piece[1][0], piece[2][0]))
+    pairs: Iterable[tuple[Piece, Piece]]
+    if only is None:
+        pairs = (
+            (one, other) for i, one in enumerate(pieces)
+            for other in itertools.takewhile(partial(_starts_before, one), pieces[i + 1 :])
+        )  # fmt: skip
+    else:
+        pairs = (
+            (one, other) for one in pieces if only in one[0]
+            for other in pieces if _side_by_side(one, other)
+        )  # fmt: skip
     found = set()
-    for i, (e1, p1, p2) in enumerate(pieces):
-        if only is not None and only not in e1:
-            continue
-        for e2, p3, p4 in pieces if only is not None else pieces[i + 1 :]:
-            # Pieces that meet at a point of the board (two borders of one province) do
-            # not cross there; any other meeting is a crossing.
-            if e1 != e2 and not {p1, p2} & {p3, p4} and _cross(p1, p2, p3, p4):
-                found.add((min(e1, e2), max(e1, e2)))
+    for (e1, p1, p2), (e2, p3, p4) in pairs:
+        # Pieces that meet at a point of the board (two borders of one province) do not
+        # cross there; any other meeting is a crossing.
+        if e1 != e2 and not {p1, p2} & {p3, p4} and _cross(p1, p2, p3, p4):
+            found.add((min(e1, e2), max(e1, e2)))
     return sorted(found)
 
 
-def _cross(p1: Point, p2: Point, p3: Point, p4: Point) -> bool:
-    def side(a: Point, b: Point, c: Point) -> float:
-        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+Piece = tuple[tuple[str, str], Point, Point]  # a border's line from a point to its middle
 
-    return (side(p3, p4, p1) * side(p3, p4, p2) < 0) and (side(p1, p2, p3) * side(p1, p2, p4) < 0)
+
+def _starts_before(one: Piece, other: Piece) -> bool:
+    """The other piece (west end no farther west) starts before this one ends."""
+    return min(other[1][0], other[2][0]) <= max(one[1][0], one[2][0])
+
+
+def _side_by_side(one: Piece, other: Piece) -> bool:
+    """The two pieces share some stretch from west to east (else they cannot cross)."""
+    return _starts_before(one, other) and _starts_before(other, one)
+
+
+def _cross(p1: Point, p2: Point, p3: Point, p4: Point) -> bool:
+    return (_side(p3, p4, p1) * _side(p3, p4, p2) < 0) and (
+        _side(p1, p2, p3) * _side(p1, p2, p4) < 0
+    )
+
+
+def _side(a: Point, b: Point, c: Point) -> float:
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
 
 
 @dataclass

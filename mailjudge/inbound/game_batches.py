@@ -1,0 +1,142 @@
+"""PostgreSQL's workers: each batch is the next mails of one game.
+
+On PostgreSQL several workers (of one judge, or of several judges on one database) answer
+at once. A batch of mails of several games would hold several games' row locks at a time,
+and two workers' batches would deadlock. Here a worker claims the next mails of one game
+together (the game worked out when the mail was stored: inbound.game_key) while it holds
+that game's lock, one of PostgreSQL's advisory locks, taken without waiting: a game held
+by another worker is passed over for the next. The batch is answered in one transaction,
+each mail in a savepoint (spool.process_batch), and the lock given up after its commit. A
+worker that dies loses its session and with it the lock; its claims run out as any do.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from mailjudge.db import database_proxy
+from mailjudge.inbound.spool import (
+    DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_STALE_AFTER,
+    Handler,
+    _claim_some,
+    _id_field,
+    _with_prepared,
+    process_batch,
+)
+from mailjudge.models import InboundMessage, utcnow
+
+log = logging.getLogger(__name__)
+
+
+def process_pending_by_game(
+    handler: Handler,
+    limit: int | None,
+    *,
+    stale_after: timedelta,
+    max_attempts: int,
+    prepare: Callable[[InboundMessage], Any] | None,
+    stopping: Callable[[], bool] | None,
+) -> int:
+    """spool.process_pending on PostgreSQL: each batch the next mails of one game, claimed
+    and answered while this worker holds that game's lock (claim_game_batch)."""
+    taken = 0
+    while (limit is None or taken < limit) and not (stopping is not None and stopping()):
+        size = GAME_BATCH if limit is None else min(GAME_BATCH, limit - taken)
+        claimed = claim_game_batch(size, stale_after, max_attempts)
+        if claimed is None:
+            break
+        key, rows = claimed
+        try:
+            process_batch([
+                (row, handler if prepare is None else _with_prepared(handler, prepare, row))
+                for row in rows
+            ])  # fmt: skip
+        finally:
+            release_game(key)
+        taken += len(rows)
+    return taken
+
+
+# A game's lock is one of PostgreSQL's advisory locks, which are the whole server's: this
+# class, and the hash of the schema's name and the key.
+_GAME_LOCK_CLASS = 0x6D6A
+# Mails of one game claimed and answered together on PostgreSQL: a larger batch shares
+# the claim's and the batch's commits among more mails. An order mail writes in about
+# four savepoints, and past 64 of those in one transaction PostgreSQL's snapshots of
+# every other session slow down (the subtransaction cache overflows): 12 stays below.
+GAME_BATCH = 12
+# How many of the oldest waiting mails are looked at for a game no other worker has.
+_CANDIDATES = 64
+
+
+def claim_game_batch(
+    size: int,
+    stale_after: timedelta = DEFAULT_STALE_AFTER,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    now: datetime | None = None,
+) -> tuple[str, list[InboundMessage]] | None:
+    """On PostgreSQL: (game key, mails) for up to ``size`` waiting mails of the game of the
+    oldest waiting mail that no other worker holds; this worker's session then holds that
+    game's lock until release_game. None when every waiting mail's game is held (or none
+    waits). Mails without a game known (key "") go one at a time, no game held: they may
+    touch any game, and a deadlock puts them back in the queue (process_batch)."""
+    now = now or utcnow()
+    cutoff = now - stale_after
+    # Plain peewee: asked once a batch, not once a mail.
+    keys = (
+        InboundMessage.select(InboundMessage.game_key)
+        .where(
+            (InboundMessage.state == "queued")
+            | ((InboundMessage.state == "processing") & (InboundMessage.claimed_at < cutoff))
+        )
+        .order_by(InboundMessage.received_at, _id_field)
+        .limit(_CANDIDATES)
+        .tuples()
+    )
+    for key in dict.fromkeys(str(row[0]) for row in keys.iterator()):
+        if not key:
+            # No game known: one mail at a time, as any worker finds it, no game held.
+            _, taken = _claim_some(1, stale_after, max_attempts, now, key)
+            if taken:
+                return key, taken
+            continue
+        if not _lock_game(key):
+            continue  # another worker answers this game's mails
+        try:
+            while True:
+                found, taken = _claim_some(size, stale_after, max_attempts, now, key)
+                if taken:
+                    return key, taken
+                if len(found) < size:
+                    break
+        except BaseException:
+            release_game(key)
+            raise
+        release_game(key)
+    return None
+
+
+def _lock_game(key: str) -> bool:
+    cursor = database_proxy.execute_sql(
+        "SELECT pg_try_advisory_lock(%s, hashtext(current_schema() || '.' || %s))",
+        (_GAME_LOCK_CLASS, key),
+    )
+    return bool(cursor.fetchone()[0])
+
+
+def release_game(key: str) -> None:
+    """Give up a game's lock taken by claim_game_batch. A session that is gone (the
+    database restarted) has lost its locks already."""
+    if not key:
+        return
+    try:
+        database_proxy.execute_sql(
+            "SELECT pg_advisory_unlock(%s, hashtext(current_schema() || '.' || %s))",
+            (_GAME_LOCK_CLASS, key),
+        )
+    except Exception:
+        log.warning("could not release the lock of game %r: the connection is gone", key)

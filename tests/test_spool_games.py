@@ -1,0 +1,126 @@
+"""On PostgreSQL a worker claims the next mails of one game together and holds that game
+until its batch is committed: two workers never answer one game's mails at once, so they
+never hold two games' rows in opposite orders. The game is worked out when a mail is
+stored (inbound.game_key)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from mailjudge import db, migrations
+from mailjudge.inbound import game_batches, spool
+from mailjudge.inbound.game_key import game_key
+from mailjudge.models import InboundMessage
+
+JUDGE = ["judge@example.org"]
+
+
+def mail(n: int, body: str) -> bytes:
+    return (
+        f"From: player{n}@example.org\r\nTo: judge@example.org\r\nSubject: orders\r\n"
+        f"Message-ID: <games-{n}@example.org>\r\n\r\n{body}\r\n"
+    ).encode()
+
+
+def test_the_game_comes_from_the_signon_or_the_address() -> None:
+    assert game_key(mail(1, "Hello,\r\nsignon France@Gunboat pw\r\nA PAR H"), JUDGE) == "gunboat"
+    assert game_key(mail(2, "SIGNON Fgunboat pw"), JUDGE) == "gunboat"
+    assert game_key(mail(3, "> SIGNON mgunboat pw"), JUDGE) == "gunboat"
+    # A bare seat name goes with the judge+GAME@ address it was sent to.
+    assert game_key(mail(4, "SIGNON france pw"), ["judge+Open1@example.org"]) == "open1"
+    assert game_key(mail(5, "LIST"), ["judge+open1@example.org"]) == "open1"
+    assert game_key(mail(6, "HELP"), JUDGE) == ""
+    # Headers are not the body: a Subject that says SIGNON names nothing.
+    assert game_key(b"Subject: about\r\n signon france@x\r\n\r\nHELP\r\n", JUDGE) == ""
+
+
+@pytest.fixture
+def pg(postgres_url: str) -> Iterator[str]:
+    db.connect(postgres_url)
+    migrations.upgrade()
+    yield postgres_url
+    db.close()
+
+
+def store_games(games: list[str], each: int) -> None:
+    """``each`` mails of every game, the games taken in turn."""
+    n = 0
+    for _ in range(each):
+        for game in games:
+            n += 1
+            spool.store(mail(n, f"SIGNON france@{game} pw"), "p@example.org", JUDGE, "smtp")
+
+
+def games_of(rows: list[InboundMessage]) -> set[str]:
+    return {row.game_key for row in rows}
+
+
+def test_a_claim_takes_one_games_mails_and_another_worker_the_next_game(pg: str) -> None:
+    store_games(["alpha", "beta", "gamma"], 5)
+    first = game_batches.claim_game_batch(4)
+    assert first is not None and first[0] == "alpha" and len(first[1]) == 4
+    assert games_of(first[1]) == {"alpha"}
+    other: list[tuple[str, list[InboundMessage]] | None] = []
+
+    def second_worker() -> None:  # a thread: a connection, a session of its own
+        other.append(game_batches.claim_game_batch(10))
+        other.append(game_batches.claim_game_batch(10))
+        for claimed in other:
+            if claimed is not None:
+                game_batches.release_game(claimed[0])
+        db.close()
+
+    thread = threading.Thread(target=second_worker)
+    thread.start()
+    thread.join()
+    # alpha is held here: the other worker takes beta, then gamma, never alpha's last.
+    assert [(c[0], len(c[1])) if c else None for c in other] == [("beta", 5), ("gamma", 5)]
+    game_batches.release_game("alpha")
+    last = game_batches.claim_game_batch(10)
+    assert last is not None and last[0] == "alpha" and len(last[1]) == 1
+    game_batches.release_game("alpha")
+    assert game_batches.claim_game_batch(10) is None
+
+
+def test_mails_without_a_game_go_one_at_a_time_to_any_worker(pg: str) -> None:
+    for n in range(3):
+        spool.store(mail(n, "HELP"), "p@example.org", JUDGE, "smtp")
+    claimed = game_batches.claim_game_batch(10)
+    assert claimed is not None and claimed[0] == "" and len(claimed[1]) == 1
+    again = game_batches.claim_game_batch(10)  # nothing held: the next one is free
+    assert again is not None and len(again[1]) == 1
+
+
+def test_two_workers_never_answer_one_game_at_once(pg: str) -> None:
+    """Four threads answer the mails of six games; each notes when it worked on which
+    game. No two threads' spans on one game overlap, and every mail is answered once."""
+    store_games([f"g{n}" for n in range(6)], 12)
+    spans: list[tuple[str, int, float, float]] = []
+    handled: list[int] = []
+
+    def handler(row: InboundMessage) -> None:
+        began = time.monotonic()
+        time.sleep(0.002)  # long enough for the threads' work to interleave
+        spans.append((row.game_key, threading.get_ident(), began, time.monotonic()))
+        handled.append(int(row.__data__["id"]))
+
+    def worker() -> None:
+        spool.process_pending(handler)
+        db.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(handled) == sorted(set(handled)) and len(handled) == 72
+    assert spool.counts()["done"] == 72
+    assert len({ident for _, ident, _, _ in spans}) > 1, "one thread did everything"
+    for game, ident, began, ended in spans:
+        for other_game, other_ident, other_began, other_ended in spans:
+            if game == other_game and ident != other_ident:
+                assert ended <= other_began or other_ended <= began, (game, ident, other_ident)
