@@ -166,3 +166,8 @@ def test_citizens_follow_their_captured_centre() -> None:
     assert dem.country_of(Seat.get_by_id(russian.id)) == "TURKEY"
     moved = [m for m in done.notices if "your centre was taken" in m.subject]
     assert [m.to for m in moved] == [["ivan@example.org"]] and "TURKEY" in moved[0].subject
+    # The phase's addresses were read once, before the capture: its digests still reach
+    # the centre's citizen in the country that took it, and none is left to Russia.
+    digests = {m.subject.split("]")[0]: m for m in done.notices if m.kind == "digest"}
+    assert "ivan@example.org" in digests["[turkey-turkey"].bcc
+    assert "[turkey-russia" not in digests

@@ -47,11 +47,13 @@ TOP = {"app"}  # the judge process: it may import everything
 # plain peewee.
 # The queries built once pay where every mail passes: the spool, the outbox, and an order
 # mail's own statements (its seat, game and person, the sender's counters, its bounces, the
-# orders on file); docs/performance.md gives what each buys, measured.
+# orders on file, a Democratic citizen's ballot); docs/performance.md gives what each buys,
+# measured.
 ONLY_FOR = {
     "compiled_queries": (
         "mailjudge.inbound.spool", "mailjudge.outbound.outbox", "mailjudge.game.state",
         "mailjudge.game.guard", "mailjudge.game.bounces", "mailjudge.service.orders",
+        "mailjudge.variants.democratic.ballots",
     )
 }  # fmt: skip
 

@@ -1,29 +1,29 @@
 """`mailjudge bench democratic`: a Democratic game with 100,000 citizens processes a phase.
 
-Setup (not timed): the citizens are written in bulk (what JOIN does, with one real scrypt
-hash shared, since hashing a hundred thousand passwords takes hours), the game starts,
-three order sets are proposed in each country, and every citizen ranks the order sets and
-the diplomat nominees with the commands a citizen sends (NOMINATE, PROPOSAL ORDERS, VOTE
-ORDERS, VOTE DIPLOMAT), run as signed on: the mail they would send is dropped. Timed: one
+Setup (not timed): the game starts, the citizens are placed round the home centres as the
+start places them (written in bulk, with one real scrypt hash shared, since hashing a
+hundred thousand passwords takes hours), three order sets are proposed and three citizens
+nominated in each country by the commands a citizen sends (PROPOSAL ORDERS, NOMINATE),
+the first citizen of each country votes by VOTE ORDERS and VOTE DIPLOMAT, and every
+other citizen's two ballots (random rankings) are written in bulk like theirs. Timed: one
 movement phase processed at its deadline, with the seven order counts, the engine, and the
-seven diplomat elections of the next phase. Peak memory is the whole process's.
+seven diplomat elections of the next phase. Peak memory: the process's, from just before
+the phase.
 
-With --by-mail the ballots come as mail instead: the judge runs (`mailjudge serve`'s
-listener, a worker process and a sender, on SQLite), and every citizen's SIGNON and VOTE
-ORDERS arrive over SMTP in one burst from --clients clients. Timed: from the first mail
-sent to the last reply at the relay; then the phase is processed and the count is
-checked to hold every ballot. Peak memory: the listener's process and the largest of the
-judge's other processes.
+With --by-mail the ballots come as mail instead (benchmarks/democratic_mail.py): the judge
+runs and every citizen's SIGNON and VOTE ORDERS arrive over SMTP in one burst; with
+--postgres, on PostgreSQL, as --judges judge processes. With --spooled N, N ballot mails
+are stored first and answered by the worker's loop in this process: the worker's share
+alone, its processor time a mail.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
-import resource
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, cast
@@ -32,14 +32,14 @@ import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge import db, migrations
 from mailjudge.commands.base import Block, Context
 from mailjudge.commands.registry import lookup
+from mailjudge.engine.catalogue import playable_powers
 from mailjudge.engine.randomplay import movement_orders
 from mailjudge.game.outcomes import Processed
 from mailjudge.game.state import current_position, game_map, get_game
-from mailjudge.models import Game, Person, Seat, utcnow
+from mailjudge.models import Ballot, BaseModel, Game, Person, Seat, utcnow
 from mailjudge.passwords import hash_password
 from mailjudge.service import processing
 from mailjudge.service.games import create_game, start_game
-from mailjudge.settings import Settings, load_settings
 
 
 def country_of(seat: Seat) -> str | None:
@@ -61,44 +61,136 @@ def command(game: Game, seat: Seat, line: str, body: tuple[str, ...] = ()) -> li
 
 
 def run(citizens: int, seed: int) -> dict[str, float]:
+    """The phase of a game whose ballots were written straight into the database."""
     folder = Path(tempfile.mkdtemp(prefix="mailjudge-democratic-"))
     db.connect(f"sqlite:///{folder / 'judge.db'}")
     migrations.upgrade()
     setup = time.perf_counter()
-    numbers, _ = setup_game(citizens, seed)
-    rng = random.Random(seed)
-    game = get_game("big")
-    seats_by_power: dict[str, list[Seat]] = {}
-    for seat in Seat.select().where((Seat.game == game) & (Seat.role == "citizen")):
-        seat.game = game
-        power = country_of(seat)
-        if power:
-            seats_by_power.setdefault(power, []).append(seat)
-    ballots = 0
-    for power, seats in seats_by_power.items():
-        nominees = [seats[k].name for k in range(min(3, len(seats)))]
-        for name in nominees:
-            command(game, seats[0], f"NOMINATE {name}")
-        ranking = numbers[power]
-        with db.database_proxy.atomic():
-            for seat in seats:
-                orders = rng.sample(ranking, rng.randint(1, len(ranking)))
-                command(game, seat, "VOTE ORDERS " + " ".join(map(str, orders)))
-                names = rng.sample(nominees, rng.randint(1, len(nominees)))
-                command(game, seat, "VOTE DIPLOMAT " + " ".join(names))
-                ballots += 2
+    ballots = fill_game(citizens, seed)
     setup = time.perf_counter() - setup
+    before_mb = _memory_mb("VmRSS")
+    _reset_peak_memory()  # the peak of the phase, not of the set-up
     spent, done = _process_at_deadline(get_game("big"))
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_mb = _memory_mb("VmHWM")
     db.close()
     return {
         "citizens": citizens,
         "ballots": ballots,
         "setup_seconds": setup,
         "phase_seconds": spent,
-        "peak_memory_mb": peak_mb,
+        "memory_before_phase_mb": before_mb,
+        "peak_memory_in_phase_mb": peak_mb,
         "notices": len(done.notices),
     }
+
+
+def fill_game(citizens: int, seed: int) -> int:
+    """The game "big" started, its citizens placed round the home centres as the start
+    places them, three order sets proposed and three citizens nominated in each country
+    (by the commands), and every citizen's two ballots written in bulk; the ballots
+    written."""
+    rng = random.Random(seed)
+    create_game("big", "gm@bench.test", "pw", variant="democratic")
+    start_game(get_game("big"), rng, now=utcnow())  # no citizens yet: nothing to place
+    game = get_game("big")
+    gmap = game_map(game)
+    # Where the start places citizens: the home centres, round robin.
+    centres = sorted(c for p in playable_powers(gmap) for c in gmap.home_centres[p])
+    rng.shuffle(centres)
+    secret = hash_password("citizen")
+    with db.database_proxy.atomic():
+        _bulk_insert(Person, ({"email": f"c{i}@bench.test"} for i in range(citizens)))
+        ids = dict(cast(Iterable[tuple[str, int]], Person.select(Person.email, Person.id).tuples()))
+        rows = (
+            {"game": game.id, "person": ids[f"c{i}@bench.test"], "role": "citizen",
+             "name": f"c{i}", "password_hash": secret, "centre": centres[i % len(centres)]}
+            for i in range(citizens)
+        )  # fmt: skip
+        _bulk_insert(Seat, rows)
+    del ids
+    owners = (game.position or {}).get("sc_owners") or {}
+    voters: dict[str, list[int]] = {}
+    query = Seat.select(Seat.id, Seat.centre).where((Seat.game == game) & (Seat.role == "citizen"))
+    for seat_id, centre in cast(Iterable[tuple[int, str]], query.tuples()):
+        voters.setdefault(owners[centre], []).append(seat_id)
+    firsts = {
+        power: list(Seat.select().where(Seat.id.in_(seat_ids[:3])).order_by(Seat.id))
+        for power, seat_ids in voters.items()
+    }
+    numbers = _order_sets(game, firsts, rng)
+    written = 0
+    with db.database_proxy.atomic():
+        for power, seat_ids in voters.items():
+            first, names = firsts[power][0], [s.name for s in firsts[power]]
+            for name in names:
+                command(game, first, f"NOMINATE {name}")
+            # The first citizen votes by the commands; the others' ballots are written
+            # like theirs.
+            command(game, first, "VOTE ORDERS " + " ".join(map(str, numbers[power])))
+            command(game, first, "VOTE DIPLOMAT " + " ".join(names))
+            mine = Ballot.select().where(Ballot.voter == first.id)
+            cast_like = {str(b.kind): b for b in mine}
+            ballots = _ballots(cast_like, seat_ids[1:], numbers[power], names, rng)
+            written += 2 + _bulk_insert(Ballot, ballots)
+    return written
+
+
+def _order_sets(
+    game: Game, firsts: dict[str, list[Seat]], rng: random.Random
+) -> dict[str, list[int]]:
+    """Three order sets proposed in each country (all holds, two random); their numbers."""
+    pos, gmap = current_position(game), game_map(game)
+    numbers: dict[str, list[int]] = {}
+    for power, seats in firsts.items():
+        for seat in seats:
+            seat.game = game
+        sets = [[f"{u} H" for u in pos.units_of(power)]]
+        sets += [movement_orders(gmap, pos, rng)[power] for _ in range(2)]
+        numbers[power] = sorted({_proposed(game, seats[0], s) for s in sets})
+    return numbers
+
+
+def _ballots(
+    cast_like: dict[str, Ballot],
+    voters: list[int],
+    sets: list[int],
+    nominees: list[str],
+    rng: random.Random,
+) -> Iterator[dict[str, Any]]:
+    """Each voter's VOTE ORDERS and VOTE DIPLOMAT as the commands store them (like the
+    ballots in ``cast_like``, by kind): random rankings of the country's order sets and of
+    its nominees."""
+    orders, diplomat = cast_like["orders"], cast_like["diplomat"]
+    for voter in voters:
+        ranked_sets = rng.sample(sets, rng.randint(1, len(sets)))
+        ranked_names = rng.sample(nominees, rng.randint(1, len(nominees)))
+        for like, ranking in ((orders, ranked_sets), (diplomat, ranked_names)):
+            yield {"game": like.game_id, "phase": like.phase, "kind": like.kind,
+                   "subject": like.subject, "voter": voter, "content": ranking}  # fmt: skip
+
+
+def _bulk_insert(model: type[BaseModel], rows: Iterable[dict[str, Any]]) -> int:
+    """Write rows through the driver's executemany, thousands at a time (peewee's
+    insert_many builds a statement per chunk and is several times slower); the fields a
+    row leaves out take their defaults. How many rows were written."""
+    fields = [f for f in model._meta.sorted_fields if not f.primary_key]
+    defaults = {f.name: f.default() if callable(f.default) else f.default for f in fields}
+    columns = ", ".join(f'"{f.column_name}"' for f in fields)
+    marks = ", ".join([db.database_proxy.param] * len(fields))
+    sql = f'INSERT INTO "{model._meta.table_name}" ({columns}) VALUES ({marks})'
+    written = 0
+    cursor = db.database_proxy.cursor()
+    batch: list[tuple[Any, ...]] = []
+    for row in rows:
+        values = {**defaults, **row}
+        batch.append(tuple(f.db_value(values[f.name]) for f in fields))
+        if len(batch) == 10_000:
+            cursor.executemany(sql, batch)
+            written, batch = written + len(batch), []
+    if batch:
+        cursor.executemany(sql, batch)
+        written += len(batch)
+    return written
 
 
 def setup_game(citizens: int, seed: int) -> tuple[dict[str, list[int]], list[str]]:
@@ -145,139 +237,6 @@ def _proposed(game: Game, seat: Seat, orders: list[str]) -> int:
     return int(first.split()[2])
 
 
-def run_by_mail(citizens: int, seed: int, clients: int) -> dict[str, float]:
-    import multiprocessing
-
-    from mailjudge.app.runner import Judge
-    from mailjudge.benchmarks.mail_e2e import relay_process
-    from mailjudge.demo.sink import free_port
-    from mailjudge.models import Ballot
-
-    folder = Path(tempfile.mkdtemp(prefix="mailjudge-democratic-"))
-    mp = multiprocessing.get_context("spawn")
-    arrivals, relay_stop = mp.Queue(), mp.Event()
-    sink_port = free_port()
-    relay = mp.Process(target=relay_process, args=(sink_port, arrivals, relay_stop), daemon=True)
-    relay.start()
-    settings = _judge_settings(folder, sink_port)
-    # The game is set up before the judge runs: writing 100,000 seats holds the write
-    # lock longer than the judge's processes are willing to wait for it.
-    db.connect(settings.database.url)
-    migrations.upgrade()
-    numbers, names = setup_game(citizens, seed)
-    db.close()
-    judge = Judge(settings, free_ports=True, workers=1)
-    judge.start()
-    try:
-        mails = _ballot_mails(names, numbers, seed)
-        port = judge.listener.smtp_port
-        assert port is not None
-        time.sleep(1.0)
-        before_mb = _memory_mb("VmRSS")
-        _reset_peak_memory()  # from here on the peak is the burst's, not the set-up's
-        began = time.time()
-        _send_burst(port, mails, clients)
-        stored = time.time() - began
-        answered, last = _await_answers(arrivals, len(mails), began)
-        game = get_game("big")
-        counted = Ballot.select().where((Ballot.game == game) & (Ballot.kind == "orders")).count()
-        processed, _ = _process_at_deadline(game)
-    finally:
-        judge.stop()
-        relay_stop.set()
-        relay.join(timeout=10)
-        db.close()
-    return {
-        "citizens": citizens,
-        "ballots_mailed": len(mails),
-        "ballots_answered": answered,
-        "ballots_counted": counted,
-        "all_stored_seconds": stored,
-        "all_answered_seconds": last - began,
-        "mails_per_second": answered / max(last - began, 1e-9),
-        "phase_seconds": processed,
-        # This process holds the clients with every mail ready to send, and the judge's
-        # listener; the worker, the sender (and the relay) are processes of their own.
-        "this_process_before_burst_mb": before_mb,
-        "this_process_peak_in_burst_mb": _memory_mb("VmHWM"),
-        "largest_other_process_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
-    }
-
-
-JUDGE_ADDRESS = "judge@bench.test"
-
-
-def _judge_settings(folder: Path, sink_port: int) -> Settings:
-    """A judge on SQLite in ``folder`` that relays to the sink, with no caps in the way."""
-    return load_settings(None, {
-        "MAILJUDGE_JUDGE_ADDRESS": JUDGE_ADDRESS,
-        "MAILJUDGE_DATABASE_URL": f"sqlite:///{folder / 'judge.db'}",
-        "MAILJUDGE_OUTBOUND_PORT": str(sink_port),
-        "MAILJUDGE_OUTBOUND_REPLY_LIMIT": "0",
-        "MAILJUDGE_SECURITY_UNPROVEN_PER_HOUR": "1000000",
-        # Scripted players: no byte caps or repeated-text limit (issue 38) in the way.
-        "MAILJUDGE_SECURITY_UNPROVEN_BYTES_PER_HOUR": "1000000000",
-        "MAILJUDGE_SECURITY_PROVEN_BYTES_PER_HOUR": "1000000000",
-        "MAILJUDGE_SECURITY_SAME_MAIL_ANSWERS": "1000000",
-        "MAILJUDGE_LOGGING_LEVEL": "WARNING",
-        "MAILJUDGE_WEB_PORT": "0",
-    })  # fmt: skip
-
-
-def _ballot_mails(names: list[str], numbers: dict[str, list[int]], seed: int) -> list[bytes]:
-    """Each citizen's SIGNON and VOTE ORDERS (a random ranking of its country's sets)."""
-    from email.message import EmailMessage
-    from email.utils import make_msgid
-
-    rng = random.Random(seed)
-    countries = {s.name: country_of(s) for s in Seat.select().where(Seat.role == "citizen")}
-    mails: list[bytes] = []
-    for name in names:
-        ranking = numbers.get(countries[name] or "", [])
-        if not ranking:
-            continue
-        vote = " ".join(map(str, rng.sample(ranking, rng.randint(1, len(ranking)))))
-        msg = EmailMessage()
-        msg["From"], msg["To"], msg["Subject"] = f"{name}@bench.test", JUDGE_ADDRESS, "ballot"
-        msg["Message-ID"] = make_msgid(domain="bench.test")  # the reply names it
-        msg.set_content(f"SIGNON {name}@big citizen\nVOTE ORDERS {vote}\n")
-        mails.append(msg.as_bytes().replace(b"\n", b"\r\n"))
-    return mails
-
-
-def _send_burst(port: int, mails: list[bytes], clients: int) -> None:
-    """Every mail over SMTP at once, from ``clients`` threads."""
-    import smtplib
-    import threading
-
-    def client(share: list[bytes]) -> None:
-        with smtplib.SMTP("127.0.0.1", port, timeout=120) as smtp:
-            for raw in share:
-                smtp.sendmail("citizen@bench.test", [JUDGE_ADDRESS], raw)
-
-    threads = [threading.Thread(target=client, args=(mails[i::clients],))
-               for i in range(clients)]  # fmt: skip
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-
-
-def _await_answers(arrivals: Any, expected: int, began: float) -> tuple[int, float]:
-    """How many answers reached the relay (waiting up to three hours), and when the last did."""
-    import queue
-
-    answered, last = 0, began
-    deadline = time.monotonic() + 3 * 3600
-    while answered < expected and time.monotonic() < deadline:
-        try:
-            _, last = arrivals.get(timeout=1.0)
-            answered += 1
-        except queue.Empty:
-            pass
-    return answered, last
-
-
 def _process_at_deadline(game: Game) -> tuple[float, Processed]:
     """Let the game's deadline pass and process its phase; the seconds that took, and
     what it did."""
@@ -313,16 +272,53 @@ def main(argv: list[str] | None = None) -> int:
         help="every citizen's ballot comes by SMTP to a running judge",
     )
     ap.add_argument("--clients", type=int, default=4, help="SMTP clients with --by-mail")
+    ap.add_argument(
+        "--postgres",
+        metavar="URL",
+        help="with --by-mail: the judges on this PostgreSQL database, in a schema of the run's own",
+    )
+    ap.add_argument(
+        "--schema",
+        help="with --postgres: the schema's name (made, then dropped; default: a new one)",
+    )
+    ap.add_argument(
+        "--judges",
+        type=int,
+        default=1,
+        help="with --postgres: judge processes, each with its own listener (default 1)",
+    )
+    ap.add_argument(
+        "--spooled",
+        type=int,
+        metavar="N",
+        help="the worker's share alone: N ballot mails stored, then answered in this process",
+    )
     args = ap.parse_args(argv)
+    if args.spooled:
+        from mailjudge.benchmarks.democratic_mail import spooled
+
+        print("mailjudge bench democratic --spooled: SQLite, one worker's loop in this process")
+        for key, value in spooled(args.citizens, args.seed, args.spooled).items():
+            print(f"  {key}: {value:.2f}" if isinstance(value, float) else f"  {key}: {value}")
+        return 0
+    if (args.postgres or args.judges != 1) and not args.by_mail:
+        ap.error("--postgres and --judges go with --by-mail")
+    if args.judges != 1 and not args.postgres:
+        ap.error("several judges share one PostgreSQL database: give --postgres URL")
     if args.by_mail:
-        result = run_by_mail(args.citizens, args.seed, args.clients)
-        print(f"mailjudge bench democratic --by-mail: SQLite, {args.clients} SMTP clients, "
-              "1 worker process + 1 sender")  # fmt: skip
+        from mailjudge.benchmarks.democratic_mail import run_by_mail
+
+        result = run_by_mail(
+            args.citizens, args.seed, args.clients, args.postgres, args.judges, args.schema
+        )
+        where = f"PostgreSQL, {args.judges} judge processes" if args.postgres else "SQLite"
+        print(f"mailjudge bench democratic --by-mail: {where}, {args.clients} SMTP clients, "
+              "1 worker process + 1 sender a judge")  # fmt: skip
         for key, value in result.items():
             print(f"  {key}: {value:.2f}" if isinstance(value, float) else f"  {key}: {value}")
         return 0 if result["ballots_counted"] == result["ballots_mailed"] else 1
     result = run(args.citizens, args.seed)
-    print("mailjudge bench democratic: SQLite, one process")
+    print("mailjudge bench democratic: SQLite, one process, the ballots written in bulk")
     for key, value in result.items():
         print(f"  {key}: {value:.2f}" if isinstance(value, float) else f"  {key}: {value}")
     return 0

@@ -215,12 +215,13 @@ def process(
             done = Processed(phase, phase, [], [], unchanged, wait.notices, wait.reason)
             game.__data__.update(fresh.__data__)
             return done
-        notices = variant.before_process(fresh, now or utcnow())
-        records.note_phase(fresh, late_powers(fresh), now)  # each player's record
-        texts, kept = _orders_for_engine(fresh)
-        add_standin_orders(fresh, texts, kept, now)
-        done = _run(fresh, texts, kept, keep_future=False, now=now)
-        done.notices = notices + variant.after_process(fresh, done, now or utcnow())
+        with variant.processing(fresh):
+            notices = variant.before_process(fresh, now or utcnow())
+            records.note_phase(fresh, late_powers(fresh), now)  # each player's record
+            texts, kept = _orders_for_engine(fresh)
+            add_standin_orders(fresh, texts, kept, now)
+            done = _run(fresh, texts, kept, keep_future=False, now=now)
+            done.notices = notices + variant.after_process(fresh, done, now or utcnow())
         done.notices += stalemate.ask(fresh, now or utcnow())  # STALEMATE_DRAW
     game.__data__.update(fresh.__data__)
     return done

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -160,6 +161,11 @@ class Variant:
         """When the phase is about to be processed: a Wait keeps it open for another
         round (the variant has opened it), and its notices go out instead of results."""
         return None
+
+    def processing(self, game: Game) -> AbstractContextManager[object]:
+        """Held from before_process to after_process: what the variant keeps for the
+        length of one phase's processing (Democratic: its citizens' addresses)."""
+        return nullcontext()
 
     def before_process(self, game: Game, now: datetime) -> list[Outgoing]:
         """Inside the processing transaction, before the orders on file are read."""

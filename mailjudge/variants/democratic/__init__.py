@@ -12,13 +12,10 @@ only the stage-by-stage totals are published.
 
 from __future__ import annotations
 
-import json
 import random
-from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any, cast
-
-from peewee import fn
+from typing import Any
 
 from mailjudge.db import database_proxy
 from mailjudge.engine.checker import check_order
@@ -36,7 +33,15 @@ from mailjudge.game.state import (
     public_name,
     unique_name,
 )
-from mailjudge.models import Ballot, Game, GameState, OrderLine, PhaseRecord, Proposal, Seat
+from mailjudge.models import (
+    Ballot,
+    Game,
+    GameState,
+    OrderLine,
+    PhaseRecord,
+    Proposal,
+    Seat,
+)
 from mailjudge.passwords import hash_password
 from mailjudge.permissions.rows import ALLOW, DENY, Row, role
 from mailjudge.permissions.vocabulary import Action, Role
@@ -46,9 +51,17 @@ from mailjudge.render.results import results_lines
 from mailjudge.settings import current_settings
 from mailjudge.variants.base import ListThread, PressRoutes, PublicSection, Variant
 from mailjudge.variants.democratic import digests, public
+from mailjudge.variants.democratic.ballots import (
+    STANDING,
+    Groups,
+    ballot_groups,
+    cast_ballot,
+    order_sets,
+)
 from mailjudge.variants.democratic.citizens import (
     CITIZEN_ROLES,
     _owners,
+    addresses_read_once,
     centres_of,
     citizens,
     country_of,
@@ -60,7 +73,6 @@ from mailjudge.voting import Count, count_grouped
 
 CITIZEN_ROLE_SET = (Role.CITIZEN, Role.DIPLOMAT)
 PRESS_TO_MASTER = "MASTER"  # how service.press names the master among recipients
-STANDING = ""  # diplomat ballots stand from phase to phase until changed
 
 
 def _own_country(seat: Seat) -> str:
@@ -244,24 +256,16 @@ def diplomat_of(game: Game, power: str) -> Seat | None:
     )  # fmt: skip
 
 
-def _cast(game: Game, seat: Seat, kind: str, phase: str, power: str, ranking: list[Any]) -> None:
-    Ballot.delete().where(
-        (Ballot.voter == seat) & (Ballot.kind == kind) & (Ballot.phase == phase)
-    ).execute()
-    if ranking:
-        Ballot.create(game=game, phase=phase, kind=kind, subject=power, voter=seat, content=ranking)
-
-
 def vote_orders(game: Game, seat: Seat, ranking: list[int]) -> None:
     """VOTE ORDERS 2 1 3: rank this phase's order sets of one's country, best first."""
     power = _own_country(seat)
-    numbers = set(range(1, len(proposals(game, power)) + 1))
+    numbers = set(range(1, order_sets(game, power) + 1))
     unknown = [n for n in ranking if n not in numbers]
     if unknown or len(set(ranking)) != len(ranking) or not ranking:
         offered = ", ".join(map(str, sorted(numbers))) or "none yet"
         raise ServiceError(f"rank {power}'s order sets of this phase, each once: {offered}")
     with database_proxy.atomic():
-        _cast(game, seat, "orders", phase_of(game), power, ranking)
+        cast_ballot(game, seat, "orders", phase_of(game), power, ranking)
 
 
 def vote_diplomat(game: Game, seat: Seat, names: list[str]) -> None:
@@ -274,7 +278,7 @@ def vote_diplomat(game: Game, seat: Seat, names: list[str]) -> None:
             f"rank {power}'s nominees, each once: {', '.join(offered) or 'none yet'}"
         )
     with database_proxy.atomic():
-        _cast(game, seat, "diplomat", STANDING, power, wanted)
+        cast_ballot(game, seat, "diplomat", STANDING, power, wanted)
 
 
 def abstain(game: Game, seat: Seat, kind: str) -> None:
@@ -286,34 +290,27 @@ def abstain(game: Game, seat: Seat, kind: str) -> None:
     ).execute()
 
 
-def _count(game: Game, power: str, kind: str, options: list[Any]) -> Count[Any]:
-    """Identical ballots are grouped by the database, so a country of a hundred thousand
-    citizens is a few thousand distinct rankings. A ballot counts for the country it was
-    cast in (citizens who change country lose their standing ballots: see after_process)."""
-    phase = game.phase if kind == "orders" else STANDING
-    which = (Ballot.kind == kind) & (Ballot.phase == phase) & (Ballot.subject == power)
-    rows = (
-        Ballot.select(Ballot.content, fn.COUNT(Ballot.id))
-        .where((Ballot.game == game) & which)
-        .group_by(Ballot.content)
-        .tuples()
-    )
-    groups: dict[tuple[Any, ...], int] = {}
-    for content, n in cast(Iterable[tuple[Any, int]], rows):
-        ranking = tuple(json.loads(content) if isinstance(content, str) else content)
-        groups[ranking] = groups.get(ranking, 0) + int(n)
+def _count(
+    game: Game, power: str, kind: str, options: list[Any], groups: Groups | None = None
+) -> Count[Any]:
+    if groups is None:
+        groups = ballot_groups(game, kind, power).get(power, {})
     return count_grouped(groups, options, f"{game.name}:{game.phase}:{kind}:{power}")
 
 
-def count_orders(game: Game, power: str) -> Count[Any]:
-    """Ballots rank set numbers (1, 2, ...), the country's own numbering."""
-    return _count(game, power, "orders", list(range(1, len(proposals(game, power)) + 1)))
+def count_orders(game: Game, power: str, groups: Groups | None = None) -> Count[Any]:
+    """Ballots rank set numbers (1, 2, ...), the country's own numbering. ``groups``:
+    the country's ballots, when they were read already (``ballot_groups``)."""
+    sets = list(range(1, len(proposals(game, power)) + 1))
+    return _count(game, power, "orders", sets, groups)
 
 
-def elect_diplomat(game: Game, power: str) -> tuple[Seat | None, Count[Any]]:
-    """Count the diplomat ballots of ``power``'s citizens; the winner speaks for it. The
-    count is returned for publication."""
-    result = _count(game, power, "diplomat", nominees(game, power))
+def elect_diplomat(
+    game: Game, power: str, groups: Groups | None = None
+) -> tuple[Seat | None, Count[Any]]:
+    """Count the diplomat ballots of ``power``'s citizens (``groups``, when they were
+    read already); the winner speaks for it. The count is returned for publication."""
+    result = _count(game, power, "diplomat", nominees(game, power), groups)
     centres = centres_of(game, power)
     Seat.update(role="citizen").where(
         (Seat.game == game) & (Seat.role == "diplomat") & Seat.centre.in_(centres)
@@ -518,7 +515,8 @@ class Democratic(Variant):
 
     def _elect_all(self, game: Game) -> list[Outgoing]:
         powers = game_map(game).power_names
-        elected = {p: elect_diplomat(game, p) for p in powers}
+        ballots = ballot_groups(game, "diplomat")
+        elected = {p: elect_diplomat(game, p, ballots.get(p, {})) for p in powers}
         names = {p: (seat.name if seat else None) for p, (seat, _) in elected.items()}
         mails = []
         for power, (_, count) in elected.items():
@@ -535,12 +533,19 @@ class Democratic(Variant):
             return Readiness(True, "the deadline has passed: the votes are counted")
         return Readiness(False, "the citizens vote until the deadline")
 
+    def processing(self, game: Game) -> AbstractContextManager[object]:
+        """The citizens' addresses are read once for all the list mails of a phase (the
+        counts, the diplomats, the digests): nothing in processing adds, moves or
+        removes a citizen (those of a captured centre change country, not centre)."""
+        return addresses_read_once()
+
     def before_process(self, game: Game, now: datetime) -> list[Outgoing]:
         """The winning order set of each country becomes its orders; the counts are
         published to the country's citizens (totals only)."""
         mails: list[Outgoing] = []
+        ballots = ballot_groups(game, "orders")
         for power in powers_owing(game, current_position(game), frozenset()):
-            result = count_orders(game, power)
+            result = count_orders(game, power, ballots.get(power, {}))
             here = (OrderLine.game == game) & (OrderLine.phase == game.phase)
             OrderLine.delete().where(here & (OrderLine.power == power)).execute()
             chosen = None

@@ -4,6 +4,12 @@ the variant, its country lists and their digests."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from mailjudge.db import database_proxy
 from mailjudge.engine.catalogue import playable_powers
 from mailjudge.game.state import game_map
 from mailjudge.models import Game, Person, Seat
@@ -44,16 +50,49 @@ def centres_of(game: Game, power: str) -> list[str]:
     return sorted(c for c, owner in _owners(game).items() if owner == power)
 
 
+# Set while a phase is processed: game id -> centre -> its citizens' addresses.
+_READ_ONCE: ContextVar[dict[int, dict[str, list[str]]] | None] = ContextVar(
+    "citizen_addresses_read_once", default=None
+)
+
+
+@contextmanager
+def addresses_read_once() -> Iterator[None]:
+    """Within, each game's citizens' addresses are read once, all centres together, and
+    every country's mail takes its own from that: processing a phase mails every
+    country's list two or three times (the count, the diplomats, the digest), and each
+    country's query walks all the game's citizens. Nothing run within may add or remove
+    a citizen or change their centre (a change of role between citizen and diplomat, or
+    of the country that owns a centre, is no change here)."""
+    token = _READ_ONCE.set({})
+    try:
+        yield
+    finally:
+        _READ_ONCE.reset(token)
+
+
+def _members(game: Game, centres: list[str] | None) -> Any:
+    """The active citizens' (centre, address) rows, of ``centres`` or of the whole game."""
+    which = (Seat.game == game) & Seat.role.in_(CITIZEN_ROLES) & (Seat.status == "active")
+    if centres is not None:
+        which &= Seat.centre.in_(centres)
+    query = Person.select(Seat.centre, Person.email).join(Seat, on=(Seat.person == Person.id))
+    # Plain rows from the driver: a country may have hundreds of thousands of citizens.
+    return database_proxy.execute(query.where(which))
+
+
 def citizen_addresses(game: Game, power: str) -> list[str]:
     """The addresses of a country's citizens, straight from the database (a country may
     have tens of thousands)."""
     centres = centres_of(game, power)
     if not centres:
         return []
-    rows = (
-        Person.select(Person.email)
-        .join(Seat, on=(Seat.person == Person.id))
-        .where((Seat.game == game) & Seat.role.in_(CITIZEN_ROLES) & Seat.centre.in_(centres)
-               & (Seat.status == "active"))
-    )  # fmt: skip
-    return [str(email) for email in rows.scalars()]
+    memo = _READ_ONCE.get()
+    if memo is None:
+        return [str(email) for _, email in _members(game, centres)]
+    by_centre = memo.get(game.id)
+    if by_centre is None:
+        by_centre = memo[game.id] = {}
+        for centre, email in _members(game, None):
+            by_centre.setdefault(centre, []).append(str(email))
+    return [email for centre in centres for email in by_centre.get(centre, ())]
