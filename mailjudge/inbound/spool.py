@@ -331,24 +331,8 @@ def _claim_some(
     size: int, stale_after: timedelta, max_attempts: int, now: datetime, game: str | None = None
 ) -> tuple[list[InboundMessage], list[InboundMessage]]:
     """Claim up to ``size`` mails, of game ``game`` only when given; (found, taken)."""
-    cutoff = now - stale_after
-    stale = (InboundMessage.state == "processing") & (InboundMessage.claimed_at < cutoff)
-    waiting = (InboundMessage.state == "queued") | stale
-    params = ["queued", "processing", InboundMessage.claimed_at.db_value(cutoff)]
-    if game is not None:
-        waiting, params = waiting & (InboundMessage.game_key == game), [*params, game]
     with prompt_write():
-        found = select_compiled(
-            InboundMessage,
-            "claim-batch-inbound" if game is None else "claim-game-batch-inbound",
-            lambda: skip_locked(
-                InboundMessage.select()
-                .where(waiting)
-                .order_by(InboundMessage.received_at, _id_field)
-                .limit(size)
-            ),
-            [*params, size],
-        )
+        found = _oldest_waiting(size, now - stale_after, game)
         taken = []
         for row in found:
             if row.state == "processing" and row.attempts >= max_attempts:
@@ -365,6 +349,40 @@ def _claim_some(
                 ["processing", 1, InboundMessage.claimed_at.db_value(now), *ids],
             )
         return found, taken
+
+
+def _oldest_waiting(size: int, cutoff: datetime, game: str | None) -> list[InboundMessage]:
+    """The ``size`` oldest mails waiting: the queued ones, read in the order of the
+    (state, received_at) index, and those whose worker died, read apart. One query with
+    both under an OR had the database sort every queued mail at each claim: 25 ms a batch
+    with 70,000 mails waiting in a Democratic burst, against a few hundredths of a ms."""
+    queued = InboundMessage.state == "queued"
+    stale = (InboundMessage.state == "processing") & (InboundMessage.claimed_at < cutoff)
+    kinds: list[tuple[str, Any, list[Any]]] = [
+        ("queued", queued, ["queued"]),
+        ("stale", stale, ["processing", InboundMessage.claimed_at.db_value(cutoff)]),
+    ]
+    found: list[InboundMessage] = []
+    for kind, where, params in kinds:
+        if game is not None:
+            where, params = where & (InboundMessage.game_key == game), [*params, game]
+        found += select_compiled(
+            InboundMessage,
+            f"claim-{kind}-inbound" if game is None else f"claim-game-{kind}-inbound",
+            functools.partial(_waiting_query, where, size),
+            [*params, size],
+        )
+    found.sort(key=lambda row: (row.received_at, _pk(row)))
+    return found[:size]
+
+
+def _waiting_query(where: Any, size: int) -> Any:
+    return skip_locked(
+        InboundMessage.select()
+        .where(where)
+        .order_by(InboundMessage.received_at, _id_field)
+        .limit(size)
+    )
 
 
 def _claim_update(ids: list[int], now: datetime) -> Any:
