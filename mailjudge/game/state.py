@@ -133,15 +133,7 @@ def orders_on_file(game: Game) -> dict[str, list[OrderLine]]:
 def order_texts(game: Game, power: str) -> list[tuple[str, int | None]]:
     """``power``'s orders on file, as (text, who sent it): the little an order mail needs
     to lay its lines over them, read without building rows."""
-    sql = compiled_sql(
-        "order-texts",
-        lambda: OrderLine.select(OrderLine.text, OrderLine.submitted_by)
-        .where((OrderLine.game == game.id) & (OrderLine.phase == game.phase)
-               & (OrderLine.power == power))
-        .order_by(OrderLine.line),
-        [game.id, game.phase, power],
-    )  # fmt: skip
-    rows = database_proxy.execute_sql(sql, [game.id, game.phase, power]).fetchall()
+    rows = _power_order_rows(game, power, "order-texts", OrderLine.text, OrderLine.submitted_by)
     return [(str(text), by) for text, by in rows]
 
 
@@ -149,17 +141,31 @@ def order_senders(game: Game, power: str) -> list[tuple[str, int | None, datetim
     """``power``'s orders on file as (text, who sent it, when), in their order: what an
     order mail needs to keep the sender of each order it carries over, read without
     building a row for every power's orders."""
-    sql = compiled_sql(
+    rows = _power_order_rows(
+        game,
+        power,
         "order-senders",
-        lambda: OrderLine.select(OrderLine.text, OrderLine.submitted_by, OrderLine.submitted_at)
+        OrderLine.text,
+        OrderLine.submitted_by,
+        OrderLine.submitted_at,
+    )
+    when = OrderLine.submitted_at.python_value
+    return [(str(text), by, when(at)) for text, by, at in rows]
+
+
+def _power_order_rows(game: Game, power: str, key: str, *columns: Any) -> list[tuple[Any, ...]]:
+    """The ``columns`` of ``power``'s orders on file, in their order, by a query built
+    once under ``key``."""
+    params = [game.id, game.phase, power]
+    sql = compiled_sql(
+        key,
+        lambda: OrderLine.select(*columns)
         .where((OrderLine.game == game.id) & (OrderLine.phase == game.phase)
                & (OrderLine.power == power))
         .order_by(OrderLine.line),
-        [game.id, game.phase, power],
+        params,
     )  # fmt: skip
-    rows = database_proxy.execute_sql(sql, [game.id, game.phase, power]).fetchall()
-    when = OrderLine.submitted_at.python_value
-    return [(str(text), by, when(at)) for text, by, at in rows]
+    return list(database_proxy.execute_sql(sql, params).fetchall())
 
 
 def missing_orders(game: Game, pos: Position, power: str, texts: list[str]) -> list[str]:
