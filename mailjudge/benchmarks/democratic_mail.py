@@ -28,7 +28,6 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from mailjudge import db, migrations
 from mailjudge.benchmarks.democratic import (
@@ -38,7 +37,7 @@ from mailjudge.benchmarks.democratic import (
     country_of,
     setup_game,
 )
-from mailjudge.benchmarks.mail_e2e import relay_process
+from mailjudge.benchmarks.mail_e2e import relay_process, scratch_database
 from mailjudge.demo.sink import free_port
 from mailjudge.game.state import get_game
 from mailjudge.models import Ballot, Seat
@@ -62,7 +61,8 @@ def run_by_mail(
     relay = mp.Process(target=relay_process, args=(sink_port, arrivals, relay_stop), daemon=True)
     relay.start()
     try:
-        with _database(postgres, schema, folder) as url:
+        name = schema or f"bench_democratic_{uuid.uuid4().hex[:10]}"
+        with scratch_database(postgres, folder, name) as url:
             settings = _judge_settings(url, sink_port)
             # The game is set up before the judge runs: writing 100,000 seats holds the
             # write lock longer than the judge's processes are willing to wait for it.
@@ -102,29 +102,6 @@ def run_by_mail(
         "this_process_peak_in_burst_mb": peak_mb,
         "largest_other_process_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
     }
-
-
-@contextmanager
-def _database(postgres: str | None, schema: str | None, folder: Path) -> Iterator[str]:
-    """SQLite in ``folder``, or a new schema on the PostgreSQL database ``postgres``
-    (named ``schema``, or bench_democratic_ and a random suffix), dropped afterwards."""
-    if postgres is None:
-        yield f"sqlite:///{folder / 'judge.db'}"
-        return
-    import psycopg2
-
-    name = schema or f"bench_democratic_{uuid.uuid4().hex[:10]}"
-    admin = psycopg2.connect(postgres)
-    admin.autocommit = True
-    try:
-        with admin.cursor() as cursor:
-            cursor.execute(f'CREATE SCHEMA "{name}"')
-        joiner = "&" if "?" in postgres else "?"
-        yield f"{postgres}{joiner}options={quote(f'-csearch_path={name}')}"
-        with admin.cursor() as cursor:
-            cursor.execute(f'DROP SCHEMA "{name}" CASCADE')
-    finally:
-        admin.close()
 
 
 @contextmanager

@@ -27,7 +27,7 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from aiosmtpd.controller import Controller
 
@@ -172,14 +172,38 @@ def gathering_relay_process(port: int, arrivals: Any, stop: Any) -> None:
 
 
 @contextmanager
-def scratch_database(postgres: str | None, folder: Path) -> Iterator[str]:
+def scratch_database(
+    postgres: str | None, folder: Path, schema: str | None = None
+) -> Iterator[str]:
     """A new empty database for one run: SQLite in ``folder``, or, given a PostgreSQL
-    server's URL, a database of its own there, dropped afterwards."""
+    server's URL, a database of its own there (or, given ``schema``, a schema of that
+    name in the URL's database), dropped afterwards."""
     if postgres is None:
         yield f"sqlite:///{folder / 'judge.db'}"
         return
-    with scratch_postgres(postgres) as url:
+    with scratch_postgres(postgres) if schema is None else scratch_schema(postgres, schema) as url:
         yield url
+
+
+@contextmanager
+def scratch_schema(database_url: str, name: str) -> Iterator[str]:
+    """A new schema ``name`` in the PostgreSQL database ``database_url`` (its URL, whose
+    sessions work in that schema), dropped afterwards, after a failed run too."""
+    import psycopg2
+
+    admin = psycopg2.connect(database_url)
+    admin.autocommit = True
+    try:
+        with admin.cursor() as cursor:
+            cursor.execute(f'CREATE SCHEMA "{name}"')
+        try:
+            joiner = "&" if "?" in database_url else "?"
+            yield f"{database_url}{joiner}options={quote(f'-csearch_path={name}')}"
+        finally:
+            with admin.cursor() as cursor:
+                cursor.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+    finally:
+        admin.close()
 
 
 @contextmanager
