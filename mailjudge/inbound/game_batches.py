@@ -26,6 +26,7 @@ from mailjudge.inbound.spool import (
     _id_field,
     _with_prepared,
     process_batch,
+    waiting_kinds,
 )
 from mailjudge.models import InboundMessage, utcnow
 
@@ -114,9 +115,8 @@ def _waiting_games(cutoff: datetime) -> list[str]:
     the order of the (state, received_at) index and the stale ones apart: under one OR the
     server sorted the whole backlog for every batch, and a burst of 20,000 mails of one
     game slowed as it grew. Plain peewee: asked once a batch, not once a mail."""
-    stale = (InboundMessage.state == "processing") & (InboundMessage.claimed_at < cutoff)
     rows: list[tuple[Any, int, str]] = []
-    for where in (InboundMessage.state == "queued", stale):
+    for where in waiting_kinds(cutoff):
         rows += list(
             InboundMessage.select(InboundMessage.received_at, _id_field, InboundMessage.game_key)
             .where(where)

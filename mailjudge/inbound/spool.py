@@ -356,8 +356,7 @@ def _oldest_waiting(size: int, cutoff: datetime, game: str | None) -> list[Inbou
     (state, received_at) index, and those whose worker died, read apart. One query with
     both under an OR had the database sort every queued mail at each claim: 25 ms a batch
     with 70,000 mails waiting in a Democratic burst, against a few hundredths of a ms."""
-    queued = InboundMessage.state == "queued"
-    stale = (InboundMessage.state == "processing") & (InboundMessage.claimed_at < cutoff)
+    queued, stale = waiting_kinds(cutoff)
     kinds: list[tuple[str, Any, list[Any]]] = [
         ("queued", queued, ["queued"]),
         ("stale", stale, ["processing", InboundMessage.claimed_at.db_value(cutoff)]),
@@ -374,6 +373,15 @@ def _oldest_waiting(size: int, cutoff: datetime, game: str | None) -> list[Inbou
         )
     found.sort(key=lambda row: (row.received_at, _pk(row)))
     return found[:size]
+
+
+def waiting_kinds(cutoff: datetime) -> tuple[Any, Any]:
+    """The two kinds of mail waiting for a worker, as conditions read apart (each along
+    an index): queued, and claimed by a worker that died before ``cutoff``."""
+    return (
+        InboundMessage.state == "queued",
+        (InboundMessage.state == "processing") & (InboundMessage.claimed_at < cutoff),
+    )
 
 
 def _waiting_query(where: Any, size: int) -> Any:
