@@ -14,6 +14,7 @@ from mailjudge.commands.finder import find_blocks
 from mailjudge.commands.press import as_press_reply
 from mailjudge.engine.maps import load_map
 from mailjudge.engine.reader import reads_as_order
+from mailjudge.inbound.game_key import game_key
 from mailjudge.inbound.html2text import html_to_text
 from mailjudge.inbound.parse import command_lines, parse_mail, unflow
 from mailjudge.inbound.replies import without_quoted_reply
@@ -114,6 +115,7 @@ FUNCTIONS: dict[str, Callable[[str], object]] = {
     "mask_mail": lambda t: mask_mail(_mail(t)),
     "mask_mail html": lambda t: mask_mail(_mail(t, "html")),
     "identity": lambda t: identity(_mail(t)),
+    "game_key": lambda t: game_key(_mail(t), ["judge+game@example.org"]),
     "find_blocks": find_blocks,
     "as_press_reply": lambda t: as_press_reply("SIGNON france@g pw\n" + t, ["GERMANY"]),
     "reads_as_order": lambda t: reads_as_order(t, _MAP),
