@@ -188,22 +188,14 @@ def scratch_database(
 @contextmanager
 def scratch_schema(database_url: str, name: str) -> Iterator[str]:
     """A new schema ``name`` in the PostgreSQL database ``database_url`` (its URL, whose
-    sessions work in that schema), dropped afterwards, after a failed run too."""
-    import psycopg2
-
-    admin = psycopg2.connect(database_url)
-    admin.autocommit = True
-    try:
-        with admin.cursor() as cursor:
-            cursor.execute(f'CREATE SCHEMA "{name}"')
-        try:
-            joiner = "&" if "?" in database_url else "?"
-            yield f"{database_url}{joiner}options={quote(f'-csearch_path={name}')}"
-        finally:
-            with admin.cursor() as cursor:
-                cursor.execute(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
-    finally:
-        admin.close()
+    sessions work in that schema), dropped afterwards."""
+    joiner = "&" if "?" in database_url else "?"
+    with _made_and_dropped(
+        database_url,
+        f'CREATE SCHEMA "{name}"',
+        f'DROP SCHEMA IF EXISTS "{name}" CASCADE',
+    ):
+        yield f"{database_url}{joiner}options={quote(f'-csearch_path={name}')}"
 
 
 @contextmanager
@@ -212,19 +204,31 @@ def scratch_postgres(server_url: str, prefix: str = "mailjudge_scratch") -> Iter
     server's options kept), dropped afterwards."""
     import uuid
 
+    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
+    with _made_and_dropped(
+        server_url,
+        f'CREATE DATABASE "{name}"',
+        f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)',
+    ):
+        yield urlunsplit(urlsplit(server_url)._replace(path=f"/{name}"))
+
+
+@contextmanager
+def _made_and_dropped(admin_url: str, make: str, drop: str) -> Iterator[None]:
+    """Run ``make`` on a connection of its own to ``admin_url``, and ``drop`` afterwards:
+    a run that failed leaves nothing behind either."""
     import psycopg2
 
-    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
-    admin = psycopg2.connect(server_url)
+    admin = psycopg2.connect(admin_url)
     admin.autocommit = True
     try:
         with admin.cursor() as cursor:
-            cursor.execute(f'CREATE DATABASE "{name}"')
+            cursor.execute(make)
         try:
-            yield urlunsplit(urlsplit(server_url)._replace(path=f"/{name}"))
-        finally:  # a run that failed leaves no database behind either
+            yield
+        finally:
             with admin.cursor() as cursor:
-                cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+                cursor.execute(drop)
     finally:
         admin.close()
 
