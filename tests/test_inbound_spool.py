@@ -164,6 +164,31 @@ def test_crash_in_handler_rolls_back_and_shunts_then_goes_on(any_db: str) -> Non
     assert spool.counts()["done"] == 3
 
 
+def test_a_masked_copy_is_kept_with_a_mail_done_and_dropped_with_one_shunted(
+    any_db: str,
+) -> None:
+    """In a batch the masked copy travels with the mark that the mail is done; a handler
+    that fails after asking for it leaves the stored copy as it came, to be tried again."""
+    for n in (1, 2, 3):
+        store(raw_mail(n))
+
+    def handler(row: InboundMessage) -> None:
+        spool.keep_masked_copy(row, row.raw.replace(b"F BRE - MAO", b"(masked)"))
+        if row.message_id == "<mail-2@example.org>":
+            raise RuntimeError("after the copy was masked")
+
+    assert spool.process_pending(handler) == 3
+    rows = {r.message_id: r for r in InboundMessage.select()}
+    assert rows["<mail-1@example.org>"].state == "done"
+    assert b"(masked)" in rows["<mail-1@example.org>"].raw
+    assert b"F BRE - MAO" not in rows["<mail-3@example.org>"].raw
+    shunted = rows["<mail-2@example.org>"]
+    assert shunted.state == "shunted" and b"F BRE - MAO" in shunted.raw
+    # Outside a batch (no mark follows) the copy is written at once.
+    spool.keep_masked_copy(shunted, b"alone")
+    assert InboundMessage.get_by_id(pk(shunted)).raw == b"alone"
+
+
 def test_a_dead_workers_mail_is_taken_up_again(any_db: str) -> None:
     store(raw_mail(1))
     claimed = spool.claim_next()

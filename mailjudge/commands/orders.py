@@ -50,12 +50,14 @@ def submit(ctx: Context, power: str, texts: list[str], merge: bool = False) -> l
     if not game.phase:  # a forming game (the master may order; there is no board yet)
         raise CommandError(f"{game.name} has not started: orders are for a running game")
     carried: list[str] = []  # orders on file the mail did not name: they keep their sender
+    on_file = None
     if merge:
-        texts, carried = service_orders.merged_with_file(game, seat, power, texts)
+        on_file = service_orders.power_orders_on_file(game, power)
+        texts, carried = service_orders.merged_with_file(game, seat, power, texts, on_file)
     refused = variant_of(game).refuse_orders(game, power, texts)  # Diplonomic rule 17
     if refused:
         raise CommandError(refused)
-    report = service_orders.submit_orders(game, seat, power, texts, carried)
+    report = service_orders.submit_orders(game, seat, power, texts, carried, on_file)
     ctx.orders_given = True
     if not report.missing:
         ctx.touched.add(game.id)  # only a complete order set can make the game ready

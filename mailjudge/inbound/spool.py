@@ -79,6 +79,11 @@ def _pk(row: InboundMessage) -> int:
     return int(row.__data__["id"])
 
 
+# Inside process_batch: the masked copies handlers asked for, by mail, written by the
+# statement that marks the mail done (one statement a mail where there were two).
+_masked_copies: dict[int, bytes] | None = None
+
+
 class LostClaim(RuntimeError):
     """Another worker took the mail up meanwhile; this worker's work must not count."""
 
@@ -400,32 +405,44 @@ def _claim_update(ids: list[int], now: datetime) -> Any:
 
 
 def _mark(row: InboundMessage, state: str, error: str = "") -> None:
-    """Finish a claimed mail, unless someone else has claimed it since (LostClaim)."""
+    """Finish a claimed mail, unless someone else has claimed it since (LostClaim). A mail
+    done takes its masked copy, if its handler kept one, in the same statement."""
     done_at = utcnow()
-    updated = execute_compiled(
-        "finish-inbound",
-        lambda: InboundMessage.update(state=state, error=error, processed_at=done_at).where(
-            (_pk(row) == _id_field)
-            & (InboundMessage.state == "processing")
-            & (InboundMessage.attempts == row.attempts)
-        ),
-        [
-            state,
-            InboundMessage.processed_at.db_value(done_at),
-            error,
-            _pk(row),
-            "processing",
-            row.attempts,
-        ],
-    ).rowcount
+    masked = _masked_copies.pop(_pk(row), None) if _masked_copies is not None else None
+    claimed = [_pk(row), "processing", row.attempts]
+    finished = [state, InboundMessage.processed_at.db_value(done_at), error]
+    if masked is None or state != "done":
+        query = functools.partial(_finish_update, row, state, error, done_at, None)
+        updated = execute_compiled("finish-inbound", query, [*finished, *claimed]).rowcount
+    else:
+        query = functools.partial(_finish_update, row, state, error, done_at, masked)
+        params = [_raw_field.db_value(masked), *finished, *claimed]
+        updated = execute_compiled("finish-inbound-masked", query, params).rowcount
     if updated != 1:
         raise LostClaim(f"inbound message {_pk(row)} was claimed by another worker")
 
 
+def _finish_update(
+    row: InboundMessage, state: str, error: str, done_at: datetime, masked: bytes | None
+) -> Any:
+    changes: dict[Any, Any] = {} if masked is None else {InboundMessage.raw: masked}
+    changes.update({InboundMessage.state: state, InboundMessage.processed_at: done_at,
+                    InboundMessage.error: error})  # fmt: skip
+    return InboundMessage.update(changes).where(
+        (_pk(row) == _id_field)
+        & (InboundMessage.state == "processing")
+        & (InboundMessage.attempts == row.attempts)
+    )
+
+
 def keep_masked_copy(row: InboundMessage, masked: bytes) -> None:
-    """Overwrite a mail's stored copy with its passwords masked (in the mail's own
-    transaction, by the pipeline). Built once: every order mail's SIGNON carries a
-    password, and building this UPDATE around the mail's bytes cost more than running it."""
+    """Overwrite a mail's stored copy with its passwords masked, in the mail's own
+    transaction (by the pipeline): in a batch, with the mark that it is done; alone, now.
+    Built once: every order mail's SIGNON carries a password, and building this UPDATE
+    around the mail's bytes cost more than running it."""
+    if _masked_copies is not None:
+        _masked_copies[_pk(row)] = masked
+        return
     execute_compiled(
         "mask-inbound",
         lambda: InboundMessage.update(raw=masked).where(_id_field == _pk(row)),
@@ -500,6 +517,15 @@ def process_batch(batch: list[tuple[InboundMessage, Handler]]) -> int:
     """Handle claimed mails in one transaction, each in a savepoint: a mail whose handler
     fails is rolled back alone and shunted with its traceback. Returns how many are done.
     (A mail's parsing, done by ``prepare``, stays outside the transaction.)"""
+    global _masked_copies
+    _masked_copies = {}
+    try:
+        return _process_batch(batch)
+    finally:
+        _masked_copies = None
+
+
+def _process_batch(batch: list[tuple[InboundMessage, Handler]]) -> int:
     failed: list[tuple[InboundMessage, str]] = []
     again: list[InboundMessage] = []
     done = 0
@@ -514,6 +540,7 @@ def process_batch(batch: list[tuple[InboundMessage, Handler]]) -> int:
                 except LostClaim:
                     log.warning("inbound message %s: claim lost, work rolled back", _pk(row))
                 except OperationalError as err:
+                    _drop_masked_copy(row)
                     if not _transient(err) or row.attempts >= MOST_TRANSIENT_TRIES:
                         failed.append((row, traceback.format_exc()))
                         continue
@@ -521,6 +548,7 @@ def process_batch(batch: list[tuple[InboundMessage, Handler]]) -> int:
                     log.warning("inbound message %s: %s; queued again", _pk(row), err)
                     again.append(row)
                 except Exception:
+                    _drop_masked_copy(row)  # rolled back with the mail's work
                     failed.append((row, traceback.format_exc()))
             for row in again:
                 execute_compiled(
@@ -542,6 +570,11 @@ def process_batch(batch: list[tuple[InboundMessage, Handler]]) -> int:
         log.exception("a batch of %s inbound mails could not be committed", len(batch))
         return 0
     return done
+
+
+def _drop_masked_copy(row: InboundMessage) -> None:
+    if _masked_copies is not None:
+        _masked_copies.pop(_pk(row), None)
 
 
 class OverBudget(RuntimeError):

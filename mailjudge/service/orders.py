@@ -21,7 +21,6 @@ from mailjudge.game.state import (
     may_order_for,
     missing_orders,
     order_senders,
-    order_texts,
     orders_on_file,
     powers_owing,
     require_active,
@@ -46,8 +45,23 @@ class Submission:
     several: list[str] = field(default_factory=list)
 
 
+# A power's orders on file as (text, who sent it, when), in their order.
+OnFile = list[tuple[str, int | None, datetime]]
+
+
+def power_orders_on_file(game: Game, power: str) -> OnFile:
+    """Read once for an order mail: laying its lines over the file and keeping each carried
+    order's sender both use it (one query, where each read it before)."""
+    return order_senders(game, power.upper())
+
+
 def submit_orders(
-    game: Game, seat: Seat, power: str, lines: list[str], carried: Sequence[str] = ()
+    game: Game,
+    seat: Seat,
+    power: str,
+    lines: list[str],
+    carried: Sequence[str] = (),
+    on_file: OnFile | None = None,
 ) -> Submission:
     """Replace ``power``'s orders for this phase with the valid ones among ``lines``.
 
@@ -57,6 +71,7 @@ def submit_orders(
     it had (unless another line of the set orders it), and the report says so.
     ``carried``: the lines that are orders on file the mail did not name (bare order lines
     laid over the file); they, like the orders a refused line leaves, keep their sender.
+    ``on_file``: the power's orders on file, when the caller has read them already.
     """
     require_active(game)
     power = power.upper()
@@ -89,7 +104,9 @@ def submit_orders(
                 refused.setdefault(syntax.loc[0], line.strip())
             continue
         kept.append(text)
-    from_file = _kept_from_file(game, seat, power, refused, kept, report)
+    filed = on_file if on_file is not None else power_orders_on_file(game, power)
+    only = _own_only(game, seat)
+    from_file = _kept_from_file(game, filed, only, refused, kept, report)
     kept += from_file
     if no_check:
         units = [unit_of(text, gmap, pos.phase.type) for text in kept]
@@ -97,8 +114,8 @@ def submit_orders(
     report.accepted = kept
     refuse_late_change(game, seat, power, kept)
     with database_proxy.atomic():
-        senders = _senders_on_file(game, seat, power, kept, [*carried, *from_file])
-        _delete_orders(game, power, _own_only(game, seat))
+        senders = _senders_on_file(seat, filed, only, kept, [*carried, *from_file])
+        _delete_orders(game, power, only)
         if kept:
             rows = [
                 {"game": game.id, "phase": game.phase, "power": power, "line": n, "text": text,
@@ -143,7 +160,7 @@ def blank_orders_in(game: Game) -> set[str]:
 
 
 def _senders_on_file(
-    game: Game, seat: Seat, power: str, kept: list[str], carried: list[str]
+    seat: Seat, filed: OnFile, only: Seat | None, kept: list[str], carried: list[str]
 ) -> list[tuple[int | None, datetime]]:
     """Who sent each of ``kept``, and when: an order on file that the mail did not name
     (``carried``) keeps its sender (seed 003, rule 7: the Gamemaster tells "which orders
@@ -151,9 +168,8 @@ def _senders_on_file(
     become France's because France sent another line); a line the mail gives is the
     sender's, now."""
     now = utcnow()
-    only = _own_only(game, seat)
     on_file: dict[str, list[tuple[int | None, datetime]]] = {}
-    for text, by, at in order_senders(game, power):
+    for text, by, at in filed:
         if only is None or by == only.id:
             on_file.setdefault(text, []).append((by, at))
     left = list(carried)
@@ -177,8 +193,8 @@ def _entry_check(line: str, syntax: Syntax, gmap: GameMap, pos: Position) -> Syn
 
 def _kept_from_file(
     game: Game,
-    seat: Seat,
-    power: str,
+    filed: OnFile,
+    only: Seat | None,
     refused: dict[str, str],
     new: list[str],
     report: Submission,
@@ -188,9 +204,8 @@ def _kept_from_file(
         return []
     gmap, phase_type = game_map(game), current_position(game).phase.type
     ordered = {unit_of(text, gmap, phase_type) for text in new}
-    only = _own_only(game, seat)
     kept: list[str] = []
-    for text, by in order_texts(game, power):
+    for text, by, _ in filed:
         unit = unit_of(text, gmap, phase_type)
         if unit in refused and unit not in ordered and (only is None or by == only.id):
             kept.append(text)
@@ -252,7 +267,7 @@ def _delete_orders(game: Game, power: str, only: Seat | None = None) -> None:
 
 
 def merged_with_file(
-    game: Game, seat: Seat, power: str, texts: list[str]
+    game: Game, seat: Seat, power: str, texts: list[str], on_file: OnFile | None = None
 ) -> tuple[list[str], list[str]]:
     """``power``'s orders on file with ``texts`` laid over them: a new order for a unit
     replaces that unit's order on file, and the units the texts do not name keep theirs
@@ -270,11 +285,12 @@ def merged_with_file(
 
     named = {unit_of(text) for text in texts} - {None}
     only = _own_only(game, seat)
-    on_file = [
-        text for text, by in order_texts(game, power.upper())
+    filed = on_file if on_file is not None else power_orders_on_file(game, power)
+    kept = [
+        text for text, by, _ in filed
         if (only is None or by == only.id) and unit_of(text) not in named
     ]  # fmt: skip
-    return on_file + texts, on_file
+    return kept + texts, kept
 
 
 def clear_orders(game: Game, seat: Seat, power: str) -> None:
