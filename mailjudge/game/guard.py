@@ -6,28 +6,16 @@ The counts live in AddressCounter rows, one per key, each with its window."""
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime, timedelta
+from typing import Any
 
-from peewee import IntegrityError
+from peewee import EXCLUDED, Case, IntegrityError
 
-from mailjudge.compiled_queries import execute_compiled, select_compiled, update_by_id_compiled
+from mailjudge.compiled_queries import execute_compiled, select_compiled
 from mailjudge.db import database_proxy
 from mailjudge.models import AddressCounter, Seat
 from mailjudge.settings import SecuritySettings, current_settings
-
-
-def _row(key: str, now: datetime, window: timedelta) -> AddressCounter:
-    """The counter for `key`, started afresh when its window is over."""
-    row = AddressCounter.get_or_none(AddressCounter.key == key)
-    if row is None:
-        try:
-            with database_proxy.atomic():
-                return AddressCounter.create(key=key, count=0, window_start=now, last_at=now)
-        except IntegrityError:  # another worker made it meanwhile
-            row = AddressCounter.get(AddressCounter.key == key)
-    if row.window_start + window <= now:
-        row.count, row.window_start = 0, now
-    return row
 
 
 def _counters(*keys: str) -> dict[str, AddressCounter]:
@@ -116,34 +104,35 @@ def signed_on(seat: Seat, sender: str, found: dict[str, AddressCounter]) -> None
 
 
 def bump_by(key: str, amount: int, now: datetime, window: timedelta) -> int:
-    """Add `amount` to the counter; returns the sum in the window. Queries built once:
-    an answer asks this on every mail."""
-    row = _counters(key).get(key)
-    if row is None and _started(key, amount, now):
-        return amount
-    if row is None:
-        row = _row(key, now, window)  # another worker made it meanwhile
-    elif row.window_start + window <= now:
-        row.count, row.window_start = 0, now
-    total = int(row.count) + amount
-    update_by_id_compiled(AddressCounter, row.id, {"count": total, "window_start": row.window_start,
-                                                   "last_at": now})  # fmt: skip
-    return total
+    """Add `amount` to the counter, starting it afresh when its window is over; returns
+    the sum in the window. One statement built once (an answer asks this on every mail):
+    an insert that, when the counter exists, adds to it instead, and says the sum."""
+    cutoff = now - window
+    when = AddressCounter.window_start.db_value
+    params = [key, amount, when(now), when(now), when(cutoff), when(cutoff)]
+    cursor = execute_compiled(
+        "counter-bump", functools.partial(_bump_query, key, amount, now, cutoff), params
+    )
+    return int(cursor.fetchone()[0])
 
 
-def _started(key: str, amount: int, now: datetime) -> bool:
-    """A new counter with its first count, by one insert built once (in a burst of new
-    senders, a Democratic game's citizens say, every answer makes one); False when
-    another worker made it meanwhile."""
-    values = {"key": key, "count": amount, "window_start": now, "last_at": now}
-    fields = [f for f in AddressCounter._meta.sorted_fields if f.name in values]
-    params = [f.db_value(values[f.name]) for f in fields]
-    try:
-        with database_proxy.atomic():
-            execute_compiled("counter-insert", lambda: AddressCounter.insert(**values), params)
-        return True
-    except IntegrityError:
-        return False
+def _bump_query(key: str, amount: int, now: datetime, cutoff: datetime) -> Any:
+    counter = AddressCounter
+    over = counter.window_start <= cutoff  # the window ended: count from now, afresh
+    added = counter.count + EXCLUDED.count
+    return (
+        counter.insert(key=key, count=amount, window_start=now, last_at=now)
+        .on_conflict(
+            conflict_target=[counter.key],
+            update={
+                counter.count: Case(None, [(over, EXCLUDED.count)], added),
+                counter.window_start: Case(None, [(over, EXCLUDED.window_start)],
+                                           counter.window_start),
+                counter.last_at: EXCLUDED.last_at,
+            },
+        )
+        .returning(counter.count)
+    )  # fmt: skip
 
 
 def may_mail(
