@@ -62,6 +62,9 @@ def run_commands(text: str, ctx: Context) -> None:
     """Each command is answered; an error never stops the rest, a failed SIGNON does."""
     blocks, limit_answer = _within_limit(find_blocks(text), ctx.max_commands)
     creating: Game | None = None  # the game a CREATE of this mail made, while set up
+    # The game SIGNON read is still the stored one after a mail of orders alone, when no
+    # game row was written meanwhile: then it is not read again to see whether it is ready.
+    writes_before, only_signon = Game.writes_built, True
     for block in blocks:
         if ctx.stopped:
             if not ctx.quiet:
@@ -91,6 +94,7 @@ def run_commands(text: str, ctx: Context) -> None:
             continue
         if command.name in _FLUSH_BEFORE:
             _flush(ctx)
+        only_signon = only_signon and command.name == "SIGNON"
         answer = Answer(command.echo(block), True)
         errors_before, mails_before = ctx.order_errors, len(ctx.outgoing)
         standing: BadSecret | None = None
@@ -126,7 +130,8 @@ def run_commands(text: str, ctx: Context) -> None:
         _flush(ctx)
     if limit_answer is not None:
         ctx.answers.append(limit_answer)
-    process_touched(ctx)
+    unchanged = ctx.game if only_signon and Game.writes_built == writes_before else None
+    process_touched(ctx, unchanged)
 
 
 def _set_up(ctx: Context, game: Game, words: list[str]) -> Answer:
@@ -174,13 +179,15 @@ def _echo(block: Block) -> str:
     return found[0].echo(block) if found else " ".join(block.words)
 
 
-def process_touched(ctx: Context) -> None:
-    """Games whose orders changed may now be ready (all in, nobody waiting)."""
+def process_touched(ctx: Context, unchanged: Game | None = None) -> None:
+    """Games whose orders changed may now be ready (all in, nobody waiting). ``unchanged``:
+    a game read in this mail that is known to be as stored."""
     for game_id in sorted(ctx.touched):
         # A phase processed may leave the next one ready at once (Diplonomic rule 15:
         # retreats and builds given in advance), so look again, a few phases at most.
-        for _ in range(3):
-            game = state.game_by_id(game_id)
+        for n in range(3):
+            fresh = n == 0 and unchanged is not None and unchanged.id == game_id
+            game = unchanged if fresh and unchanged is not None else state.game_by_id(game_id)
             try:
                 done = processing.process_if_ready(game, ctx.now)
             except ServiceError:
