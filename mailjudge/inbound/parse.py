@@ -135,6 +135,8 @@ def _join_words(chunks: list[tuple[bytes | str, str | None]]) -> str:
 
 def _addresses(message: Message, *names: str) -> list[tuple[str, str]]:
     values = [header_text(message, n) for n in names]
+    if not any(values):  # most mails have no Cc, Sender, Delivered-To: no parser to run
+        return []
     try:
         pairs = email.utils.getaddresses([v for v in values if v])
     except Exception:
