@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from mailjudge.compiled_queries import execute_compiled
 from mailjudge.db import database_proxy
@@ -113,7 +115,11 @@ def submit_orders(
         report.several = sorted({u for u in units if u is not None and units.count(u) > 1})
     report.accepted = kept
     refuse_late_change(game, seat, power, kept)
-    with database_proxy.atomic():
+    # The delete and the insert stand or fall together. In a transaction (a mail's) no
+    # savepoint of their own: a database error here is never caught short of the mail's
+    # own savepoint, which undoes both (an order mail would open one more for nothing).
+    inside = database_proxy.in_transaction()
+    with contextlib.nullcontext() if inside else database_proxy.atomic():
         senders = _senders_on_file(seat, filed, only, kept, [*carried, *from_file])
         _delete_orders(game, power, only)
         if kept:
@@ -254,16 +260,25 @@ def _own_only(game: Game, seat: Seat) -> Seat | None:
 
 
 def _delete_orders(game: Game, power: str, only: Seat | None = None) -> None:
-    here = (
-        (OrderLine.game == game.id) & (OrderLine.phase == game.phase) & (OrderLine.power == power)
-    )
+    # The conditions are built only the first time (in the lambdas): building them cost
+    # more than running the DELETE.
+    def here() -> Any:
+        return (
+            (OrderLine.game == game.id)
+            & (OrderLine.phase == game.phase)
+            & (OrderLine.power == power)
+        )
+
     if only is None:
-        execute_compiled("delete-orders", lambda: OrderLine.delete().where(here),
+        execute_compiled("delete-orders", lambda: OrderLine.delete().where(here()),
                          [game.id, game.phase, power])  # fmt: skip
         return
-    mine = here & (OrderLine.submitted_by == only.id)
-    execute_compiled("delete-own-orders", lambda: OrderLine.delete().where(mine),
-                     [game.id, game.phase, power, only.id])  # fmt: skip
+    mine = only.id
+    execute_compiled(
+        "delete-own-orders",
+        lambda: OrderLine.delete().where(here() & (OrderLine.submitted_by == mine)),
+        [game.id, game.phase, power, mine],
+    )
 
 
 def merged_with_file(
