@@ -95,7 +95,11 @@ def current_position(game: Game) -> Position:
     """The game's board, read from its stored JSON once per change (every order mail and
     every readiness check asks for it)."""
     cached = _POSITIONS.get(game.id)
-    if cached is not None and cached[0] == game.position:
+    stored = game.position
+    # The same dict (the same game row, asked again) needs no comparing, key by key.
+    if cached is not None and (cached[0] is stored or cached[0] == stored):
+        if cached[0] is not stored:
+            _POSITIONS[game.id] = (stored, cached[1])
         return cached[1]
     pos = position_from_dict(game.position, game_map(game))
     if len(_POSITIONS) > 1000:

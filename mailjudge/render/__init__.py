@@ -21,6 +21,9 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        # The templates are the installed judge's own: a template is read once per process,
+        # not looked at on disk again before every mail (a stat a render; restart to change).
+        auto_reload=False,
     )
 
 
