@@ -450,12 +450,18 @@ def _game_and_mails(mails: int) -> list[tuple[str, bytes]]:
     return prepared
 
 
-def worker_only(mails: int) -> dict[str, float]:
+def worker_only(mails: int, postgres: str | None = None) -> dict[str, float]:
     """The worker alone, in this process: ``mails`` order mails stored first, then
     answered by the worker's own loop (spool.process_pending), with no SMTP on either
-    side (the replies stay queued). What a mail costs the worker."""
+    side (the replies stay queued). What a mail costs the worker. ``postgres``: a server
+    URL, where a scratch database is made (and dropped after)."""
     folder = Path(tempfile.mkdtemp(prefix="mailjudge-bench-"))
-    settings = _settings(f"sqlite:///{folder / 'judge.db'}", free_port())
+    with scratch_database(postgres, folder) as url:
+        return _worker_only(mails, url)
+
+
+def _worker_only(mails: int, url: str) -> dict[str, float]:
+    settings = _settings(url, free_port())
     use_settings(settings)
     db.connect(settings.database.url)
     try:
@@ -537,7 +543,7 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     ap.add_argument(
         "--worker-only", action="store_true",
-        help="time the worker alone in this process: the mails stored first, no SMTP (SQLite)",
+        help="time the worker alone in this process: the mails stored first, no SMTP",
     )  # fmt: skip
     ap.add_argument(
         "--warm", action="store_true",
@@ -549,8 +555,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.judges:
         return _judges_main(args)
     if args.worker_only:
-        figures = worker_only(args.mails)
-        print("mailjudge bench mail --worker-only: SQLite, one process, the mails stored first")
+        figures = worker_only(args.mails, args.postgres)
+        where = "PostgreSQL" if args.postgres else "SQLite"
+        print(f"mailjudge bench mail --worker-only: {where}, one process, the mails stored first")
         for key, value in figures.items():
             print(f"  {key}: {value:.2f}" if isinstance(value, float) else f"  {key}: {value}")
         return 0 if figures["answered"] == figures["mails"] else 1
