@@ -115,11 +115,9 @@ def submit_orders(
         report.several = sorted({u for u in units if u is not None and units.count(u) > 1})
     report.accepted = kept
     refuse_late_change(game, seat, power, kept)
-    # The delete and the insert stand or fall together. In a transaction (a mail's) no
-    # savepoint of their own: a database error here is never caught short of the mail's
-    # own savepoint, which undoes both (an order mail would open one more for nothing).
-    inside = database_proxy.in_transaction()
-    with contextlib.nullcontext() if inside else database_proxy.atomic():
+    # Delete and insert stand or fall together; in a mail's transaction its savepoint undoes
+    # both on a database error (nothing catches one short of it), so none of their own.
+    with contextlib.nullcontext() if database_proxy.in_transaction() else database_proxy.atomic():
         senders = _senders_on_file(seat, filed, only, kept, [*carried, *from_file])
         _delete_orders(game, power, only)
         if kept:
