@@ -94,6 +94,13 @@ def test_a_game_s_claim_reads_its_next_mails_from_the_index(pg: str) -> None:
     cutoff = spool.InboundMessage.claimed_at.db_value(utcnow() - timedelta(minutes=10))
     [stale] = prepared_names("mailjudge_claim_game_stale_inbound")
     assert migrations.GAME_CLAIM_INDEX in plan_of(stale, "processing", cutoff, "big", 12)
+    # The games with mail waiting are found along the index too, not by reading the backlog.
+    cursor = db.database_proxy.execute_sql(
+        "EXPLAIN " + game_batches._QUEUED_GAMES, ["queued"] * 3 + [256]
+    )
+    plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "Bitmap" not in plan and "Sort" not in plan and "Seq Scan" not in plan
+    assert game_batches._waiting_games(utcnow() - timedelta(minutes=10)) == ["big"]
 
 
 def test_the_claim_index_is_made_on_a_new_and_on_an_upgraded_database(pg: str) -> None:
