@@ -59,23 +59,46 @@ def execute_compiled(key: str, build: Callable[[], Any], params: Sequence[Any]) 
 
 # PostgreSQL plans every statement it is sent; a mail's statements are the same each time,
 # so each is prepared once per connection (PREPARE lasts as long as the session, whatever
-# becomes of the transaction it was made in) and run with EXECUTE.
-_PREPARED: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+# becomes of the transaction it was made in) and run with EXECUTE. After five runs the
+# server keeps one plan for all parameters, costed on the tables' size then; only an
+# ANALYZE makes it again, and without autovacuum none comes: a plan made when the table was
+# nearly empty (a sequential scan of the guard's counters) stayed as it grew to 100,000
+# rows. So each statement is prepared afresh after 64 runs on a connection, then after
+# twice as many each time: 14 times in a million runs.
+_PREPARED: weakref.WeakKeyDictionary[Any, dict[str, list[int]]] = weakref.WeakKeyDictionary()
+_REPLAN_FIRST, _REPLAN_FACTOR = 64, 2
 
 
 def _run_compiled(key: str, sql: str, params: list[Any]) -> Any:
     if not is_postgres():
         return database_proxy.execute_sql(sql, params)
-    connection = database_proxy.connection()
-    prepared = _PREPARED.setdefault(connection, set())
-    name = "mailjudge_" + re.sub(r"[^a-z0-9_]", "_", key.lower())
-    if name not in prepared:
-        numbers = itertools.count(1)
-        numbered = re.sub(r"%s", lambda _: f"${next(numbers)}", sql)
-        database_proxy.execute_sql(f"PREPARE {name} AS {numbered}")
-        prepared.add(name)
+    prepared = _PREPARED.setdefault(database_proxy.connection(), {})
+    base = "mailjudge_" + re.sub(r"[^a-z0-9_]", "_", key.lower())
+    # [generation, runs, the run at which it is prepared afresh]
+    found = prepared.get(base)
+    if found is None or found[1] >= found[2]:
+        found = prepared[base] = _prepare(base, sql, found)
+    found[1] += 1
     marks = f" ({', '.join(['%s'] * len(params))})" if params else ""
-    return database_proxy.execute_sql(f"EXECUTE {name}{marks}", params)
+    return database_proxy.execute_sql(f"EXECUTE {_name(base, found[0])}{marks}", params)
+
+
+def _name(base: str, generation: int) -> str:
+    return base if generation == 0 else f"{base}__g{generation}"
+
+
+def _prepare(base: str, sql: str, before: list[int] | None) -> list[int]:
+    """PREPARE the statement under its next generation's name; the one before goes."""
+    numbers = itertools.count(1)
+    numbered = re.sub(r"%s", lambda _: f"${next(numbers)}", sql)
+    if before is None:
+        database_proxy.execute_sql(f"PREPARE {_name(base, 0)} AS {numbered}")
+        return [0, 0, _REPLAN_FIRST]
+    generation, runs, due = before
+    database_proxy.execute_sql(
+        f"DEALLOCATE {_name(base, generation)}; PREPARE {_name(base, generation + 1)} AS {numbered}"
+    )
+    return [generation + 1, runs, due * _REPLAN_FACTOR]
 
 
 def select_compiled(

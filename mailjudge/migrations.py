@@ -56,6 +56,10 @@ ALL_TABLES: tuple[type[BaseModel], ...] = (
 )
 
 
+# PostgreSQL's index for the claim by game (migration 14).
+GAME_CLAIM_INDEX = "inbound_message_state_game_key_received_at_id"
+
+
 class SchemaError(RuntimeError):
     """The database cannot be brought to this judge's schema; says why."""
 
@@ -155,6 +159,19 @@ def _inbound_game_key(database: Database, migrator: SchemaMigrator) -> None:
     )
 
 
+def _game_claim_index(database: Database, migrator: SchemaMigrator | None = None) -> None:
+    """PostgreSQL only (its workers claim by game, inbound.game_batches): the index that
+    gives a game's waiting mails in the claim's order. With the (state, received_at) index
+    alone the server read and sorted the whole backlog for each batch (22 ms with 5,000
+    mails queued, the rate falling as a burst grew); with it, 0.1 ms."""
+    if isinstance(database, SqliteDatabase):
+        return
+    database.execute_sql(  # type: ignore[no-untyped-call]
+        f"CREATE INDEX IF NOT EXISTS {GAME_CLAIM_INDEX} ON inbound_message "
+        "(state, game_key, received_at, id)"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "the tables of release 21f9223 (the baseline)", _baseline),
     Migration(2, "address_counter, confirmation and bounce: guessing, consent, bounces",
@@ -181,6 +198,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _extensions_and_stalemates),
     Migration(13, "inboundmessage.game_key: the game a stored mail is for, so that a "
               "worker on PostgreSQL takes one game's mails together", _inbound_game_key),
+    Migration(14, "PostgreSQL: an index of inbound_message by state, game, arrival, for the "
+              "claim of a game's next mails", _game_claim_index),
 )  # fmt: skip
 LATEST = MIGRATIONS[-1].number
 
@@ -247,6 +266,7 @@ def _upgrade(database: Database) -> list[Migration]:
         version = current_version(database)
         if version is None and not database.table_exists("game"):
             database.create_tables(ALL_TABLES, safe=True)
+            _game_claim_index(database)  # not a model's index: PostgreSQL's alone
             SchemaVersion.create(version=LATEST, what="a new database at the newest schema")
             return []
         if version is None:

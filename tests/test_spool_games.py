@@ -86,6 +86,29 @@ def test_a_claim_takes_one_games_mails_and_another_worker_the_next_game(pg: str)
     assert game_batches.claim_game_batch(10) is None
 
 
+def test_a_game_behind_another_games_long_backlog_is_found(pg: str) -> None:
+    """A burst of one game (a Democratic game's citizens) held by one worker does not hide
+    the games whose mails came after it: another worker finds them."""
+    store_games(["burst"], 300)
+    for n in (1001, 1002):
+        spool.store(mail(n, "SIGNON france@after pw"), "p@example.org", JUDGE, "smtp")
+    first = game_batches.claim_game_batch(12)
+    assert first is not None and first[0] == "burst"
+    other: list[tuple[str, list[InboundMessage]] | None] = []
+
+    def second_worker() -> None:
+        other.append(game_batches.claim_game_batch(12))
+        if other[0] is not None:
+            game_batches.release_game(other[0][0])
+        db.close()
+
+    thread = threading.Thread(target=second_worker)
+    thread.start()
+    thread.join()
+    game_batches.release_game("burst")
+    assert other[0] is not None and other[0][0] == "after" and len(other[0][1]) == 2
+
+
 def test_mails_without_a_game_go_one_at_a_time_to_any_worker(pg: str) -> None:
     for n in range(3):
         spool.store(mail(n, "HELP"), "p@example.org", JUDGE, "smtp")

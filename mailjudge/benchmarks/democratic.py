@@ -275,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--postgres",
         metavar="URL",
-        help="with --by-mail: the judges on this PostgreSQL database, in a schema of the run's own",
+        help="with --by-mail or --spooled: this PostgreSQL database, in a schema of the run's own",
     )
     ap.add_argument(
         "--schema",
@@ -297,12 +297,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.spooled:
         from mailjudge.benchmarks.democratic_mail import spooled
 
-        print("mailjudge bench democratic --spooled: SQLite, one worker's loop in this process")
-        for key, value in spooled(args.citizens, args.seed, args.spooled).items():
+        where = "PostgreSQL" if args.postgres else "SQLite"
+        print(f"mailjudge bench democratic --spooled: {where}, one worker's loop in this process")
+        found = spooled(args.citizens, args.seed, args.spooled, args.postgres, args.schema)
+        for key, value in found.items():
             print(f"  {key}: {value:.2f}" if isinstance(value, float) else f"  {key}: {value}")
         return 0
     if (args.postgres or args.judges != 1) and not args.by_mail:
-        ap.error("--postgres and --judges go with --by-mail")
+        ap.error("--postgres and --judges go with --by-mail (--postgres also with --spooled)")
     if args.judges != 1 and not args.postgres:
         ap.error("several judges share one PostgreSQL database: give --postgres URL")
     if args.by_mail:
