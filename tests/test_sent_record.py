@@ -135,3 +135,39 @@ def test_a_record_file_of_an_earlier_sender_gains_the_relay_reply_and_keeps_its_
         record.close()
     stored = Outbox.get_by_id(row.__data__["id"])
     assert (stored.state, stored.sent_at, stored.relay_reply) == ("sent", when, "")
+
+
+def test_a_later_outcome_replaces_an_earlier_and_forget_drops_only_what_it_names(
+    sqlite_db: str,
+) -> None:
+    record = record_for_db()
+    try:
+        record.note(3, {"state": "queued", "attempts": 1, "last_error": "421 busy"})
+        record.note(4, {"state": "sent", "attempts": 1, "last_error": ""})
+        record.note(3, {"state": "sent", "attempts": 2, "last_error": "", "raw": b"a\r\n"})
+        assert record.outcomes() == {
+            3: {"state": "sent", "attempts": 2, "last_error": "", "raw": b"a\r\n"},
+            4: {"state": "sent", "attempts": 1, "last_error": ""},
+        }
+        record.forget([3])
+        assert list(record.outcomes()) == [4]
+    finally:
+        record.close()
+
+
+def test_an_entry_cut_short_by_a_crash_is_left_out_and_the_others_kept(sqlite_db: str) -> None:
+    record = record_for_db()
+    record.note(1, {"state": "sent", "attempts": 1, "last_error": "", "raw": b"one\r\n"})
+    record.note(2, {"state": "sent", "attempts": 1, "last_error": "", "raw": b"two\r\n"})
+    record.close()
+    whole = record.path.read_bytes()
+    second = whole.rindex(b'{"id":2')
+    line_end = whole.index(b"\n", second) + 1
+    # Cut in its JSON line, just after that line, and in the mail's bytes.
+    for kept in (whole[: second + 5], whole[:line_end], whole[:-1]):
+        record.path.write_bytes(kept)
+        reopened = record_for_db()
+        try:
+            assert list(reopened.outcomes()) == [1]
+        finally:
+            reopened.close()

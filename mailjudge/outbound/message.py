@@ -51,10 +51,13 @@ def wrapped(text: str, width: int = MAX_LINE) -> str:
     line above when it would be a lone word. A word longer than the line (an address, a
     link) is left whole. Each word is looked at a bounded number of times: the time grows
     with the text's length, not with the square of a paragraph's."""
+    lines = text.split("\n")
+    if all(len(line) <= width for line in lines):
+        return text  # what the loop below gives back for such a text (most replies)
     out: list[str] = []
     carry: list[str] = []  # the words of an unfinished line, shorter than width
     carry_indent = ""
-    for line in text.split("\n"):
+    for line in lines:
         if carry:
             if _goes_on(line, carry_indent):
                 carry = _fill_into(out, carry_indent, [*carry, *line.split()], width)

@@ -1,0 +1,128 @@
+"""`python -m mailjudge.benchmarks.sender`: what a reply costs the sender, and the relay.
+
+The replies of ``--mails`` order mails (those of `bench mail`) are answered and queued
+first, with no SMTP; then this process sends them the way the judge's sender process
+does (`outbox.flush` with the SQLite record) to an aiosmtpd sink in a process of its own.
+With ``--round N`` the replies fall due N at a time and each round is one flush, as when
+the sender is rung for each batch the worker answers; without it they are one backlog.
+Printed: processor time a reply of the sender (this process) and of the sink, and the
+clock's replies a second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import statistics
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from mailjudge import db, migrations
+from mailjudge.app import pipeline
+from mailjudge.benchmarks.mail_e2e import (
+    JUDGE,
+    _game_and_mails,
+    _settings,
+    cpu_seconds,
+    relay_process,
+)
+from mailjudge.demo.sink import free_port
+from mailjudge.inbound import spool
+from mailjudge.models import InboundMessage, Outbox, utcnow
+from mailjudge.outbound.outbox import RetryPolicy, flush
+from mailjudge.outbound.send import SmtpSender
+from mailjudge.outbound.sent_record import SentRecord
+from mailjudge.settings import use_settings
+
+
+class _Arrivals:
+    """The sink's notes go nowhere: only its processor time is looked at."""
+
+    def put(self, arrival: Any) -> None:
+        pass
+
+
+def _counting_relay(port: int, stop: Any) -> None:
+    relay_process(port, _Arrivals(), stop)
+
+
+def _queue_replies(folder: Path, mails: int, sink_port: int) -> int:
+    """The replies of ``mails`` order mails, queued; how many."""
+    settings = _settings(f"sqlite:///{folder / 'judge.db'}", sink_port)
+    use_settings(settings)
+    db.connect(settings.database.url)
+    migrations.upgrade()
+    for _, raw in _game_and_mails(mails):
+        spool.store(raw.replace(b"\n", b"\r\n"), "player@bench.test", [JUDGE], "smtp")
+
+    def handle(row: InboundMessage, prepared: Any = None) -> None:
+        pipeline.handle(row, settings, prepared=prepared)
+
+    spool.process_pending(handle, prepare=lambda row: pipeline.prepare(row, settings))
+    return int(Outbox.select().where(Outbox.state == "queued").count())
+
+
+def _send_all(port: int, rounds: int) -> tuple[int, float, float]:
+    """Send every queued reply, ``rounds`` at a time (0: all in one flush); the replies
+    sent, the seconds taken and the processor seconds of this process."""
+    sender = SmtpSender("127.0.0.1", port, JUDGE)
+    record = SentRecord.beside_database()
+    retry = RetryPolicy()
+    start = utcnow()
+    ids = [row.id for row in Outbox.select(Outbox.id).order_by(Outbox.id)]
+    step = rounds or len(ids)
+    for n in range(0, len(ids), step):  # round k falls due at start + k seconds
+        due = start + timedelta(seconds=n // step)
+        Outbox.update(next_attempt_at=due).where(Outbox.id.in_(ids[n : n + step])).execute()
+    sent, began, cpu = 0, time.perf_counter(), time.process_time()
+    for k in range(0, len(ids) // step + 1):
+        sent += flush(sender, now=start + timedelta(seconds=k), retry=retry, record=record).sent
+    spent, cpu = time.perf_counter() - began, time.process_time() - cpu
+    sender.close()
+    if record is not None:
+        record.close()
+    return sent, spent, cpu
+
+
+def run(mails: int, rounds: int) -> dict[str, float]:
+    folder = Path(tempfile.mkdtemp(prefix="mailjudge-bench-sender-"))
+    port = free_port()
+    mp = multiprocessing.get_context("spawn")
+    stop = mp.Event()
+    relay = mp.Process(target=_counting_relay, args=(port, stop), daemon=True)
+    relay.start()
+    try:
+        queued = _queue_replies(folder, mails, port)
+        time.sleep(1.0)  # the relay process is up
+        relay_cpu = cpu_seconds(relay.pid or 0)
+        sent, spent, cpu = _send_all(port, rounds)
+        relay_cpu = cpu_seconds(relay.pid or 0) - relay_cpu
+    finally:
+        stop.set()
+        relay.join(timeout=10)
+        db.close()
+    return {"queued": queued, "sent": sent, "sent_per_s": sent / max(spent, 1e-9),
+            "cpu_ms_per_reply_sender": cpu * 1000 / max(sent, 1),
+            "cpu_ms_per_reply_relay": relay_cpu * 1000 / max(sent, 1)}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m mailjudge.benchmarks.sender", description=__doc__)
+    ap.add_argument("--mails", type=int, default=2000, help="replies to send (default 2000)")
+    ap.add_argument("--round", type=int, default=0, help="replies due at a time (0: all)")
+    ap.add_argument("--runs", type=int, default=1, help="runs; the median is printed too")
+    args = ap.parse_args(argv)
+    results = [run(args.mails, args.round) for _ in range(args.runs)]
+    for n, result in enumerate(results):
+        print(f"run {n + 1}: " + ", ".join(f"{k} {v:.3f}" for k, v in result.items()))
+    if args.runs > 1:
+        for key in results[0]:
+            print(f"  median {key}: {statistics.median(r[key] for r in results):.3f}")
+    return 0 if all(r["sent"] == r["queued"] for r in results) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
