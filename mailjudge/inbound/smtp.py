@@ -12,7 +12,7 @@ import errno
 import logging
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiosmtpd.controller import Controller
@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 
 RecipientCheck = Callable[[str], bool]
 StoreFunction = Callable[[bytes, str, list[str], str], tuple[InboundMessage, bool]]
+# The same, awaited on the listener's event loop (spool.GroupStore.store_async).
+AsyncStoreFunction = Callable[[bytes, str, list[str], str], Awaitable[tuple[InboundMessage, bool]]]
 
 TEMPORARY_FAILURE = "451 4.3.0 Mail not stored, please try again later"
 SHUTTING_DOWN = "421 4.3.2 The judge is stopping; please try again later"
@@ -55,7 +57,8 @@ class SpoolHandler:
     """aiosmtpd handler for both SMTP and LMTP.
 
     `recipient_ok` may touch the database, so it runs in a worker thread too; only the
-    judge's own addresses are recognised on the event loop itself.
+    judge's own addresses are recognised on the event loop itself. A mail is stored by
+    `store_async` when given (it must not block the loop), else by `store` in a thread.
     """
 
     def __init__(
@@ -65,11 +68,13 @@ class SpoolHandler:
         *,
         source: str = "smtp",
         store: StoreFunction = spool.store,
+        store_async: AsyncStoreFunction | None = None,
     ) -> None:
         self.judge_address = judge_address
         self.recipient_ok = recipient_ok
         self.source = source
         self.store = store
+        self.store_async = store_async
         self.lmtp = source == "lmtp"
         self.closing = False  # while the judge stops: new mail is turned away with 421
         self.storing = 0  # mails between DATA and their answer: a stop waits for them
@@ -102,13 +107,20 @@ class SpoolHandler:
         envelope.rcpt_options.extend(rcpt_options)
         return "250 2.1.5 OK"
 
+    async def _stored(
+        self, raw: bytes, mail_from: str, recipients: list[str]
+    ) -> tuple[InboundMessage, bool]:
+        if self.store_async is not None:
+            return await self.store_async(raw, mail_from, recipients, self.source)
+        return await asyncio.to_thread(self.store, raw, mail_from, recipients, self.source)
+
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
         raw = envelope.original_content or b""
         recipients = list(envelope.rcpt_tos)
         mail_from = envelope.mail_from or ""
         self.storing += 1
         try:
-            row, new = await asyncio.to_thread(self.store, raw, mail_from, recipients, self.source)
+            row, new = await self._stored(raw, mail_from, recipients)
         except Exception:
             log.exception("could not store a mail from %s", mail_from)
             status = TEMPORARY_FAILURE
@@ -157,12 +169,15 @@ class Listener:
         recipient_ok: RecipientCheck | None = None,
         *,
         store: StoreFunction = spool.store,
+        store_async: AsyncStoreFunction | None = None,
         free_ports: bool = False,
     ) -> None:
-        """`free_ports`: bind the enabled listeners to ports the system picks (tests)."""
+        """`free_ports`: bind the enabled listeners to ports the system picks (tests).
+        `store_async`: how a mail is stored instead of `store` (see SpoolHandler)."""
         self.settings = settings
         self.recipient_ok = recipient_ok
         self.store = store
+        self.store_async = store_async
         self.free_ports = free_ports
         self._controllers: dict[str, _Controller] = {}
 
@@ -173,7 +188,11 @@ class Listener:
                 if port == 0:
                     continue
                 handler = SpoolHandler(
-                    self.settings.judge.address, self.recipient_ok, source=source, store=self.store
+                    self.settings.judge.address,
+                    self.recipient_ok,
+                    source=source,
+                    store=self.store,
+                    store_async=self.store_async,
                 )
                 controller = _Controller(
                     handler,
