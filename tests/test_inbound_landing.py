@@ -4,6 +4,7 @@ at any point included."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import stat
 import threading
@@ -168,5 +169,50 @@ def test_a_new_landing_never_hands_out_a_number_twice(sqlite_db: str) -> None:
         landing.remove(landing.waiting(10))
         (second,) = land(landing, range(2, 3))
         assert second == 2
+    finally:
+        landing.close()
+
+
+def test_mails_stored_from_an_event_loop_are_each_answered_once_after_their_commit(
+    sqlite_db: str,
+) -> None:
+    """The listener's way in (GroupStore.store_async): coroutines of one loop and threads
+    store at once; each is answered when its mail is landed, and a caller that went away
+    meanwhile (its client hung up) leaves the answers of its group alone."""
+    landing = landing_for(sqlite_db)
+    group = spool.GroupStore(landing=landing)
+    group.start()
+    mail = ("p@example.org", ["judge@example.org"], "smtp")
+
+    def store(n: int) -> asyncio.Future[tuple[InboundMessage, bool]]:
+        return asyncio.ensure_future(group.store_async(raw_mail(n), *mail))
+
+    async def callers() -> list[object]:
+        with landing._lock:  # the first commit waits: the next mails make one group
+            first = store(98)
+            await asyncio.sleep(0.2)
+            gone, *stores = [store(n) for n in [99, *range(30)]]
+            await asyncio.sleep(0)  # all of them are queued
+            gone.cancel()
+        answers = asyncio.gather(first, *stores, gone, return_exceptions=True)
+        return await asyncio.wait_for(answers, 10)
+
+    threads = threading.Thread(
+        target=in_threads, args=(lambda n: group.store(raw_mail(n + 30), *mail), 10)
+    )
+    try:
+        threads.start()
+        answers = asyncio.run(callers())
+        threads.join()
+    finally:
+        group.stop()
+    try:
+        assert all(new for _, new in answers[:31])  # type: ignore[misc]
+        assert isinstance(answers[31], asyncio.CancelledError)
+        # Landed all the same: the client that went away sends it again, and the spool
+        # keeps it once (its Message-ID).
+        assert sorted(m.raw for m in landing.waiting(100)) == sorted(
+            raw_mail(n) for n in [*range(40), 98, 99]
+        )
     finally:
         landing.close()

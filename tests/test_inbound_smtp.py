@@ -9,7 +9,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from mailjudge import db
 from mailjudge.inbound import spool
+from mailjudge.inbound.landing import Landing, landing_path
 from mailjudge.inbound.smtp import Listener, judge_recipients
 from mailjudge.models import InboundMessage
 from mailjudge.settings import Settings, SmtpSettings, load_settings
@@ -198,3 +200,29 @@ def test_judge_recipients() -> None:
 
 def test_spool_handler_stores_through_spool_store() -> None:
     assert Listener(settings()).store is spool.store
+
+
+def test_a_group_store_that_cannot_keep_the_mail_asks_the_client_to_retry(sqlite_db: str) -> None:
+    """The way the judge stores (GroupStore.store_async, on its landing): a commit that
+    fails is answered 451, never 250."""
+    database_file = db.sqlite_file()
+    assert database_file is not None
+    landing = Landing(landing_path(database_file))
+    group = spool.GroupStore(landing=landing)
+    group.start()
+    landing.close()  # every commit now fails
+    try:
+        with (
+            Listener(
+                settings(lmtp=False),
+                store=group.store,
+                store_async=group.store_async,
+                free_ports=True,
+            ) as running,
+            smtp(running) as client,
+            pytest.raises(smtplib.SMTPDataError) as refused,
+        ):
+            client.sendmail("player@example.com", [JUDGE], mail())
+    finally:
+        group.stop()
+    assert refused.value.smtp_code == 451

@@ -244,6 +244,8 @@ class Judge:
             settings,
             judge_recipients(settings.judge.address, self._is_list),
             store=self._store,
+            # Straight from the event loop to the storing thread: no pool thread between.
+            store_async=self.storer.store_async,
             free_ports=free_ports,
         )
         self.poller = ImapPoller(settings.imap, store=self._store) if settings.imap.host else None

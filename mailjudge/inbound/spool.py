@@ -12,6 +12,7 @@ and another took the mail up) cannot mark the mail done, so its work rolls back.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import hashlib
@@ -43,6 +44,7 @@ from mailjudge.inbound.parse import (
     parse_headers,
     parse_mail,
 )
+from mailjudge.inbound.plain_head import plain_header_values
 from mailjudge.models import INBOUND_STATES, MESSAGE_ID_LENGTH, InboundMessage, utcnow
 from mailjudge.settings import InboundSettings
 
@@ -90,18 +92,28 @@ class LostClaim(RuntimeError):
 
 def identity(raw: bytes) -> tuple[str | None, str]:
     """(Message-ID or None, hex SHA-256 of the originator headers and the body)."""
-    headers = parse_headers(raw)
-    message_id = message_id_of(header_text(headers, "Message-ID"))
+    text = _header_reader(raw)
+    message_id = message_id_of(text("Message-ID"))
     if message_id is not None and len(message_id) > MESSAGE_ID_LENGTH:
         message_id = None
     body = _body(raw)
     digest = hashlib.sha256()
     for name in _IDENTITY_HEADERS:
-        digest.update(f"{name}: {header_text(headers, name)}\n".encode("utf-8", "replace"))
+        digest.update(f"{name}: {text(name)}\n".encode("utf-8", "replace"))
     digest.update(b"\n")
     # Line ends differ between delivery paths; the mail is the same.
     digest.update(b"\n".join(line.rstrip() for line in body.splitlines()).rstrip())
     return message_id, digest.hexdigest()
+
+
+def _header_reader(raw: bytes) -> Callable[[str], str]:
+    """What parse.header_text gives for each header of ``raw``: read from the bytes when
+    the header block is plain (inbound.plain_head, most mails), else by the parser."""
+    values = plain_header_values(raw)
+    if values is not None:
+        return lambda name: values.get(name.lower(), "")
+    headers = parse_headers(raw)
+    return functools.partial(header_text, headers)
 
 
 def _body(raw: bytes) -> bytes:
@@ -222,13 +234,24 @@ class GroupStore:
     ) -> tuple[InboundMessage, bool]:
         if self._thread is None:  # not started (a test, a one-off): store it directly
             return store(raw, envelope_from, envelope_to, source)
-        pending = _Pending((raw, envelope_from, envelope_to, source))
+        pending = _Pending((raw, envelope_from, envelope_to, source), threading.Event())
         self._queue.put(pending)
-        pending.done.wait()
-        if isinstance(pending.result, BaseException):
-            raise pending.result
-        assert pending.result is not None
-        return pending.result
+        pending.wait()
+        return pending.outcome()
+
+    async def store_async(
+        self, raw: bytes, envelope_from: str, envelope_to: list[str], source: str
+    ) -> tuple[InboundMessage, bool]:
+        """What ``store`` gives, for a caller on an event loop (the SMTP listener): the
+        mail goes from the loop to the writing thread with no thread of the loop's pool
+        in between, and the answers of a group come back to the loop in one call."""
+        mail = (raw, envelope_from, envelope_to, source)
+        if self._thread is None:
+            return await asyncio.to_thread(store, *mail)
+        pending = _Pending(mail, asyncio.get_running_loop().create_future())
+        self._queue.put(pending)
+        await pending.wait_async()
+        return pending.outcome()
 
     def _run(self) -> None:
         stopping = False
@@ -249,7 +272,7 @@ class GroupStore:
             results = self._keep([p.mail for p in group])
             for pending, result in zip(group, results, strict=True):
                 pending.result = result
-                pending.done.set()
+            _answer(group)
             if self.on_stored is not None:
                 self.on_stored()
 
@@ -294,12 +317,55 @@ def move_landed(landing: Landing, limit: int) -> int:
 
 
 class _Pending:
+    """A mail on its way to a GroupStore's commit, and how its caller waits: a thread on
+    an Event, a coroutine on a future of its event loop."""
+
     __slots__ = ("done", "mail", "result")
 
-    def __init__(self, mail: tuple[bytes, str, list[str], str]) -> None:
+    def __init__(
+        self,
+        mail: tuple[bytes, str, list[str], str],
+        done: threading.Event | asyncio.Future[None],
+    ) -> None:
         self.mail = mail
-        self.done = threading.Event()
+        self.done = done
         self.result: tuple[InboundMessage, bool] | BaseException | None = None
+
+    def wait(self) -> None:
+        assert isinstance(self.done, threading.Event)
+        self.done.wait()
+
+    async def wait_async(self) -> None:
+        assert isinstance(self.done, asyncio.Future)
+        await self.done
+
+    def outcome(self) -> tuple[InboundMessage, bool]:
+        if isinstance(self.result, BaseException):
+            raise self.result
+        assert self.result is not None
+        return self.result
+
+
+def _answer(group: list[_Pending]) -> None:
+    """Wake the callers of a group whose commit is over: threads each by their Event,
+    coroutines by one call to each event loop for all of its mails (every call into a
+    loop from another thread writes to the loop's wake-up pipe)."""
+    loops: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
+    for pending in group:
+        if isinstance(pending.done, threading.Event):
+            pending.done.set()
+        else:
+            loops.setdefault(pending.done.get_loop(), []).append(pending.done)
+    for loop, futures in loops.items():
+        # A loop closed meanwhile (its listener stopped): nobody is left to answer.
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(_settle, futures)
+
+
+def _settle(futures: list[asyncio.Future[None]]) -> None:
+    for future in futures:
+        if not future.done():  # cancelled: its client went away before the answer
+            future.set_result(None)
 
 
 def claim_next(
