@@ -55,6 +55,17 @@ def postgres_url(postgres_server: str) -> Iterator[str]:
 
 
 @pytest.fixture
+def pg(postgres_url: str) -> Iterator[str]:
+    """A scratch PostgreSQL schema, connected and at the newest schema."""
+    from mailjudge import db, migrations
+
+    db.connect(postgres_url)
+    migrations.upgrade()
+    yield postgres_url
+    db.close()
+
+
+@pytest.fixture
 def cheap_scrypt(monkeypatch: pytest.MonkeyPatch) -> None:
     """Real scrypt at a low cost: many tests make many seats, and the full cost is slow on
     purpose. The stored hash names its cost, so checking still works the same way."""

@@ -8,10 +8,7 @@ tables and ends with 100,000 rows in them: the plans must not be those of the st
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
-
-import pytest
 
 from mailjudge import db, migrations
 from mailjudge.game import guard
@@ -19,14 +16,6 @@ from mailjudge.inbound import game_batches, spool
 from mailjudge.models import AddressCounter, utcnow
 
 JUDGE = ["judge@example.org"]
-
-
-@pytest.fixture
-def pg(postgres_url: str) -> Iterator[str]:
-    db.connect(postgres_url)
-    migrations.upgrade()
-    yield postgres_url
-    db.close()
 
 
 def plan_of(statement: str, *params: object) -> str:

@@ -7,11 +7,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 
-import pytest
-
-from mailjudge import db, migrations
+from mailjudge import db
 from mailjudge.inbound import game_batches, spool
 from mailjudge.inbound.game_key import game_key
 from mailjudge.models import InboundMessage
@@ -36,14 +33,6 @@ def test_the_game_comes_from_the_signon_or_the_address() -> None:
     assert game_key(mail(6, "HELP"), JUDGE) == ""
     # Headers are not the body: a Subject that says SIGNON names nothing.
     assert game_key(b"Subject: about\r\n signon france@x\r\n\r\nHELP\r\n", JUDGE) == ""
-
-
-@pytest.fixture
-def pg(postgres_url: str) -> Iterator[str]:
-    db.connect(postgres_url)
-    migrations.upgrade()
-    yield postgres_url
-    db.close()
 
 
 def store_games(games: list[str], each: int) -> None:
