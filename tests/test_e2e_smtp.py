@@ -17,6 +17,8 @@ from e2e import (
     wire,
 )
 
+from mailjudge.engine.maps import load_map
+from mailjudge.engine.state import initial_position
 from mailjudge.game.state import get_game, orders_on_file
 from mailjudge.models import InboundMessage
 
@@ -129,3 +131,23 @@ def assert_results_parts(message: EmailMessage, phase: str) -> None:
     assert not [p for p in message.walk() if p.get_content_type() == "image/svg+xml"]
     assert f"MAP mailgame {phase} mails it as SVG" in " ".join(text_of(message).split())
     assert len(message.as_bytes()) < 100_000
+
+
+def test_the_reply_to_the_orders_that_complete_a_phase_names_that_phase(
+    harness: Harness,
+) -> None:
+    """The last orders of a phase have it processed while their mail is answered; the
+    reply still speaks of the phase they were for (its header names it), not the next."""
+    h = harness
+    set_up_game(h, "lastword")
+    start = initial_position(load_map("standard"))
+    sent = []
+    for power in POWERS:
+        holds = "\n".join(f"{unit} H" for unit in start.units_of(power))
+        sent.append(
+            h.send(player(power), f"SIGNON {power.lower()}@lastword {secret(power)}\n{holds}")
+        )
+        h.reply(sent[-1])  # one at a time: the last mail is the one that completes the phase
+    last = h.reply(sent[-1])
+    assert last["X-Mailjudge-Phase"] == "S1901M"
+    assert get_game("lastword").phase == "F1901M"

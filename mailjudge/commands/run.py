@@ -131,7 +131,9 @@ def run_commands(text: str, ctx: Context) -> None:
     if limit_answer is not None:
         ctx.answers.append(limit_answer)
     unchanged = ctx.game if only_signon and Game.writes_built == writes_before else None
-    process_touched(ctx, unchanged)
+    # A copy: processing updates the game it is given, and the reply speaks of the phase
+    # the mail was read in (its headers name ctx.game's phase).
+    process_touched(ctx, state.detached_copy(unchanged) if unchanged is not None else None)
 
 
 def _set_up(ctx: Context, game: Game, words: list[str]) -> Answer:

@@ -362,6 +362,16 @@ def phase_of(game: Game) -> str:
     return str(game.phase)
 
 
+def detached_copy(game: Game) -> Game:
+    """A copy of a game row read, whose changes stay its own (``process`` updates the game
+    it is given with the row as processed)."""
+    copy = Game.__new__(Game)
+    copy.__data__ = dict(game.__data__)
+    copy._dirty = set()  # type: ignore[attr-defined]
+    copy.__rel__ = {}
+    return copy
+
+
 def game_by_id(game_id: int) -> Game:
     """A game by its row id (a query built once)."""
     (game,) = select_compiled(
