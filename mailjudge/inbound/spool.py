@@ -81,9 +81,15 @@ def _pk(row: InboundMessage) -> int:
     return int(row.__data__["id"])
 
 
-# Inside process_batch: the masked copies handlers asked for, by mail, written by the
-# statement that marks the mail done (one statement a mail where there were two).
-_masked_copies: dict[int, bytes] | None = None
+class _Batch(threading.local):
+    """Inside process_batch (per thread: workers may be threads of one process): the
+    masked copies handlers asked for, by mail, written by the statement that marks the
+    mail done (one statement a mail where there were two)."""
+
+    masked: dict[int, bytes] | None = None
+
+
+_batch = _Batch()
 
 
 class LostClaim(RuntimeError):
@@ -474,7 +480,8 @@ def _mark(row: InboundMessage, state: str, error: str = "") -> None:
     """Finish a claimed mail, unless someone else has claimed it since (LostClaim). A mail
     done takes its masked copy, if its handler kept one, in the same statement."""
     done_at = utcnow()
-    masked = _masked_copies.pop(_pk(row), None) if _masked_copies is not None else None
+    copies = _batch.masked
+    masked = copies.pop(_pk(row), None) if copies is not None else None
     claimed = [_pk(row), "processing", row.attempts]
     finished = [state, InboundMessage.processed_at.db_value(done_at), error]
     if masked is None or state != "done":
@@ -506,8 +513,8 @@ def keep_masked_copy(row: InboundMessage, masked: bytes) -> None:
     transaction (by the pipeline): in a batch, with the mark that it is done; alone, now.
     Built once: every order mail's SIGNON carries a password, and building this UPDATE
     around the mail's bytes cost more than running it."""
-    if _masked_copies is not None:
-        _masked_copies[_pk(row)] = masked
+    if _batch.masked is not None:
+        _batch.masked[_pk(row)] = masked
         return
     execute_compiled(
         "mask-inbound",
@@ -583,12 +590,11 @@ def process_batch(batch: list[tuple[InboundMessage, Handler]]) -> int:
     """Handle claimed mails in one transaction, each in a savepoint: a mail whose handler
     fails is rolled back alone and shunted with its traceback. Returns how many are done.
     (A mail's parsing, done by ``prepare``, stays outside the transaction.)"""
-    global _masked_copies
-    _masked_copies = {}
+    _batch.masked = {}
     try:
         return _process_batch(batch)
     finally:
-        _masked_copies = None
+        _batch.masked = None
 
 
 def _process_batch(batch: list[tuple[InboundMessage, Handler]]) -> int:
@@ -639,8 +645,8 @@ def _process_batch(batch: list[tuple[InboundMessage, Handler]]) -> int:
 
 
 def _drop_masked_copy(row: InboundMessage) -> None:
-    if _masked_copies is not None:
-        _masked_copies.pop(_pk(row), None)
+    if _batch.masked is not None:
+        _batch.masked.pop(_pk(row), None)
 
 
 class OverBudget(RuntimeError):
