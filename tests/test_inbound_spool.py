@@ -189,6 +189,22 @@ def test_a_masked_copy_is_kept_with_a_mail_done_and_dropped_with_one_shunted(
     assert InboundMessage.get_by_id(pk(shunted)).raw == b"alone"
 
 
+def test_masked_copies_hold_when_workers_are_threads_of_one_process(any_db: str) -> None:
+    """Each thread's batch keeps its own masked copies: one thread's batch ending never
+    drops another's (the judge's --workers 0 runs its workers as threads)."""
+    for n in range(40):
+        store(raw_mail(n))
+
+    def handler(row: InboundMessage) -> None:
+        spool.keep_masked_copy(row, row.raw.replace(b"F BRE - MAO", b"(masked)"))
+        time.sleep(0.002)  # other threads' batches begin (and wait) meanwhile
+
+    in_threads(lambda _: spool.process_pending(handler), 4)
+    rows = list(InboundMessage.select())
+    assert len(rows) == 40 and all(r.state == "done" for r in rows)
+    assert all(b"(masked)" in r.raw and b"F BRE - MAO" not in r.raw for r in rows)
+
+
 def test_a_dead_workers_mail_is_taken_up_again(any_db: str) -> None:
     store(raw_mail(1))
     claimed = spool.claim_next()
