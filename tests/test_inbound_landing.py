@@ -14,7 +14,7 @@ import pytest
 from test_inbound_spool import in_threads, raw_mail
 
 from mailjudge import db
-from mailjudge.inbound import spool
+from mailjudge.inbound import group_store, spool
 from mailjudge.inbound.landing import Landing, landing_path
 from mailjudge.models import InboundMessage, utcnow
 
@@ -54,7 +54,7 @@ def test_mails_landed_by_a_group_store_reach_the_spool_once_when_the_worker_move
 ) -> None:
     woken = threading.Event()
     landing = landing_for(sqlite_db)
-    group = spool.GroupStore(on_stored=woken.set, landing=landing)
+    group = group_store.GroupStore(on_stored=woken.set, landing=landing)
     group.start()
     answers: list[bool] = []
 
@@ -180,7 +180,7 @@ def test_mails_stored_from_an_event_loop_are_each_answered_once_after_their_comm
     store at once; each is answered when its mail is landed, and a caller that went away
     meanwhile (its client hung up) leaves the answers of its group alone."""
     landing = landing_for(sqlite_db)
-    group = spool.GroupStore(landing=landing)
+    group = group_store.GroupStore(landing=landing)
     group.start()
     mail = ("p@example.org", ["judge@example.org"], "smtp")
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from mailjudge import db
-from mailjudge.inbound import spool
+from mailjudge.inbound import group_store, spool
 from mailjudge.inbound.landing import Landing, landing_path
 from mailjudge.inbound.smtp import Listener, judge_recipients
 from mailjudge.models import InboundMessage
@@ -208,7 +208,7 @@ def test_a_group_store_that_cannot_keep_the_mail_asks_the_client_to_retry(sqlite
     database_file = db.sqlite_file()
     assert database_file is not None
     landing = Landing(landing_path(database_file))
-    group = spool.GroupStore(landing=landing)
+    group = group_store.GroupStore(landing=landing)
     group.start()
     landing.close()  # every commit now fails
     try:

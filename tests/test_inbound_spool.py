@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mailjudge.inbound import spool
+from mailjudge.inbound import group_store, spool
 from mailjudge.models import InboundMessage, Person, utcnow
 from mailjudge.settings import InboundSettings
 
@@ -306,7 +306,7 @@ def test_group_store_keeps_every_mail_from_many_threads_once(any_db: str) -> Non
     """Mails stored at once from many threads share commits; each caller gets its own row
     back only after it is kept, and a mail stored twice is found, not kept twice."""
     woken: list[int] = []
-    group = spool.GroupStore(on_stored=lambda: woken.append(1))
+    group = group_store.GroupStore(on_stored=lambda: woken.append(1))
     group.start()
     results: dict[int, tuple[InboundMessage, bool]] = {}
 

@@ -26,7 +26,7 @@ import schedule
 from mailjudge import db, migrations
 from mailjudge.app import pipeline
 from mailjudge.game import guard
-from mailjudge.inbound import spool
+from mailjudge.inbound import group_store, spool
 from mailjudge.inbound.imap import ImapPoller
 from mailjudge.inbound.landing import Landing
 from mailjudge.inbound.smtp import Listener, judge_recipients
@@ -236,7 +236,7 @@ class Judge:
         self.send = Doorbell()
         self._children: list[_Child] = []
         # Mails arriving together are kept in one commit; the worker is woken after each.
-        self.storer = spool.GroupStore(on_stored=self.wake.set)
+        self.storer = group_store.GroupStore(on_stored=self.wake.set)
         # The sender's record of outcomes (outbound.sent_record), on SQLite, when this
         # process sends.
         self.record: SentRecord | None = None

@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 
 RecipientCheck = Callable[[str], bool]
 StoreFunction = Callable[[bytes, str, list[str], str], tuple[InboundMessage, bool]]
-# The same, awaited on the listener's event loop (spool.GroupStore.store_async).
+# The same, awaited on the listener's event loop (group_store.GroupStore.store_async).
 AsyncStoreFunction = Callable[[bytes, str, list[str], str], Awaitable[tuple[InboundMessage, bool]]]
 
 TEMPORARY_FAILURE = "451 4.3.0 Mail not stored, please try again later"
