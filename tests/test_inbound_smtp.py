@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import gc
+import logging
 import smtplib
 import threading
 from collections.abc import Iterator
@@ -226,3 +229,42 @@ def test_a_group_store_that_cannot_keep_the_mail_asks_the_client_to_retry(sqlite
     finally:
         group.stop()
     assert refused.value.smtp_code == 451
+
+
+def test_a_stop_ends_the_sessions_still_waiting_for_their_store(
+    sqlite_db: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A session waiting for its commit when the listener stops is ended and waited for,
+    not left pending in a closed loop (asyncio then logs "Task was destroyed but it is
+    pending", which once broke the judge's log at SIGTERM)."""
+    arrived = threading.Event()
+
+    async def store_forever(*args: object) -> tuple[InboundMessage, bool]:
+        arrived.set()
+        try:
+            await asyncio.Event().wait()  # a commit that is never over
+        finally:
+            await asyncio.sleep(0.2)  # and a session that takes a while to end
+        raise AssertionError("unreachable")
+
+    outcome: list[BaseException] = []
+
+    def send(port: int) -> None:
+        try:
+            with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
+                client.sendmail("player@example.com", [JUDGE], mail())
+        except (smtplib.SMTPException, OSError) as err:
+            outcome.append(err)
+
+    running = Listener(settings(lmtp=False), store_async=store_forever, free_ports=True)
+    running.start()
+    assert running.smtp_port is not None
+    sender = threading.Thread(target=send, args=(running.smtp_port,))
+    sender.start()
+    assert arrived.wait(timeout=10)
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        running.stop()
+        gc.collect()  # a task left pending is reported when it is collected
+    sender.join(timeout=10)
+    assert outcome, "the client got no answer but a 250"
+    assert not [r for r in caplog.records if r.name == "asyncio"], caplog.text
