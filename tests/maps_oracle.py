@@ -41,6 +41,7 @@ from pathlib import Path
 
 from diplomacy import Game
 from legal_oracle import canonical_orders, mila_game, voids_support_against_own_unit
+from mila_convoys import prime
 
 from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.randomplay import play
@@ -49,8 +50,10 @@ from mailjudge.engine.state import ADJUSTMENT, MOVEMENT, RETREAT, Position
 
 @cache
 def mila_map_name(name: str) -> str:
-    """What MILA's Game(map_name=...) is given for our map ``name``."""
+    """What MILA's Game(map_name=...) is given for our map ``name``, its convoy paths
+    ready (tests/mila_convoys.py)."""
     if name != "chaos":
+        prime(name)
         return name
     import diplomacy
 
@@ -65,6 +68,7 @@ def mila_map_name(name: str) -> str:
     folder = Path(tempfile.mkdtemp(prefix="mila-chaos-"))
     path = folder / "chaos.map"
     path.write_text("\n".join([*head, "", *lines[first:]]) + "\n")
+    prime(str(path))
     return str(path)
 
 

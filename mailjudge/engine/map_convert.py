@@ -88,9 +88,13 @@ Doc = dict[str, Any]
 
 
 def _mila_map(name: str) -> Any:
-    from diplomacy.engine.map import Map  # test-only dependency, imported when converting
+    # A test-only dependency, imported when converting.
+    from diplomacy.engine.map import MAP_CACHE, Map
 
-    return Map(name)
+    # Without its cache MILA first works out every convoy path, minutes on a big map, and
+    # only the provinces and their neighbours are read here. (A map it has cached must be
+    # taken from the cache: Map(name, use_cache=False) of a cached name is left empty.)
+    return MAP_CACHE.get(name) or Map(name, use_cache=False)
 
 
 def _mila_folder() -> Path:
