@@ -202,3 +202,29 @@ def test_the_mailed_pictures_follow_the_judges_palette_setting() -> None:
         judge_settings._CURRENT = kept
     assert f'fill="{PALETTES["colourblind"].powers["ITALY"]}"' in svg
     assert f'fill="{PALETTES["standard"].powers["ITALY"]}"' not in svg
+
+
+def test_outlined_provinces_are_drawn_as_pillow_draws_them_on_the_whole_board() -> None:
+    """Wide outlines are drawn on a crop around each polygon (quicker than Pillow's mask
+    of the whole image); the pixels are those of Pillow drawing on the whole image, for
+    the provinces of a big map and for polygons partly or wholly off the board."""
+    from PIL import ImageDraw
+
+    from mailjudge.render.board import draw_board, png
+    from mailjudge.render.board.shapes import Polygon
+
+    gmap = load_map("known_world_901")
+    scene = draw_board(gmap, initial_position(gmap), [], "t", "map", "standard")
+    scene.add(
+        Polygon(((-30, -20), (60, 10), (20, 70)), fill="#123456", stroke="#abcdef", width=2),
+        Polygon(((-90, -90), (-50, -80), (-60, -40)), fill="#654321", stroke="#fedcba", width=3),
+        Polygon(((scene.width - 10, 40), (scene.width + 40, 60), (scene.width, 90)),
+                stroke="#000000", width=1.5),
+    )  # fmt: skip
+    assert sum(isinstance(s, Polygon) and s.stroke and s.width > 0.5 for s in scene.shapes) > 100
+    ours = png.canvas(scene)
+    whole = Image.new("RGB", ours.size, scene.background)
+    draw = ImageDraw.Draw(whole)
+    for shape in scene.shapes:
+        png._draw(draw, shape)
+    assert ours.tobytes() == whole.tobytes()
