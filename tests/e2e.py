@@ -102,7 +102,7 @@ def last_mail_to(h: Harness, to: str, subject: str) -> EmailMessage:
 
     def found() -> list[EmailMessage]:
         return [m.message for m in h.sink.mails
-                if m.rcpt_tos == [to] and subject in m.message["Subject"]]  # fmt: skip
+                if m.rcpt_tos == [to] and subject in m.subject]  # fmt: skip
 
     h.wait_until(found)
     return found()[-1]

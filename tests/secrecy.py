@@ -90,7 +90,8 @@ class Secrets:
             texts = [mail.raw.decode("utf-8", "replace"), *_texts(message)]
             what = f"mail {message['Subject']!r} to {', '.join(mail.rcpt_tos)}"
             for password, pattern in patterns.items():
-                if any(pattern.search(text) for text in texts):
+                # `in` first: a plain search is many times quicker than the pattern's.
+                if any(password in text and pattern.search(text) for text in texts):
                     found.append(f"{what} carries the password {password!r}")
             readers = {r.lower() for r in mail.rcpt_tos}
             for text in texts[1:]:

@@ -95,11 +95,7 @@ class Harness:
     def replies_to(self, message_id: str) -> list[Received]:
         """The judge's answers to a mail (a list's copies of a post thread under it too,
         but they are the list's, not answers: they carry a List-Id)."""
-        return [
-            m
-            for m in self.sink.mails
-            if m.message["In-Reply-To"] == message_id and not m.message["List-Id"]
-        ]
+        return [m for m in self.sink.mails if m.in_reply_to == message_id and not m.list_id]
 
     def reply(self, message_id: str, timeout: float = 60.0) -> EmailMessage:
         self.wait_until(
@@ -127,7 +123,7 @@ class Harness:
         raise TimeoutError(f"waited {timeout:.0f}s for {what}")
 
     def results_for(self, game: str, phase: str) -> list[Received]:
-        return [m for m in self.sink.mails if m.message["Subject"] == f"[{game}] results {phase}"]
+        return [m for m in self.sink.mails if m.subject == f"[{game}] results {phase}"]
 
 
 @contextmanager

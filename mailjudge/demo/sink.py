@@ -63,6 +63,20 @@ class Received:
         assert isinstance(parsed, EmailMessage)
         return parsed
 
+    # The headers waiting loops look for, read once (the email package parses a header
+    # anew on each read).
+    @cached_property
+    def subject(self) -> str:
+        return str(self.message["Subject"] or "")
+
+    @cached_property
+    def in_reply_to(self) -> str:
+        return str(self.message["In-Reply-To"] or "")
+
+    @cached_property
+    def list_id(self) -> str:
+        return str(self.message["List-Id"] or "")
+
 
 class _Recorder:
     """The aiosmtpd handler: keeps each mail, in order, and wakes whoever waits for one."""
