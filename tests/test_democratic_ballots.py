@@ -141,22 +141,29 @@ def test_a_new_phase_counts_its_own_order_sets(counts_read: list[str]) -> None:
             dem.vote_orders(game, turks[1], [1])
 
 
-def test_a_ballot_replaced_is_one_round_trip_on_postgresql(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_ballot_replaced_goes_with_the_next_statement_on_postgresql(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     game, by_country = started_game()
     turk = by_country["TURKEY"][0]
     dem.propose_orders(game, turk, ["A CON H", "A SMY H", "F ANK H"])
-    sent: list[str] = []
-    real = database_proxy.obj.execute_sql
+    sent: list[str] = []  # each query string that reaches the database
+    real = database_proxy.obj._execute_cursor
 
-    def noting(sql: str, params: object = None) -> object:
+    def noting(sql: str, params: object, **options: object) -> object:
         sent.append(sql)
-        return real(sql, params)
+        return real(sql, params, **options)
 
     with database_proxy.atomic():
         dem.vote_orders(game, turk, [1])
-        monkeypatch.setattr(database_proxy.obj, "execute_sql", noting)
-        dem.vote_orders(game, turk, [1])  # the count is known: the DELETE and the INSERT
-    ballots = [sql for sql in sent if "ballot" in sql]
-    # PostgreSQL: the DELETE goes with the INSERT; SQLite runs each in this process.
-    assert len(ballots) == (1 if is_postgres() else 2), sent
+        monkeypatch.setattr(database_proxy.obj, "_execute_cursor", noting)
+        with database_proxy.atomic():  # the VOTE's command; its count is known
+            dem.vote_orders(game, turk, [1])
+        # PostgreSQL: nothing sent yet; SQLite runs the DELETE and the INSERT in here.
+        assert len(sent) == (0 if is_postgres() else 2), sent
+        assert Ballot.select().where(Ballot.voter == turk.id).count() == 1
+    if is_postgres():  # the second's two in order (after the first's INSERT), then the count
+        assert len(sent) == 1, sent
+        assert sent[0].rindex("ballot_delete") < sent[0].rindex("ballot_insert")
+        assert sent[0].rindex("ballot_insert") < sent[0].index("SELECT COUNT")
     assert ballot_groups(game, "orders") == {"TURKEY": {(1,): 1}}

@@ -11,7 +11,7 @@ from typing import Any
 
 from peewee import fn
 
-from mailjudge.compiled_queries import compiled_sql, execute_compiled, execute_compiled_later
+from mailjudge.compiled_queries import compiled_sql, execute_compiled_later
 from mailjudge.db import database_proxy, outermost_transaction
 from mailjudge.models import Ballot, Game, Proposal, Seat, utcnow
 
@@ -24,7 +24,8 @@ def cast_ballot(
     """The voter's ballot replaces any earlier one of the kind. Queries built once: in a
     burst of ballots every citizen's mail runs them."""
     mine = (Ballot.voter == seat.id) & (Ballot.kind == kind) & (Ballot.phase == phase)
-    # The DELETE goes to PostgreSQL with the INSERT (or with whatever comes next).
+    # Neither's result is read: on PostgreSQL both go with the mail's next statement (a
+    # failure then fails the mail, as any database error in a command does).
     execute_compiled_later(
         "ballot-delete", lambda: Ballot.delete().where(mine), [seat.id, kind, phase]
     )
@@ -36,7 +37,7 @@ def cast_ballot(
     }  # fmt: skip
     fields = [f for f in Ballot._meta.sorted_fields if f.name in values]
     params = [f.db_value(values[f.name]) for f in fields]
-    execute_compiled("ballot-insert", lambda: Ballot.insert(**values), params)
+    execute_compiled_later("ballot-insert", lambda: Ballot.insert(**values), params)
 
 
 def order_sets(game: Game, power: str) -> int:
