@@ -23,11 +23,16 @@ def cast_ballot(
 ) -> None:
     """The voter's ballot replaces any earlier one of the kind. Queries built once: in a
     burst of ballots every citizen's mail runs them."""
-    mine = (Ballot.voter == seat.id) & (Ballot.kind == kind) & (Ballot.phase == phase)
+    # The statements' expressions are built only the first time (the lambdas): building
+    # them cost more than the rest of a ballot's work here.
     # Neither's result is read: on PostgreSQL both go with the mail's next statement (a
     # failure then fails the mail, as any database error in a command does).
     execute_compiled_later(
-        "ballot-delete", lambda: Ballot.delete().where(mine), [seat.id, kind, phase]
+        "ballot-delete",
+        lambda: Ballot.delete().where(
+            (Ballot.voter == seat.id) & (Ballot.kind == kind) & (Ballot.phase == phase)
+        ),
+        [seat.id, kind, phase],
     )
     if not ranking:
         return
@@ -35,9 +40,15 @@ def cast_ballot(
         "game": game.id, "phase": phase, "kind": kind, "subject": power, "voter": seat.id,
         "content": ranking, "cast_at": utcnow(),
     }  # fmt: skip
-    fields = [f for f in Ballot._meta.sorted_fields if f.name in values]
-    params = [f.db_value(values[f.name]) for f in fields]
+    params = [field.db_value(values[field.name]) for field in _BALLOT_FIELDS]
     execute_compiled_later("ballot-insert", lambda: Ballot.insert(**values), params)
+
+
+# The columns a ballot's INSERT gives, in the order peewee puts them.
+_BALLOT_FIELDS = [
+    f for f in Ballot._meta.sorted_fields
+    if f.name in ("game", "phase", "kind", "subject", "voter", "content", "cast_at")
+]  # fmt: skip
 
 
 def order_sets(game: Game, power: str) -> int:
@@ -48,16 +59,18 @@ def order_sets(game: Game, power: str) -> int:
     key = (game.id, game.phase, power)
     if counted is not None and key in counted:
         return counted[key]
-    here = (Proposal.game == game.id) & (Proposal.phase == game.phase)
-    mine = (Proposal.kind == "orders") & (Proposal.power == power)
     params = [game.id, game.phase, "orders", power]
-    sql = compiled_sql(
-        "order-sets", lambda: Proposal.select(fn.COUNT(Proposal.id)).where(here & mine), params
-    )
+    sql = compiled_sql("order-sets", lambda: _order_sets_query(game, power), params)
     found = int(database_proxy.execute_sql(sql, params).fetchone()[0])
     if counted is not None:
         counted[key] = found
     return found
+
+
+def _order_sets_query(game: Game, power: str) -> Any:
+    here = (Proposal.game == game.id) & (Proposal.phase == game.phase)
+    mine = (Proposal.kind == "orders") & (Proposal.power == power)
+    return Proposal.select(fn.COUNT(Proposal.id)).where(here & mine)
 
 
 def proposal_added() -> None:
