@@ -233,6 +233,9 @@ class FewerRoundTrips(PostgresqlDatabase):
             if opened in held:  # not sent yet, so nothing ran in it: nothing to undo
                 del held[held.index(opened) + 1 :]  # it stays, as ROLLBACK TO leaves it
                 return None
+            # Sent: all that is held came after it, and is undone unsent (a held write
+            # that would fail must not fail the rollback).
+            held.clear()
         return super().execute_sql(self._with_held(sql), params)  # type: ignore[no-untyped-call]
 
     def execute_later(self, sql: str, params: Any = None) -> None:

@@ -146,3 +146,17 @@ def test_a_held_writes_error_comes_with_the_next_statement(trips: list[str]) -> 
             insert(2)
         insert(3)
     assert items() == [1, 3]
+
+
+def test_a_held_write_undone_with_a_savepoint_already_sent_is_never_sent(
+    trips: list[str],
+) -> None:
+    with db.database_proxy.atomic():
+        insert(1)
+        with pytest.raises(RuntimeError), db.database_proxy.atomic():
+            insert(2)  # the savepoint goes with it
+            insert_later(1)  # would fail: the same key
+            raise RuntimeError("the mail failed")
+        insert(3)
+    assert not any("VALUES (1); ROLLBACK" in sql for sql in trips), trips
+    assert items() == [1, 3]
