@@ -27,7 +27,7 @@ from peewee import (
     TextField,
 )
 
-from mailjudge.db import database_proxy, is_postgres
+from mailjudge.db import database_proxy, execute_later, is_postgres
 
 _COMPILED: dict[tuple[str, str], str] = {}
 _Model = TypeVar("_Model", bound=Model)
@@ -69,9 +69,16 @@ _PREPARED: weakref.WeakKeyDictionary[Any, dict[str, list[int]]] = weakref.WeakKe
 _REPLAN_FIRST, _REPLAN_FACTOR = 64, 2
 
 
-def _run_compiled(key: str, sql: str, params: list[Any]) -> Any:
+def execute_compiled_later(key: str, build: Callable[[], Any], params: Sequence[Any]) -> None:
+    """Run a built-once INSERT, UPDATE or DELETE whose result is not read with the next
+    statement sent (db.execute_later): on PostgreSQL one round trip fewer."""
+    _run_compiled(key, compiled_sql(key, build, params), list(params), later=True)
+
+
+def _run_compiled(key: str, sql: str, params: list[Any], later: bool = False) -> Any:
+    run = execute_later if later else database_proxy.execute_sql
     if not is_postgres():
-        return database_proxy.execute_sql(sql, params)
+        return run(sql, params)
     prepared = _PREPARED.setdefault(database_proxy.connection(), {})
     base = "mailjudge_" + re.sub(r"[^a-z0-9_]", "_", key.lower())
     # [generation, runs, the run at which it is prepared afresh]
@@ -80,7 +87,7 @@ def _run_compiled(key: str, sql: str, params: list[Any]) -> Any:
         found = prepared[base] = _prepare(base, sql, found)
     found[1] += 1
     marks = f" ({', '.join(['%s'] * len(params))})" if params else ""
-    return database_proxy.execute_sql(f"EXECUTE {_name(base, found[0])}{marks}", params)
+    return run(f"EXECUTE {_name(base, found[0])}{marks}", params)
 
 
 def _name(base: str, generation: int) -> str:

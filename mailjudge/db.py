@@ -233,7 +233,24 @@ class FewerRoundTrips(PostgresqlDatabase):
             if opened in held:  # not sent yet, so nothing ran in it: nothing to undo
                 del held[held.index(opened) + 1 :]  # it stays, as ROLLBACK TO leaves it
                 return None
+            # Sent: all that is held came after it, and is undone unsent (a held write
+            # that would fail must not fail the rollback).
+            held.clear()
         return super().execute_sql(self._with_held(sql), params)  # type: ignore[no-untyped-call]
+
+    def execute_later(self, sql: str, params: Any = None) -> None:
+        """Run ``sql``, whose result nobody reads, with the next statement sent: inside a
+        transaction it is held as the savepoints are, its parameters put in by the driver
+        as it would put them in, so that it reaches the server before anything sent after
+        it. Its error, if any, comes with that next statement's. Outside a transaction it
+        runs now."""
+        if not self.in_transaction():
+            self.execute_sql(sql, params)
+            return
+        cursor = self.cursor()  # type: ignore[no-untyped-call]
+        text = cursor.mogrify(sql, params or None).decode()
+        # The held text goes to the driver again with the next statement's parameters.
+        self._held().append(text.replace("%", "%%").rstrip("; "))
 
     def _held_now(self) -> list[str] | None:
         """The held statements of this thread's connection, without opening one."""
@@ -250,10 +267,8 @@ class FewerRoundTrips(PostgresqlDatabase):
 
     def commit(self) -> None:
         held = self._held_now()
-        if held is not None and held[:1] == [
-            "BEGIN"
-        ]:  # nothing ran since the BEGIN: nothing to end
-            held.clear()
+        if held is not None and held[:1] == ["BEGIN"] and not _writes_held(held):
+            held.clear()  # nothing ran since the BEGIN: nothing to end
             return
         if not held:
             super().commit()
@@ -267,6 +282,33 @@ class FewerRoundTrips(PostgresqlDatabase):
             held.clear()
         if not began:
             super().rollback()
+
+
+def outermost_transaction() -> object | None:
+    """This thread's outermost open transaction (peewee's object for it), None outside
+    one: what was read inside it may be kept while it is open, and the object (held
+    weakly) tells whether it still is. A worker answers a batch of mails in one."""
+    database = database_proxy.obj
+    stack = database._state.transactions if database is not None else None
+    return stack[0] if stack else None
+
+
+def execute_later(sql: str, params: Any = None) -> None:
+    """A write whose result is not read, sent with the next statement on PostgreSQL
+    (FewerRoundTrips.execute_later): one round trip fewer. SQLite runs it now."""
+    database = database_proxy.obj
+    if isinstance(database, FewerRoundTrips):
+        database.execute_later(sql, params)
+    else:
+        database_proxy.execute_sql(sql, params)
+
+
+def _writes_held(held: list[str]) -> bool:
+    """Whether statements held back include a write (execute_later), not only the
+    transaction's and savepoints' own."""
+    return not all(
+        sql == "BEGIN" or sql.startswith(("SAVEPOINT ", "RELEASE SAVEPOINT ")) for sql in held
+    )
 
 
 @contextlib.contextmanager

@@ -81,3 +81,82 @@ def test_nothing_is_sent_for_a_transaction_or_savepoint_that_ran_nothing(
     assert trips == []
     insert(5)  # outside a transaction: on its own, committed at once
     assert trips == ["INSERT INTO item (n) VALUES (%s)"] and items() == [5]
+
+
+def insert_later(n: int) -> None:
+    db.execute_later("INSERT INTO item (n) VALUES (%s)", (n,))
+
+
+def test_a_write_whose_result_is_not_read_goes_with_the_next_statement(
+    trips: list[str],
+) -> None:
+    with db.database_proxy.atomic():
+        insert_later(1)
+        insert_later(2)
+        assert trips == []  # held
+        insert(3)
+    assert len(trips) == 2, trips  # the three inserts in one, then the COMMIT
+    assert trips[0].startswith("BEGIN; INSERT INTO item (n) VALUES (1); INSERT")
+    assert items() == [1, 2, 3]
+
+
+def test_a_write_held_to_the_end_goes_with_the_commit(trips: list[str]) -> None:
+    with db.database_proxy.atomic():
+        insert_later(1)
+    assert trips == ["BEGIN; INSERT INTO item (n) VALUES (1); COMMIT"]
+    assert items() == [1]
+    insert_later(2)  # outside a transaction: at once
+    assert items() == [1, 2]
+
+
+def test_a_held_write_is_undone_with_its_savepoint_or_transaction(trips: list[str]) -> None:
+    with db.database_proxy.atomic():
+        insert(1)
+        with db.database_proxy.atomic() as inner:
+            insert_later(2)
+            inner.rollback()
+        with pytest.raises(RuntimeError), db.database_proxy.atomic():
+            insert(3)
+            insert_later(4)
+            raise RuntimeError("the mail failed")
+    assert items() == [1]
+    with pytest.raises(RuntimeError), db.database_proxy.atomic():
+        insert_later(5)
+        raise RuntimeError("before anything was sent")
+    assert items() == [1]
+
+
+def test_a_held_writes_text_keeps_its_values_as_they_are(trips: list[str]) -> None:
+    db.database_proxy.execute_sql("CREATE TABLE note (t TEXT, b BYTEA)")
+    odd = "100% o'clock %s %(x)s; --"
+    with db.database_proxy.atomic():
+        db.execute_later("INSERT INTO note (t, b) VALUES (%s, %s)", (odd, b"\x00%s"))
+        db.database_proxy.execute_sql("INSERT INTO note (t) VALUES (%s)", ("%%",))
+    rows = db.database_proxy.execute_sql("SELECT t, b FROM note ORDER BY t").fetchall()
+    assert [(t, None if b is None else bytes(b)) for t, b in rows] == [
+        ("%%", None), (odd, b"\x00%s")
+    ]  # fmt: skip
+
+
+def test_a_held_writes_error_comes_with_the_next_statement(trips: list[str]) -> None:
+    with db.database_proxy.atomic():
+        insert(1)
+        with pytest.raises(IntegrityError), db.database_proxy.atomic():
+            insert_later(1)  # the same key
+            insert(2)
+        insert(3)
+    assert items() == [1, 3]
+
+
+def test_a_held_write_undone_with_a_savepoint_already_sent_is_never_sent(
+    trips: list[str],
+) -> None:
+    with db.database_proxy.atomic():
+        insert(1)
+        with pytest.raises(RuntimeError), db.database_proxy.atomic():
+            insert(2)  # the savepoint goes with it
+            insert_later(1)  # would fail: the same key
+            raise RuntimeError("the mail failed")
+        insert(3)
+    assert not any("VALUES (1); ROLLBACK" in sql for sql in trips), trips
+    assert items() == [1, 3]

@@ -57,6 +57,7 @@ from mailjudge.variants.democratic.ballots import (
     ballot_groups,
     cast_ballot,
     order_sets,
+    proposal_added,
 )
 from mailjudge.variants.democratic.citizens import (
     CITIZEN_ROLES,
@@ -158,6 +159,7 @@ def nominate(game: Game, seat: Seat, name: str, commentary: str = "") -> Proposa
 def _new_proposal(
     game: Game, kind: str, power: str, text: str, author: Seat, note: str = ""
 ) -> Proposal:
+    proposal_added()  # before the row: counts read from here on are not kept
     return Proposal.create(
         game=game, phase=game.phase, kind=kind, number=Proposal.next_number(game),
         power=power, text=text + (f"\n\n{note.strip()}" if note.strip() else ""), author=author,

@@ -5,12 +5,14 @@ grouped at the deadline. Ballots are secret: nothing here is shown to anyone."""
 from __future__ import annotations
 
 import json
+import threading
+import weakref
 from typing import Any
 
 from peewee import fn
 
-from mailjudge.compiled_queries import compiled_sql, execute_compiled
-from mailjudge.db import database_proxy
+from mailjudge.compiled_queries import compiled_sql, execute_compiled_later
+from mailjudge.db import database_proxy, outermost_transaction
 from mailjudge.models import Ballot, Game, Proposal, Seat, utcnow
 
 STANDING = ""  # diplomat ballots stand from phase to phase until changed
@@ -21,29 +23,89 @@ def cast_ballot(
 ) -> None:
     """The voter's ballot replaces any earlier one of the kind. Queries built once: in a
     burst of ballots every citizen's mail runs them."""
-    mine = (Ballot.voter == seat.id) & (Ballot.kind == kind) & (Ballot.phase == phase)
-    execute_compiled("ballot-delete", lambda: Ballot.delete().where(mine), [seat.id, kind, phase])
+    # The statements' expressions are built only the first time (the lambdas): building
+    # them cost more than the rest of a ballot's work here.
+    # Neither's result is read: on PostgreSQL both go with the mail's next statement (a
+    # failure then fails the mail, as any database error in a command does).
+    execute_compiled_later(
+        "ballot-delete",
+        lambda: Ballot.delete().where(
+            (Ballot.voter == seat.id) & (Ballot.kind == kind) & (Ballot.phase == phase)
+        ),
+        [seat.id, kind, phase],
+    )
     if not ranking:
         return
     values: dict[str, Any] = {
         "game": game.id, "phase": phase, "kind": kind, "subject": power, "voter": seat.id,
         "content": ranking, "cast_at": utcnow(),
     }  # fmt: skip
-    fields = [f for f in Ballot._meta.sorted_fields if f.name in values]
-    params = [f.db_value(values[f.name]) for f in fields]
-    execute_compiled("ballot-insert", lambda: Ballot.insert(**values), params)
+    params = [field.db_value(values[field.name]) for field in _BALLOT_FIELDS]
+    execute_compiled_later("ballot-insert", lambda: Ballot.insert(**values), params)
+
+
+# The columns a ballot's INSERT gives, in the order peewee puts them.
+_BALLOT_FIELDS = [
+    f for f in Ballot._meta.sorted_fields
+    if f.name in ("game", "phase", "kind", "subject", "voter", "content", "cast_at")
+]  # fmt: skip
 
 
 def order_sets(game: Game, power: str) -> int:
     """How many order sets ``power`` has in this phase (what ``proposals`` lists), by a
-    query built once: every VOTE ORDERS asks."""
+    query built once: every VOTE ORDERS asks. Within a transaction each country's count
+    is read once (_Counted): a worker answers a batch of a game's ballots in one."""
+    counted = _counted.now()
+    key = (game.id, game.phase, power)
+    if counted is not None and key in counted:
+        return counted[key]
+    params = [game.id, game.phase, "orders", power]
+    sql = compiled_sql("order-sets", lambda: _order_sets_query(game, power), params)
+    found = int(database_proxy.execute_sql(sql, params).fetchone()[0])
+    if counted is not None:
+        counted[key] = found
+    return found
+
+
+def _order_sets_query(game: Game, power: str) -> Any:
     here = (Proposal.game == game.id) & (Proposal.phase == game.phase)
     mine = (Proposal.kind == "orders") & (Proposal.power == power)
-    params = [game.id, game.phase, "orders", power]
-    sql = compiled_sql(
-        "order-sets", lambda: Proposal.select(fn.COUNT(Proposal.id)).where(here & mine), params
-    )
-    return int(database_proxy.execute_sql(sql, params).fetchone()[0])
+    return Proposal.select(fn.COUNT(Proposal.id)).where(here & mine)
+
+
+def proposal_added() -> None:
+    """A proposal was made in this thread's transaction: the counts read in it are not
+    used again until it ends (a savepoint rolled back may take the proposal back, so
+    not even a count read after it is kept)."""
+    _counted.spoil()
+
+
+class _Counted(threading.local):
+    """Each thread's order-set counts read in its current transaction: (game id, phase,
+    country) -> sets. Only this judge adds order sets (propose_orders, which calls
+    proposal_added), and on PostgreSQL a game's mails are answered by one worker at a time
+    (inbound.game_batches); on SQLite the worker's transaction holds the write lock."""
+
+    def __init__(self) -> None:
+        self.transaction: weakref.ref[object] | None = None
+        self.counts: dict[tuple[Any, ...], int] | None = None
+
+    def now(self) -> dict[tuple[Any, ...], int] | None:
+        """The counts of the transaction open now; None outside one, or once spoiled."""
+        current = outermost_transaction()
+        if current is None:
+            return None
+        if self.transaction is None or self.transaction() is not current:
+            self.transaction, self.counts = weakref.ref(current), {}
+        return self.counts
+
+    def spoil(self) -> None:
+        current = outermost_transaction()
+        self.transaction = weakref.ref(current) if current is not None else None
+        self.counts = None
+
+
+_counted = _Counted()
 
 
 Groups = dict[tuple[Any, ...], int]  # a country's distinct rankings and how many cast each
