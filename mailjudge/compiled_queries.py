@@ -24,10 +24,11 @@ from peewee import (
     ForeignKeyField,
     IntegerField,
     Model,
+    SqliteDatabase,
     TextField,
 )
 
-from mailjudge.db import database_proxy, is_postgres
+from mailjudge.db import database_proxy, execute_on_sqlite, is_postgres
 
 _COMPILED: dict[tuple[str, str], str] = {}
 _Model = TypeVar("_Model", bound=Model)
@@ -70,6 +71,8 @@ _REPLAN_FIRST, _REPLAN_FACTOR = 64, 2
 
 
 def _run_compiled(key: str, sql: str, params: list[Any]) -> Any:
+    if isinstance(database_proxy.obj, SqliteDatabase):
+        return execute_on_sqlite(sql, params)
     if not is_postgres():
         return database_proxy.execute_sql(sql, params)
     prepared = _PREPARED.setdefault(database_proxy.connection(), {})
