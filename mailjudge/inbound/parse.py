@@ -78,6 +78,8 @@ class ParsedMail:
     auth_results: tuple[AuthResults, ...] = ()
 
     def with_mime(self, calendar_method: str, auth_results: tuple[AuthResults, ...]) -> ParsedMail:
+        """The mail with what only the email package's reading finds (a plain mail has
+        neither a calendar part nor Authentication-Results)."""
         if not calendar_method and not auth_results:
             return self
         return replace(self, calendar_method=calendar_method, auth_results=auth_results)
