@@ -24,10 +24,11 @@ from peewee import (
     ForeignKeyField,
     IntegerField,
     Model,
+    SqliteDatabase,
     TextField,
 )
 
-from mailjudge.db import database_proxy, execute_later, is_postgres
+from mailjudge.db import database_proxy, execute_later, execute_on_sqlite, is_postgres
 
 _COMPILED: dict[tuple[str, str], str] = {}
 _Model = TypeVar("_Model", bound=Model)
@@ -76,6 +77,8 @@ def execute_compiled_later(key: str, build: Callable[[], Any], params: Sequence[
 
 
 def _run_compiled(key: str, sql: str, params: list[Any], later: bool = False) -> Any:
+    if isinstance(database_proxy.obj, SqliteDatabase):
+        return execute_on_sqlite(sql, params)
     run = execute_later if later else database_proxy.execute_sql
     if not is_postgres():
         return run(sql, params)

@@ -11,6 +11,7 @@ to the mail's length whatever its shape (a mail of blank lines once took minutes
 from __future__ import annotations
 
 import codecs
+import functools
 import html
 import re
 import unicodedata
@@ -246,10 +247,13 @@ def _mask_subject(raw: bytes) -> bytes:
         while last < len(lines) and lines[last][:1] in (b" ", b"\t"):
             last += 1
         value = b"".join(part.rstrip(b"\r") for part in lines[n:last])[8:].decode("latin-1")
-        try:
-            text = str(make_header(decode_header(value)))
-        except Exception:  # a broken encoded word: read as it stands
-            text = value
+        if value.isascii() and "=?" not in value:
+            text = value  # no encoded word: decode_header and make_header give it back
+        else:
+            try:
+                text = str(make_header(decode_header(value)))
+            except Exception:  # a broken encoded word: read as it stands
+                text = value
         masked = mask_text(" ".join(text.split()))
         if masked == " ".join(text.split()):
             return raw
@@ -274,7 +278,9 @@ def _without_secrets(markup: str, secrets: set[str]) -> str:
 
 
 # Charsets in which ASCII text is its own bytes: a plain mail in one of them is masked on
-# its bytes. (UTF-16 and the like are not: they take the slow way.)
+# its bytes. (UTF-16 and the like are not: they take the slow way.) Remembered: a few
+# charsets come again and again.
+@functools.lru_cache(maxsize=64)
 def _ascii_compatible(charset: str) -> bool:
     try:
         codec = codecs.lookup(charset)

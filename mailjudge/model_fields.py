@@ -116,7 +116,11 @@ class UTCDateTimeField(DateTimeField):
         if isinstance(value, datetime):
             if value.tzinfo is None:
                 raise ValueError(f"{value!r} has no time zone; store aware datetimes only")
-            value = value.astimezone(UTC).replace(tzinfo=None)
+            # peewee's own db_value hands a datetime back as it is: none to call (a mail
+            # stores about ten of these).
+            if value.tzinfo is not UTC:
+                value = value.astimezone(UTC)
+            return value.replace(tzinfo=None)
         return super().db_value(value)  # type: ignore[no-untyped-call]
 
     def python_value(self, value: Any) -> Any:

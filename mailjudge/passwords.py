@@ -103,10 +103,10 @@ _verified: dict[bytes, float] = {}
 
 def verify_password_remembered(password: str, stored: str) -> bool:
     """verify_password, skipping scrypt for a password verified against `stored` lately."""
-    token = hmac.new(
+    token = hmac.digest(
         _PROCESS_KEY, unicodedata.normalize("NFC", password).encode() + b"\0" + stored.encode(),
-        hashlib.sha256,
-    ).digest()  # fmt: skip
+        "sha256",
+    )  # fmt: skip
     now = time.monotonic()
     until = _verified.get(token)
     if until is not None and until > now:

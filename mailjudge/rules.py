@@ -14,7 +14,7 @@ import textwrap
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from mailjudge.paths import DATA_DIR
@@ -44,6 +44,8 @@ class RuleSet(frozenset[str]):
         """From the stored text ("CIVIL_DISORDER NO_PRESS", commas too) or names."""
         if isinstance(text, RuleSet):
             return text
+        if isinstance(text, str) and cls is RuleSet:
+            return _parsed_text(text)  # a game's stored flags, read with every mail
         words = re.split(r"[\s,]+", text) if isinstance(text, str) else list(text)
         return cls(word.upper() for word in words if word)
 
@@ -59,6 +61,13 @@ class RuleSet(frozenset[str]):
         if name not in catalogue().rules:
             raise KeyError(f"no rules flag is called {name!r} (data/rules.toml)")
         return name in self
+
+
+@lru_cache(maxsize=256)
+def _parsed_text(text: str) -> RuleSet:
+    """RuleSet.parse of stored text (a RuleSet is a frozenset: one can be shared)."""
+    words = re.split(r"[\s,]+", text)
+    return RuleSet(word.upper() for word in words if word)
 
 
 @dataclass(frozen=True)

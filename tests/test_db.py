@@ -263,6 +263,46 @@ def test_naive_datetime_is_refused(database: Database) -> None:
         game.save()
 
 
+def test_stored_times_are_the_same_instant_as_utc_whatever_the_zone(database: Database) -> None:
+    """A UTC datetime is stored without astimezone; any other zone is converted first."""
+    field = Game.deadline
+    for zone in (UTC, ZoneInfo("UTC"), ZoneInfo("Europe/London"), ZoneInfo("Asia/Kolkata")):
+        when = datetime(2030, 7, 1, 12, 30, 15, 250, tzinfo=zone)
+        assert field.db_value(when) == when.astimezone(UTC).replace(tzinfo=None)
+    assert field.db_value(None) is None
+    assert field.db_value("2030-07-01 12:30:15") == datetime(2030, 7, 1, 12, 30, 15)
+
+
+def test_sqlite_savepoints_are_named_by_depth_and_nest_as_before(tmp_path: Path) -> None:
+    """On SQLite a savepoint's name is its depth (the statements' text repeats, and sqlite3
+    compiles each text once): savepoints one after another share a name, nested ones
+    differ, and each still takes back its own work alone."""
+    db.connect(f"sqlite:///{tmp_path / 'judge.db'}")
+    try:
+        migrations.upgrade()
+        proxy = db.database_proxy
+        with proxy.atomic():
+            assert proxy.savepoint().sid == proxy.savepoint().sid == "s1"
+            with proxy.atomic():
+                assert proxy.savepoint().sid == "s2"
+                make_game("kept")
+                with pytest.raises(IntegrityError), proxy.atomic():
+                    assert proxy.savepoint().sid == "s3"
+                    make_game("twice")
+                    make_game("twice")
+                with proxy.atomic():
+                    make_game("also-kept")
+            with pytest.raises(IntegrityError), proxy.atomic():
+                make_game("dropped")
+                with proxy.atomic():
+                    make_game("dropped-too")
+                make_game("kept")  # the same name: this savepoint is rolled back
+        names = sorted(g.name for g in Game.select())
+        assert names == ["also-kept", "kept"]
+    finally:
+        db.close()
+
+
 # -- constraints ------------------------------------------------------------------------
 
 

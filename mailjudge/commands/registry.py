@@ -11,6 +11,9 @@ from mailjudge.commands.base import Command
 
 SHARED = ""
 COMMANDS: dict[str, dict[str, Command]] = {}  # variant ("" for shared) -> name -> command
+# The tables lookup searches for a game's variant, in order: made once per variant (every
+# line of every mail is looked up), made again after a command is registered.
+_SEARCH_ORDER: dict[str | None, tuple[dict[str, Command], ...]] = {}
 
 
 def register(cls: type[Command]) -> type[Command]:
@@ -26,6 +29,7 @@ def register(cls: type[Command]) -> type[Command]:
         if any(other.block_end != cls.block_end for other in same):
             raise ValueError(f"every {name} must close its block the same way")
         table[name] = command
+    _SEARCH_ORDER.clear()
     return cls
 
 
@@ -33,9 +37,10 @@ def lookup(words: list[str], variant: str | None = None) -> tuple[Command, int] 
     """The command a line starts with (longest name first: SET WAIT before SET), and how
     many words its name takes: ``variant``'s own, else the shared one, else another
     variant's (whose run tells the writer which games it is for)."""
-    upper = [w.upper() for w in words]
-    tables = [COMMANDS.get(variant or SHARED, {}), COMMANDS.get(SHARED, {})]
-    tables += [t for v, t in sorted(COMMANDS.items()) if v not in (variant, SHARED)]
+    upper = [w.upper() for w in words[:3]]
+    tables = _SEARCH_ORDER.get(variant)
+    if tables is None:
+        tables = _SEARCH_ORDER[variant] = _search_order(variant)
     for size in (3, 2, 1):
         if len(upper) < size:
             continue
@@ -44,6 +49,12 @@ def lookup(words: list[str], variant: str | None = None) -> tuple[Command, int] 
             if name in table:
                 return table[name], size
     return None
+
+
+def _search_order(variant: str | None) -> tuple[dict[str, Command], ...]:
+    tables = [COMMANDS.get(variant or SHARED, {}), COMMANDS.get(SHARED, {})]
+    tables += [t for v, t in sorted(COMMANDS.items()) if v not in (variant, SHARED)]
+    return tuple(tables)
 
 
 def unique_commands(variant: str | None = None) -> list[Command]:

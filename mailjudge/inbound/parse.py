@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import codecs
 import email.utils
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from email import policy
 from email.header import Header, decode_header
@@ -19,6 +21,7 @@ from email.parser import BytesHeaderParser, BytesParser
 from mailjudge.addresses import is_judge_address
 from mailjudge.inbound.auth_results import AuthResults, results_on_top
 from mailjudge.inbound.html2text import html_to_text
+from mailjudge.inbound.plain_head import plain_head
 from mailjudge.inbound.replies import reply_parts
 
 DEFAULT_MAX_BYTES = 256 * 1024
@@ -73,6 +76,13 @@ class ParsedMail:
     calendar_method: str = ""
     # Authentication-Results headers above the first Received one (inbound/auth_results).
     auth_results: tuple[AuthResults, ...] = ()
+
+    def with_mime(self, calendar_method: str, auth_results: tuple[AuthResults, ...]) -> ParsedMail:
+        """The mail with what only the email package's reading finds (a plain mail has
+        neither a calendar part nor Authentication-Results)."""
+        if not calendar_method and not auth_results:
+            return self
+        return replace(self, calendar_method=calendar_method, auth_results=auth_results)
 
     @property
     def reply_references(self) -> tuple[str, ...]:
@@ -133,15 +143,27 @@ def _join_words(chunks: list[tuple[bytes | str, str | None]]) -> str:
     return text
 
 
-def _addresses(message: Message, *names: str) -> list[tuple[str, str]]:
-    values = [header_text(message, n) for n in names]
-    if not any(values):  # most mails have no Cc, Sender, Delivered-To: no parser to run
-        return []
+# A header's text by its name, as header_text gives it: read from a parsed Message, or
+# from a plain header block (inbound/plain_head.py) without the parser.
+HeaderText = Callable[[str], str]
+
+
+def _addresses(text: HeaderText, *names: str) -> tuple[tuple[str, str], ...]:
+    values = tuple(v for v in map(text, names) if v)
+    if not values:  # most mails have no Cc, Sender, Delivered-To: no parser to run
+        return ()
+    return _address_pairs(values)
+
+
+@functools.lru_cache(maxsize=1024)
+def _address_pairs(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """(name, address) of each address in the header texts ``values``. Remembered: a
+    player's From and the judge's To come again and again, and getaddresses is slow."""
     try:
-        pairs = email.utils.getaddresses([v for v in values if v])
+        pairs = email.utils.getaddresses(list(values))
     except Exception:
-        return []
-    return [(name, addr.strip().lower()) for name, addr in pairs if "@" in addr]
+        return ()
+    return tuple((name, addr.strip().lower()) for name, addr in pairs if "@" in addr)
 
 
 def _message_id(value: str) -> str | None:
@@ -157,10 +179,10 @@ def message_id_of(value: str) -> str | None:
     return _message_id(value)
 
 
-def _return_path(message: Message, envelope_from: str | None) -> str | None:
+def _return_path(text: HeaderText, envelope_from: str | None) -> str | None:
     if envelope_from is not None:
         return envelope_from.strip().strip("<>").lower()
-    value = header_text(message, "Return-Path")
+    value = text("Return-Path")
     if not value:
         return None
     return value.strip().strip("<>").strip().lower()
@@ -310,32 +332,98 @@ def _parse_bytes(raw: bytes, headers_only: bool) -> Message:
 
 
 def _headers(message: Message, raw: bytes, envelope_from: str | None) -> ParsedMail:
-    senders = _addresses(message, "From") or _addresses(message, "Sender")
+    return _mail_of(
+        functools.partial(header_text, message), raw, envelope_from, _content_type(message)
+    ).with_mime(_calendar_method(message), results_on_top(message))
+
+
+def _mail_of(
+    text: HeaderText, raw: bytes, envelope_from: str | None, content_type: str
+) -> ParsedMail:
+    """The ParsedMail of a mail's header texts (its text and body left empty)."""
+    senders = _addresses(text, "From") or _addresses(text, "Sender")
     sender_name, sender = senders[0] if senders else ("", "")
-    reply_to = _addresses(message, "Reply-To")
-    references = tuple(_MSGID.findall(header_text(message, "References")))
+    reply_to = _addresses(text, "Reply-To")
     return ParsedMail(
         sender=sender,
         sender_name=sender_name,
         reply_to=reply_to[0][1] if reply_to else sender,
-        return_path=_return_path(message, envelope_from),
-        to=tuple(a for _, a in _addresses(message, "To", "Cc")),
-        delivered_to=tuple(a for _, a in _addresses(message, "Delivered-To", "X-Original-To")),
-        subject=header_text(message, "Subject"),
-        message_id=_message_id(header_text(message, "Message-ID")),
-        in_reply_to=_message_id(header_text(message, "In-Reply-To")),
-        references=references,
-        auto_submitted=header_text(message, "Auto-Submitted").lower(),
-        precedence=header_text(message, "Precedence").lower(),
-        list_id=header_text(message, "List-Id"),
-        autoreply=(header_text(message, "X-Autoreply") or header_text(message, "X-Autorespond")),
-        suppress=header_text(message, "X-Auto-Response-Suppress").lower(),
-        content_type=_content_type(message),
+        return_path=_return_path(text, envelope_from),
+        to=tuple(a for _, a in _addresses(text, "To", "Cc")),
+        delivered_to=tuple(a for _, a in _addresses(text, "Delivered-To", "X-Original-To")),
+        subject=text("Subject"),
+        message_id=_message_id(text("Message-ID")),
+        in_reply_to=_message_id(text("In-Reply-To")),
+        references=tuple(_MSGID.findall(text("References"))),
+        auto_submitted=text("Auto-Submitted").lower(),
+        precedence=text("Precedence").lower(),
+        list_id=text("List-Id"),
+        autoreply=text("X-Autoreply") or text("X-Autorespond"),
+        suppress=text("X-Auto-Response-Suppress").lower(),
+        content_type=content_type,
         text="",
         size=len(raw),
-        calendar_method=_calendar_method(message),
-        auth_results=results_on_top(message),
     )
+
+
+def _parsed_mail(raw: bytes, envelope_from: str | None) -> tuple[ParsedMail, str]:
+    """A mail's headers and its body as body_text gives it, read by the email package."""
+    message = _parse_bytes(raw, headers_only=False)
+    return _headers(message, raw, envelope_from), body_text(message)
+
+
+# A plain mail's Content-Type: text/plain with parameters whose values hold no white
+# space, no quote inside and no RFC 2231 form. Its parameters then read the same from
+# the unfolded text plain_head gives as from the header as it stands.
+_PLAIN_TYPE = re.compile(
+    r'text/plain(?: ?; ?[A-Za-z0-9-]+=(?:[A-Za-z0-9._+:-]+|"[A-Za-z0-9._+:-]*"))* ?;?',
+    re.IGNORECASE,
+)
+# Transfer encodings the parser hands back as the bytes they are (get_payload).
+_AS_IS = ("", "7bit", "8bit", "binary")
+
+
+def _plain_mail(raw: bytes, envelope_from: str | None) -> tuple[ParsedMail, str] | None:
+    """A mail of one text/plain part in a plain header block, read without the email
+    package: its headers, and its body as body_text gives it. None for any other mail
+    (tests/test_inbound_parse_plain.py holds the two readings to the same answers)."""
+    found = plain_head(raw)
+    if found is None:
+        return None
+    values, start = found
+    if (
+        "authentication-results" in values  # read from the header as it stands
+        or "content-disposition" in values  # an attachment, perhaps
+        or values.get("content-transfer-encoding", "").lower() not in _AS_IS
+    ):
+        return None
+    kind = _plain_kind(values.get("content-type"))
+    if kind is None:
+        return None
+    charset, flowed, delsp = kind
+    body = decode_bytes(raw[start:], charset)
+    if flowed:
+        body = unflow(body, delsp=delsp)
+    mail = _mail_of(lambda name: values.get(name.lower(), ""), raw, envelope_from, "text/plain")
+    return mail, body
+
+
+@functools.lru_cache(maxsize=256)
+def _plain_kind(content_type: str | None) -> tuple[str | None, bool, bool] | None:
+    """Of a plain mail's Content-Type (None: it has none): its charset, whether it is
+    format=flowed and whether delsp=yes, as the parser reads them; None when it is not
+    a plain text/plain type."""
+    part = Message()
+    if content_type is not None:
+        if not _PLAIN_TYPE.fullmatch(content_type):
+            return None
+        part["Content-Type"] = content_type
+    try:
+        charset = part.get_content_charset()
+    except Exception:
+        return None
+    delsp = _param(part, "delsp").lower() == "yes"
+    return charset, _param(part, "format").lower() == "flowed", delsp
 
 
 def parse_mail(
@@ -354,9 +442,7 @@ def parse_mail(
             f"{max_bytes} bytes. Send the commands without attachments or quoted text.",
             mail,
         )
-    message = _parse_bytes(raw, headers_only=False)
-    mail = _headers(message, raw, envelope_from)
-    body = body_text(message)
+    mail, body = _plain_mail(raw, envelope_from) or _parsed_mail(raw, envelope_from)
     kept, forwarded = reply_parts(body)
     cut = kept.strip() != body.replace("\r\n", "\n").strip()
     forwarded = forwarded or (cut and _FORWARD_SUBJECT.match(mail.subject) is not None)
@@ -368,7 +454,9 @@ def parse_mail(
             "in one mail. Split the commands over several mails.",
             mail,
         )
-    return replace(mail, text="\n".join(lines), body=body, forwarded=forwarded)
+    # As dataclasses.replace, without its walk over the fields' definitions.
+    return ParsedMail(**{**vars(mail), "text": "\n".join(lines), "body": body,
+                         "forwarded": forwarded})  # fmt: skip
 
 
 # A forward's subject (Outlook writes no forward line, only "FW:" and a header block).
@@ -382,7 +470,8 @@ def parse_headers(raw: bytes) -> Message:
 
 def return_path_header(raw: bytes) -> str | None:
     """The Return-Path of a stored mail (IMAP has no envelope): "" for <>, None if absent."""
-    return _return_path(_parse_bytes(raw, headers_only=True), None)
+    headers = _parse_bytes(raw, headers_only=True)
+    return _return_path(functools.partial(header_text, headers), None)
 
 
 # -- loop safety (RFC 3834) -------------------------------------------------------------

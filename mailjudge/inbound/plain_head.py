@@ -23,6 +23,13 @@ def plain_header_values(raw: bytes) -> dict[str, str] | None:
     """Each header's first value by its lower-case name, unfolded and with every run of
     white space made one space (as parse.header_text gives it); None when the header
     block is not plain (see the module's text) or has no blank line after it."""
+    found = plain_head(raw)
+    return None if found is None else found[0]
+
+
+def plain_head(raw: bytes) -> tuple[dict[str, str], int] | None:
+    """plain_header_values, and where the body begins (after the blank line): the
+    parser's payload of a mail that is not multipart is ``raw`` from there on."""
     head, newline = _head(raw)
     if head is None or not head.isascii() or b"=?" in head or head[:1] in (b" ", b"\t"):
         return None
@@ -39,7 +46,7 @@ def plain_header_values(raw: bytes) -> dict[str, str] | None:
             # Folded lines begin with white space: splitting on it gives the words that
             # header_text keeps, whatever line ends lie between them.
             values[key] = " ".join(value.decode("ascii").split())
-    return values
+    return values, len(head) + 2 * len(newline)
 
 
 def _head(raw: bytes) -> tuple[bytes | None, bytes]:

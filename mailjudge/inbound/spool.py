@@ -12,14 +12,13 @@ and another took the mail up) cannot mark the mail done, so its work rolls back.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import logging
 import signal
 import threading
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -502,33 +501,36 @@ class OverBudget(RuntimeError):
     """A mail's pure work took longer than PREPARE_SECONDS."""
 
 
-@contextlib.contextmanager
-def _budget(seconds: float) -> Iterator[None]:
+class _Budget:
     """Raise OverBudget in the block after ``seconds`` (SIGALRM: only in the main thread
-    of a process, and only around work that holds no transaction; elsewhere no limit)."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(
-        signal, "setitimer"
-    ):
-        yield
-        return
+    of a process, and only around work that holds no transaction; elsewhere no limit).
+    A class, not a generator: it is entered for every mail."""
 
-    def over(signum: int, frame: object) -> None:
-        raise OverBudget(f"reading the mail took more than {seconds:.0f} s; shunted")
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.previous: Any = None
+        self.armed = False
 
-    previous = signal.signal(signal.SIGALRM, over)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    def __enter__(self) -> None:
+        if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+            self.previous = signal.signal(signal.SIGALRM, self._over)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+            self.armed = True
+
+    def __exit__(self, *exc: object) -> None:
+        if self.armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous)
+
+    def _over(self, signum: int, frame: object) -> None:
+        raise OverBudget(f"reading the mail took more than {self.seconds:.0f} s; shunted")
 
 
 def _with_prepared(
     handler: Handler, prepare: Callable[[InboundMessage], Any], row: InboundMessage
 ) -> Handler:
     try:
-        with _budget(PREPARE_SECONDS):
+        with _Budget(PREPARE_SECONDS):
             prepared = prepare(row)
     except Exception as exc:  # shunted by process_one, like any failure of the handler
         failure = exc

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email import policy
 from email.message import EmailMessage
@@ -158,7 +158,8 @@ def enqueue_draft(
 ) -> Outbox:
     """Queue a mail as a draft; the sender renders it. It gets its Message-ID now."""
     message_id = draft.message_id or new_message_id(draft.sender.rpartition("@")[2])
-    draft = replace(draft, message_id=message_id)
+    stored = draft.as_json()  # as the draft with its Message-ID set would give it
+    stored["message_id"] = message_id
     # With `envelope` (a list's members) the mail goes to them, not to the list address
     # its To names: that would send it round the list again.
     named = envelope or draft.to
@@ -172,7 +173,7 @@ def enqueue_draft(
         message_id=message_id,
         game=game,
         inbound=inbound,
-        draft=draft.as_json(),
+        draft=stored,
     )
 
 

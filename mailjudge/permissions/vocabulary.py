@@ -47,7 +47,13 @@ class Action(StrEnum):
 
     @property
     def family(self) -> Action:
-        return Action(self.value.split(".", 1)[0])
+        found = _FAMILIES.get(self)
+        if found is None:  # looked up once per action: every command asks the table twice
+            found = _FAMILIES[self] = Action(self.value.split(".", 1)[0])
+        return found
+
+
+_FAMILIES: dict[Action, Action] = {}
 
 
 SEATED = frozenset(Role) - {Role.ANYONE}
