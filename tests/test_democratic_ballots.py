@@ -154,11 +154,20 @@ def test_a_ballot_replaced_goes_with_the_next_statement_on_postgresql(
         sent.append(sql)
         return real(sql, params, **options)
 
+    def watch() -> None:
+        if is_postgres():
+            monkeypatch.setattr(database_proxy.obj, "_execute_cursor", noting)
+        else:  # statements built once go to SQLite's connection directly (db.py)
+            database_proxy.connection().set_trace_callback(sent.append)
+
     with database_proxy.atomic():
         dem.vote_orders(game, turk, [1])
-        monkeypatch.setattr(database_proxy.obj, "_execute_cursor", noting)
+        watch()
         with database_proxy.atomic():  # the VOTE's command; its count is known
             dem.vote_orders(game, turk, [1])
+        if not is_postgres():
+            database_proxy.connection().set_trace_callback(None)
+            sent[:] = [sql for sql in sent if "SAVEPOINT" not in sql]
         # PostgreSQL: nothing sent yet; SQLite runs the DELETE and the INSERT in here.
         assert len(sent) == (0 if is_postgres() else 2), sent
         assert Ballot.select().where(Ballot.voter == turk.id).count() == 1
