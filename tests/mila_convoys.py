@@ -89,6 +89,14 @@ def _paths_from(
     return [(set(fleets), dests) for fleets, dests in grouped.items()]
 
 
+def mila_map(name: str) -> Any:
+    """MILA's map ``name`` without building its convoy table: the cached one if MILA has
+    it (Map(name, use_cache=False) of a cached name comes back empty)."""
+    from diplomacy.engine import map as mila
+
+    return mila.MAP_CACHE.get(name) or mila.Map(name, use_cache=False)
+
+
 def prime(map_name: str) -> None:
     """Give MILA the table for ``map_name`` (a name or a .map file) when it has none of
     its own, so that its Map does not build one the slow way."""
@@ -96,4 +104,4 @@ def prime(map_name: str) -> None:
 
     if map_name in mila.CONVOYS_PATH_CACHE:
         return
-    mila.CONVOYS_PATH_CACHE[map_name] = convoy_table(mila.Map(map_name, use_cache=False))
+    mila.CONVOYS_PATH_CACHE[map_name] = convoy_table(mila_map(map_name))

@@ -7,6 +7,7 @@ import dataclasses
 import gc
 import logging
 import smtplib
+import socket
 import threading
 from collections.abc import Iterator
 
@@ -268,3 +269,19 @@ def test_a_stop_ends_the_sessions_still_waiting_for_their_store(
     sender.join(timeout=10)
     assert outcome, "the client got no answer but a 250"
     assert not [r for r in caplog.records if r.name == "asyncio"], caplog.text
+
+
+def test_a_server_that_cannot_start_leaves_no_open_event_loop(sqlite_db: str) -> None:
+    """A port in use: the start fails, and the controller's loop is closed then, not by
+    the collector as the process ends (which once printed a traceback after serve's
+    one-line refusal)."""
+    from mailjudge.inbound.smtp import SpoolHandler, _Controller
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        controller = _Controller(SpoolHandler(JUDGE), "127.0.0.1", port, ready_timeout=2.0)
+        with pytest.raises(OSError):
+            controller.start()
+    assert controller.loop.is_closed()

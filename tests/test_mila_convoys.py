@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from diplomacy.engine import map as mila
 from diplomacy.utils import convoy_paths
-from mila_convoys import MAX_FLEETS, convoy_table
+from mila_convoys import MAX_FLEETS, convoy_table, mila_map
 
 from mailjudge.engine.map_convert import MAPS
 
@@ -46,7 +45,7 @@ def test_mila_ships_tables_for_the_classic_maps() -> None:
 
 @pytest.mark.parametrize("name", sorted(SHIPPED))
 def test_the_quick_table_is_mila_s_shipped_one(name: str) -> None:
-    ours = convoy_table(mila.Map(name, use_cache=False))
+    ours = convoy_table(mila_map(name))
     assert _comparable(ours) == _comparable(SHIPPED[name])
 
 
@@ -54,7 +53,7 @@ def test_a_path_through_a_water_next_to_the_start_is_not_kept() -> None:
     """On the standard map an army in London reaches Belgium through the English Channel
     alone; a longer way through the North Sea first and then the Channel is no convoy
     of its own, as the Channel is next to London."""
-    ours = convoy_table(mila.Map("standard", use_cache=False))
+    ours = convoy_table(mila_map("standard"))
     from_london = [(fleets, dests) for paths in ours.values() for s, fleets, dests in paths
                    if s == "LON"]  # fmt: skip
     assert ({"ENG"}, {"BEL", "BRE", "PIC", "WAL"}) in from_london
@@ -64,6 +63,6 @@ def test_a_path_through_a_water_next_to_the_start_is_not_kept() -> None:
 @pytest.mark.soak
 @pytest.mark.parametrize("name", sorted(set(MAPS) - set(SHIPPED)))
 def test_the_quick_table_is_the_one_mila_builds(name: str) -> None:
-    mila_map = mila.Map(name, use_cache=False)
-    theirs = convoy_paths._build_convoy_paths_cache(mila_map, MAX_FLEETS)
-    assert _comparable(convoy_table(mila_map)) == _comparable(theirs)
+    board = mila_map(name)
+    theirs = convoy_paths._build_convoy_paths_cache(board, MAX_FLEETS)
+    assert _comparable(convoy_table(board)) == _comparable(theirs)

@@ -34,6 +34,7 @@ def _repeat(unit: str, size: int) -> str:
 # name -> input text of about ``size`` characters
 SHAPES: dict[str, Callable[[int], str]] = {
     "blank lines": lambda n: "\n" * n,
+    "blank lines, then text": lambda n: "\n" * n + "A PAR H",
     "blank CRLF lines": lambda n: "\r\n" * (n // 2),
     "whitespace lines": lambda n: _repeat(" \t \n", n),
     "one long line": lambda n: "a" * n,
@@ -100,6 +101,14 @@ def _mail(text: str, kind: str = "plain") -> bytes:
     return head.encode() + text.encode("utf-8", "surrogatepass")
 
 
+def _head_mail(text: str) -> bytes:
+    """A mail whose header block carries the text (as a header's value and whatever
+    lines it makes): the plain reading of the head (inbound/plain_head.py) and the email
+    package's are both on a mail's path."""
+    head = f"From: a@example.org\r\nTo: judge@example.org\r\nX-Note: {text}\r\n\r\nA PAR H\r\n"
+    return head.encode("utf-8", "surrogatepass")
+
+
 _MAP = load_map("standard")
 _NOW = datetime(2026, 11, 25, tzinfo=UTC)
 _HEADING = DigestHeading("g-france", 1, "g-france@example.org", _NOW)
@@ -107,6 +116,7 @@ _HEADING = DigestHeading("g-france", 1, "g-france@example.org", _NOW)
 FUNCTIONS: dict[str, Callable[[str], object]] = {
     "parse_mail": lambda t: parse_mail(_mail(t), max_bytes=1 << 30, max_lines=1 << 30),
     "parse_mail html": lambda t: parse_mail(_mail(t, "html"), max_bytes=1 << 30, max_lines=1 << 30),
+    "parse_mail head": lambda t: parse_mail(_head_mail(t), max_bytes=1 << 30, max_lines=1 << 30),
     "html_to_text": html_to_text,
     "unflow": unflow,
     "command_lines": command_lines,

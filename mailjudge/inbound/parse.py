@@ -291,9 +291,10 @@ def command_lines(text: str) -> list[str]:
         out.append(line)
     while out and not out[-1].strip():
         out.pop()
-    while out and not out[0].strip():
-        out.pop(0)
-    return out
+    # Counted, then cut once: popping the first line again and again is quadratic in a
+    # mail of many blank lines before its text.
+    first = next((i for i, line in enumerate(out) if line.strip()), len(out))
+    return out[first:]
 
 
 # -- the whole mail --------------------------------------------------------------------

@@ -195,6 +195,19 @@ class _Controller(Controller):
         with socket.create_connection((self.hostname, self.port), timeout=1.0) as probe:
             probe.recv(1024)
 
+    def start(self) -> None:
+        try:
+            super().start()
+        except BaseException:
+            # aiosmtpd leaves the event loop of a server that could not start open; it is
+            # closed here, not by the collector as the process ends (where closing it
+            # once failed and printed a traceback after the one-line refusal).
+            if self._thread is not None:
+                self._thread.join(timeout=SESSIONS_END_WAIT)
+            if not self.loop.is_running() and not self.loop.is_closed():
+                self.loop.close()
+            raise
+
     def stop(self, no_assert: bool = False) -> None:
         # aiosmtpd cancels the sessions' tasks and closes the loop a step later; a session
         # not finished by then is destroyed while pending, and asyncio writes that to the
