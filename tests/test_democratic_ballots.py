@@ -23,15 +23,7 @@ pytestmark = pytest.mark.usefixtures("any_db")
 
 
 def test_ballots_replace_refuse_and_group_by_country() -> None:
-    game = create_game("vote", "gm@example.org", "pw", variant="democratic")
-    for i in range(44):  # two citizens a home centre
-        join(game, f"c{i}@example.org", f"pw{i}", name=f"c{i}")
-    start_game(get_game("vote"), random.Random(3))
-    game = get_game("vote")
-    by_country: dict[str, list[Seat]] = {}
-    for seat in Seat.select().where((Seat.game == game) & (Seat.role == "citizen")):
-        seat.game = game
-        by_country.setdefault(dem.country_of(seat) or "", []).append(seat)
+    game, by_country = started_game()
     turks, french = by_country["TURKEY"], by_country["FRANCE"]
     holds = ["A CON H", "A SMY H", "F ANK H"]
     for lines in (holds, ["A CON-BUL", "A SMY H", "F ANK H"]):
