@@ -52,6 +52,18 @@ def test_an_order_mail_is_read_plainly_as_the_parser_reads_it() -> None:
 
 
 PLAIN = [
+    # Forged and doubled senders: both readings take the same one.
+    b"From: a@b.c\r\nFrom: evil@x.y\r\nTo: j@x\r\n\r\nA PAR H\r\n",
+    b"From: a@b.c (comment <evil@x.y>)\r\nReply-To: evil@x.y, other@z\r\n\r\nA PAR H\r\n",
+    b'From: "evil@x.y" <a@b.c>\r\nReply-To: <evil@x.y>\r\nReply-To: second@z\r\n\r\nhi\r\n',
+    b"From: a@b.c\r\nSender: evil@x.y\r\nReturn-Path: <evil@x.y>\r\n\r\nhi\r\n",
+    b"From: a@b.c,\r\n evil@x.y\r\nTo: j@x\r\n\r\nhi\r\n",
+    b"From:a@b.c\r\nreply-to:   evil@x.y  \r\n\r\nhi\r\n",
+    b"From: <>\r\n\r\nhi\r\n",
+    b"From: undisclosed-recipients:;\r\n\r\nhi\r\n",
+    b"From: a@b.c\r\nMessage-ID: <x@y>\r\nMessage-ID: <z@w>\r\nIn-Reply-To: <1@2> <3@4>\r\n\r\nhi\r\n",
+    b"From: a@b.c\r\nContent-Type: text/plain\r\nContent-Type: text/html\r\n\r\nhi\r\n",
+    b"From: a@b.c\r\nAuto-Submitted: auto-replied\r\nPrecedence: bulk\r\n\r\nhi\r\n",
     b"From: a@b.c\r\nContent-Type: text/plain; format=flowed; delsp=yes\r\n\r\nA PAR \r\nH\r\n",
     b"From: a@b.c\r\nContent-Type: TEXT/PLAIN;charset=latin1\r\n\r\ncaf\xe9\r\n",
     b'From: a@b.c\r\nContent-Type: text/plain; charset="x-unknown"\r\n\r\n\xff\xfe',
