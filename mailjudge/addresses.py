@@ -6,13 +6,14 @@ which mail failed and a forged one cannot name a mail it never saw."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
+
+from mailjudge.remembered import remembered
 
 
 # Remembered: a mail's few addresses are each compared with the judge's several times
 # (its bounce address, its game's address, loop checks), and senders come back.
-@functools.lru_cache(maxsize=4096)
+@remembered(4096)
 def split_address(address: str) -> tuple[str, str]:
     """(local part, lower-cased domain); the domain is "" when there is no @."""
     local, at, domain = address.strip().strip("<>").rpartition("@")

@@ -11,7 +11,6 @@ to the mail's length whatever its shape (a mail of blank lines once took minutes
 from __future__ import annotations
 
 import codecs
-import functools
 import html
 import re
 import unicodedata
@@ -21,6 +20,7 @@ from email.message import Message
 from email.parser import BytesParser
 
 from mailjudge.inbound.html2text import html_to_text
+from mailjudge.remembered import remembered
 
 MASK = "****"
 _WORD = re.compile(r"\S+")
@@ -280,7 +280,7 @@ def _without_secrets(markup: str, secrets: set[str]) -> str:
 # Charsets in which ASCII text is its own bytes: a plain mail in one of them is masked on
 # its bytes. (UTF-16 and the like are not: they take the slow way.) Remembered: a few
 # charsets come again and again.
-@functools.lru_cache(maxsize=64)
+@remembered(64)
 def _ascii_compatible(charset: str) -> bool:
     try:
         codec = codecs.lookup(charset)

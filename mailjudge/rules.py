@@ -14,10 +14,11 @@ import textwrap
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 
 from mailjudge.paths import DATA_DIR
+from mailjudge.remembered import remembered
 
 RULES_FILE = DATA_DIR / "rules.toml"
 
@@ -63,7 +64,7 @@ class RuleSet(frozenset[str]):
         return name in self
 
 
-@lru_cache(maxsize=256)
+@remembered(256)
 def _parsed_text(text: str) -> RuleSet:
     """RuleSet.parse of stored text (a RuleSet is a frozenset: one can be shared)."""
     words = re.split(r"[\s,]+", text)

@@ -38,7 +38,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
 
 # The modules at the top of the package belong to no layer: every layer may use them.
 SHARED_TOP = {"addresses", "backup", "db", "docs", "logs", "masking", "migrations", "models", "model_fields",
-              "passwords", "paths", "preflight", "rules", "running", "settings", "settings_docs", "status",
+              "passwords", "paths", "preflight", "remembered", "rules", "running", "settings", "settings_docs", "status",
               "timing", "cli"}  # fmt: skip
 TOOLS = {"benchmarks", "demo"}  # run the judge from outside, as an operator would
 TOP = {"app"}  # the judge process: it may import everything

@@ -12,12 +12,13 @@ import difflib
 import itertools
 import re
 import unicodedata
-from functools import cache, lru_cache
+from functools import cache
 from typing import NamedTuple
 
 from mailjudge.engine.maps import ARMY, FLEET, GameMap
 from mailjudge.engine.orders import IllegalOrder, OrderError, Place, Syntax, UnreadableOrder
 from mailjudge.engine.state import ADJUSTMENT, MOVEMENT, RETREAT
+from mailjudge.remembered import forget, remembered
 
 # Word classes, one character each so that a whole order's classes form a string.
 UNIT_W, LOC_W, MOVE_W, HOLD_W, SUPPORT_W, CONVOY_W = "U", "L", "-", "H", "S", "C"
@@ -482,14 +483,14 @@ def _read_general(text: str, gmap: GameMap, phase_type: str) -> Syntax:
     return _grammar(shape, values, text, phase_type)
 
 
-@lru_cache(maxsize=4096)
+@remembered(4096)
 def _read_cached(text: str, gmap: GameMap, phase_type: str) -> Syntax:
     return _read(text, gmap, phase_type)
 
 
 def clear_reader_cache() -> None:
     """Forget memoised readings (benchmarks use it to measure reading from cold)."""
-    _read_cached.cache_clear()
+    forget(_read_cached)
 
 
 def read_order(text: str, gmap: GameMap, phase_type: str = MOVEMENT) -> Syntax:

@@ -23,6 +23,7 @@ from mailjudge.inbound.auth_results import AuthResults, results_on_top
 from mailjudge.inbound.html2text import html_to_text
 from mailjudge.inbound.plain_head import plain_head
 from mailjudge.inbound.replies import reply_parts
+from mailjudge.remembered import remembered
 
 DEFAULT_MAX_BYTES = 256 * 1024
 DEFAULT_MAX_LINES = 500
@@ -155,7 +156,7 @@ def _addresses(text: HeaderText, *names: str) -> tuple[tuple[str, str], ...]:
     return _address_pairs(values)
 
 
-@functools.lru_cache(maxsize=1024)
+@remembered(1024)
 def _address_pairs(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     """(name, address) of each address in the header texts ``values``. Remembered: a
     player's From and the judge's To come again and again, and getaddresses is slow."""
@@ -409,7 +410,7 @@ def _plain_mail(raw: bytes, envelope_from: str | None) -> tuple[ParsedMail, str]
     return mail, body
 
 
-@functools.lru_cache(maxsize=256)
+@remembered(256)
 def _plain_kind(content_type: str | None) -> tuple[str | None, bool, bool] | None:
     """Of a plain mail's Content-Type (None: it has none): its charset, whether it is
     format=flowed and whether delsp=yes, as the parser reads them; None when it is not

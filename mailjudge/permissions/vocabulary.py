@@ -47,13 +47,11 @@ class Action(StrEnum):
 
     @property
     def family(self) -> Action:
-        found = _FAMILIES.get(self)
-        if found is None:  # looked up once per action: every command asks the table twice
-            found = _FAMILIES[self] = Action(self.value.split(".", 1)[0])
-        return found
+        return _FAMILIES[self]
 
 
-_FAMILIES: dict[Action, Action] = {}
+# Each action's family, worked out once: every command asks the table twice.
+_FAMILIES = {action: Action(action.value.split(".", 1)[0]) for action in Action}
 
 
 SEATED = frozenset(Role) - {Role.ANYONE}
