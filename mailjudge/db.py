@@ -17,7 +17,7 @@ import time
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 import peewee
@@ -342,15 +342,38 @@ def _writes_held(held: list[str]) -> bool:
     )
 
 
+class WriteTurn(Protocol):
+    """A way to ask whoever holds SQLite's write lock to let go (app.write_turns)."""
+
+    def wait_for_turn(self, pause: float) -> None:
+        """Ask for the lock; return when it was let go, or after ``pause`` seconds."""
+
+    def turn_over(self) -> None:
+        """The write asked for is committed or given up."""
+
+
+class GivingTurn(Protocol):
+    """A writer's way to let another have SQLite's write lock first (app.write_turns)."""
+
+    def let_go(self) -> bool:
+        """True when another asked for the lock and was told to take it."""
+
+    def wait_turn_over(self) -> None:
+        """Back when the other's write is done (or after a short while)."""
+
+
 @contextlib.contextmanager
-def prompt_write(patience: float = 10.0, pause: float = 0.0005) -> Iterator[None]:
+def prompt_write(
+    patience: float = 10.0, pause: float = 0.0005, turn: WriteTurn | None = None
+) -> Iterator[None]:
     """A write transaction that takes SQLite's write lock as soon as it is free.
 
     SQLite's own busy handler waits for a lock in growing sleeps (1, 2, 5, 10 ... ms), and
     a process that writes often (the worker) then takes the lock again before a sleeper
     wakes. This asks for the lock every ``pause`` seconds instead, for ``patience`` at
-    most, for a thread that must not fall behind (the listener's group commit). On
-    PostgreSQL it is a plain transaction: row locks wait their turn by themselves."""
+    most, for a thread that must not fall behind (the listener's group commit). With a
+    ``turn`` it also asks the holder to let go, and waits for that instead of sleeping.
+    On PostgreSQL it is a plain transaction: row locks wait their turn by themselves."""
     database = database_proxy.obj
     if not isinstance(database, SqliteDatabase):
         with database_proxy.atomic():
@@ -358,6 +381,7 @@ def prompt_write(patience: float = 10.0, pause: float = 0.0005) -> Iterator[None
         return
     connection = database.connection()  # type: ignore[no-untyped-call]
     connection.execute("PRAGMA busy_timeout = 0")
+    asked = False
     try:
         deadline = time.monotonic() + patience
         while True:
@@ -368,15 +392,27 @@ def prompt_write(patience: float = 10.0, pause: float = 0.0005) -> Iterator[None
             except OperationalError as err:
                 if "locked" not in str(err) or time.monotonic() > deadline:
                     raise
-                time.sleep(pause)
+                if turn is None:
+                    time.sleep(pause)
+                else:
+                    asked = True
+                    turn.wait_for_turn(pause)
+    except BaseException:
+        if asked and turn is not None:
+            turn.turn_over()
+        raise
     finally:
         connection.execute(f"PRAGMA busy_timeout = {SQLITE_PRAGMAS['busy_timeout']}")
     try:
-        yield
-    except BaseException as err:
-        transaction.__exit__(type(err), err, err.__traceback__)
-        raise
-    transaction.__exit__(None, None, None)
+        try:
+            yield
+        except BaseException as err:
+            transaction.__exit__(type(err), err, err.__traceback__)
+            raise
+        transaction.__exit__(None, None, None)
+    finally:
+        if asked and turn is not None:
+            turn.turn_over()  # committed or rolled back: the workers go on
 
 
 # Set when a stored password was overwritten: the WAL file may still hold the page as it

@@ -26,6 +26,7 @@ from peewee import Field, IntegrityError, OperationalError
 
 from mailjudge.compiled_queries import execute_compiled, select_compiled
 from mailjudge.db import (
+    GivingTurn,
     checkpoint_if_due,
     database_proxy,
     is_postgres,
@@ -387,12 +388,15 @@ def process_pending(
     prepare: Callable[[InboundMessage], Any] | None = None,
     stopping: Callable[[], bool] | None = None,
     landing: Landing | None = None,
+    turns: GivingTurn | None = None,
 ) -> int:
     """Handle queued mails, a batch at a time, until none is left (or `limit` were taken, or
     `stopping` says the judge is stopping: the batch in hand is always finished first);
     returns how many were taken, done or shunted. `prepare`, when given, does a mail's pure
     work (parsing) before its transaction; the handler is then called with its result.
-    With a `landing`, the mails kept there move into the spool before each claim."""
+    With a `landing`, the mails kept there move into the spool before each claim.
+    With ``turns`` (SQLite), the sender that asked for the write lock gets it between a
+    claim and the batch's transaction, while the batch's mails are read."""
     if is_postgres():
         # Imported here: game_batches builds on this module's claims and batches.
         from mailjudge.inbound.game_batches import process_pending_by_game
@@ -415,10 +419,14 @@ def process_pending(
             if checkpoint_if_due() and landing is not None:
                 landing.checkpoint()
             break
-        process_batch([
+        let_go = turns is not None and turns.let_go()
+        batch_work = [
             (row, handler if prepare is None else _with_prepared(handler, prepare, row))
             for row in rows
-        ])  # fmt: skip
+        ]  # fmt: skip
+        if let_go and turns is not None:
+            turns.wait_turn_over()
+        process_batch(batch_work)
         taken += len(rows)
     return taken
 

@@ -1,0 +1,133 @@
+"""The sender gets SQLite's write lock from a worker that writes batch after batch: it
+asks, the worker lets it go between two batches, and nobody waits on a dead one."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from mailjudge.app.write_turns import MOST_WAIT, WriteTurns
+from mailjudge.db import WriteTurn, database_proxy, prompt_write
+
+
+def _busy_worker(stop: threading.Event, give_way: object) -> threading.Thread:
+    """A worker holding the write lock nearly all the time: transactions of 3 ms, one
+    right after the other, with ``give_way`` (if any) between them."""
+
+    def work() -> None:
+        while not stop.is_set():
+            with prompt_write():
+                database_proxy.execute_sql("INSERT INTO t VALUES (1)")
+                time.sleep(0.003)
+            if callable(give_way):
+                give_way()
+        database_proxy.close()
+
+    return threading.Thread(target=work)
+
+
+def _sender_writes(turn: WriteTurn | None, writes: int, within: float) -> int:
+    """How many of ``writes`` claims the sender made within ``within`` seconds."""
+    made, deadline = 0, time.monotonic() + within
+    while made < writes and time.monotonic() < deadline:
+        try:
+            with prompt_write(patience=max(deadline - time.monotonic(), 0.0), pause=0.004,
+                              turn=turn):  # fmt: skip
+                database_proxy.execute_sql("INSERT INTO t VALUES (2)")
+        except Exception:
+            break
+        made += 1
+    return made
+
+
+def test_a_sender_that_asks_is_let_in_between_two_batches(sqlite_db: str) -> None:
+    database_proxy.execute_sql("CREATE TABLE t (x INTEGER)")
+    turns = WriteTurns(1)
+    worker = turns.worker(0)
+    stop = threading.Event()
+    thread = _busy_worker(stop, worker.give_way)
+    thread.start()
+    try:
+        time.sleep(0.05)
+        made = _sender_writes(turns.sender(), writes=20, within=3.0)
+    finally:
+        stop.set()
+        thread.join()
+        turns.close()
+    assert made == 20
+    assert worker.given_way >= 1
+    (count,) = database_proxy.execute_sql("SELECT COUNT(*) FROM t WHERE x = 2").fetchone()
+    assert count == 20
+
+
+def test_a_worker_waits_no_longer_than_a_moment_for_a_dead_sender() -> None:
+    turns = WriteTurns(2)
+    first, second = turns.worker(0), turns.worker(1)
+    turns.sender().wait_for_turn(0.0)  # asked, then never says it is done
+    began = time.monotonic()
+    first.give_way()
+    second.give_way()
+    assert time.monotonic() - began < 2 * MOST_WAIT + 0.5
+    assert (first.given_way, second.given_way) == (1, 1)
+    began = time.monotonic()
+    first.give_way()  # nobody asked again: no wait at all
+    assert first.given_way == 1 and time.monotonic() - began < MOST_WAIT
+    turns.close()
+
+
+def test_the_worker_lets_the_sender_go_first_and_goes_on_when_told() -> None:
+    turns = WriteTurns(1)
+    worker, sender = turns.worker(0), turns.sender()
+    sender.wait_for_turn(0.0)
+
+    def sender_side() -> None:
+        assert turns.given.wait(1.0)  # the worker let go
+        sender.turn_over()
+
+    helper = threading.Thread(target=sender_side)
+    helper.start()
+    began = time.monotonic()
+    worker.give_way()
+    helper.join()
+    assert worker.given_way == 1
+    assert time.monotonic() - began < MOST_WAIT + 0.5
+    turns.close()
+
+
+def test_the_spool_lets_the_sender_in_between_a_claim_and_its_batch(sqlite_db: str) -> None:
+    """Through `spool.process_pending`: the sender's write goes in while the worker holds
+    claimed mails and before their transaction, with the mails read meanwhile."""
+    from mailjudge.inbound import spool
+
+    for n in range(3):
+        raw = f"From: p{n}@example.org\r\nMessage-ID: <m{n}@example.org>\r\n\r\nhi\r\n"
+        spool.store(raw.encode(), f"p{n}@example.org", ["judge@example.org"], "smtp")
+    database_proxy.execute_sql("CREATE TABLE t (x INTEGER)")
+    turns = WriteTurns(1, most_wait=5.0)  # a loaded machine may be slow to wake the sender
+    worker, sender = turns.worker(0), turns.sender()
+    events: list[str] = []
+
+    def sender_side() -> None:
+        with prompt_write(patience=5.0, pause=0.004, turn=sender):
+            database_proxy.execute_sql("INSERT INTO t VALUES (2)")
+            events.append("sender wrote")
+        database_proxy.close()
+
+    def prepare(row: object) -> None:
+        events.append("read")
+
+    def handle(row: object, prepared: object = None) -> None:
+        if not events or events[-1] != "batch":
+            events.append("batch")
+
+    sender.wait_for_turn(0.0)  # the sender has asked: it waits on its bell next
+    helper = threading.Thread(target=sender_side)
+    with prompt_write():  # the worker holds the lock until it claims
+        helper.start()
+        time.sleep(0.05)
+    assert spool.process_pending(handle, prepare=prepare, turns=worker) == 3
+    helper.join()
+    turns.close()
+    assert worker.given_way >= 1
+    assert events.index("sender wrote") < events.index("batch")
+    assert events.count("read") == 3
