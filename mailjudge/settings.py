@@ -186,6 +186,13 @@ class OutboundSettings:
     user: str | None = _setting(None, "Login name at the relay; unset sends without login.")
     password: str | None = _setting(None, "Password at the relay.", secret=True)
     timeout_seconds: int = _setting(30, "Network timeout of one SMTP command.", minimum=1)
+    connections: int = _setting(
+        3,
+        "SMTP connections kept open to the relay at once; mails to one address go over "
+        "one of them, in order.",
+        minimum=1,
+        maximum=20,
+    )
     max_attempts: int = _setting(
         30, "Give a mail up as failed after this many failed attempts.", minimum=1
     )

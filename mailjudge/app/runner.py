@@ -8,10 +8,8 @@ reminders, and retries of mail the relay refused.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import multiprocessing
-import select
 import signal
 import socket
 import threading
@@ -25,6 +23,8 @@ import schedule
 
 from mailjudge import db, migrations
 from mailjudge.app import pipeline
+from mailjudge.app.doorbell import Doorbell
+from mailjudge.app.write_turns import SenderTurns, WorkerTurns, WriteTurns
 from mailjudge.game import guard
 from mailjudge.inbound import group_store, spool
 from mailjudge.inbound.imap import ImapPoller
@@ -32,9 +32,9 @@ from mailjudge.inbound.landing import Landing
 from mailjudge.inbound.smtp import Listener, judge_recipients
 from mailjudge.logs import setup_logging
 from mailjudge.models import InboundMessage, utcnow
+from mailjudge.outbound.connections import RelayConnections
 from mailjudge.outbound.outbox import RetryPolicy, flush, prune_sent
 from mailjudge.outbound.queue import queue_all
-from mailjudge.outbound.send import SmtpSender
 from mailjudge.outbound.sent_record import SentRecord
 from mailjudge.service import deadlines
 from mailjudge.settings import Settings, use_settings
@@ -59,52 +59,6 @@ def claim_limits(settings: Settings) -> dict[str, Any]:
 # answer, a child that died), under systemd's TimeoutStopSec.
 STOP_SECONDS = 8.0
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-class Doorbell:
-    """Wakes whoever sleeps in ``wait()`` in another thread or process: one datagram
-    socket pair per listener; ``set()`` sends each a byte (dropped when one is waiting
-    already), ``wait()`` sleeps until a byte or the timeout and takes every byte waiting.
-
-    Unlike a multiprocessing Event it holds no lock shared between processes, so the one
-    ringing never waits, even for a process that died while sleeping on it."""
-
-    def __init__(self, listeners: int = 1) -> None:
-        self._pairs = [
-            socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM) for _ in range(listeners)
-        ]
-
-    def listener(self, n: int) -> Doorbell:
-        """The bell of listener ``n`` alone (what one of several workers waits on)."""
-        bell = Doorbell(0)
-        bell._pairs = [self._pairs[n]]
-        return bell
-
-    def set(self) -> None:
-        for _, ringer in self._pairs:
-            # Full: a ring waits already. Closed: nobody listens any more.
-            with contextlib.suppress(OSError):
-                ringer.send(b"!", socket.MSG_DONTWAIT)
-
-    def wait(self, timeout: float) -> bool:
-        """True when rung before ``timeout`` seconds passed."""
-        ears = [ear for ear, _ in self._pairs if ear.fileno() >= 0]
-        if not ears:  # closed: the judge has stopped
-            time.sleep(timeout)
-            return False
-        ready, _, _ = select.select(ears, [], [], timeout)
-        for ear in ready:
-            try:
-                while ear.recv(64, socket.MSG_DONTWAIT):
-                    pass
-            except OSError:  # drained
-                pass
-        return bool(ready)
-
-    def close(self) -> None:
-        for pair in self._pairs:
-            for end in pair:
-                end.close()
 
 
 def _child_setup(
@@ -133,7 +87,9 @@ def _child_setup(
     return stop
 
 
-def _worker_process(settings: Settings, wake: Doorbell, send: Doorbell, ready: Doorbell) -> None:
+def _worker_process(
+    settings: Settings, wake: Doorbell, send: Doorbell, turns: WorkerTurns, ready: Doorbell
+) -> None:
     """A worker in its own process: answer stored mail as it comes."""
     stop = _child_setup(settings, ready, wake)
     use_settings(settings)
@@ -156,6 +112,7 @@ def _worker_process(settings: Settings, wake: Doorbell, send: Doorbell, ready: D
                 prepare=prepare,
                 stopping=stop.is_set,
                 landing=landing,
+                turns=turns,
                 **claim_limits(settings),
             ):
                 send.set()
@@ -167,18 +124,22 @@ def _worker_process(settings: Settings, wake: Doorbell, send: Doorbell, ready: D
     db.close()
 
 
-def _sender_process(settings: Settings, send: Doorbell, ready: Doorbell) -> None:
-    """The outbound sender in its own process: one SMTP connection, kept open."""
+def _sender_process(
+    settings: Settings, send: Doorbell, turns: SenderTurns, ready: Doorbell
+) -> None:
+    """The outbound sender in its own process: its SMTP connections, kept open."""
     stop = _child_setup(settings, ready, send)
     db.connect(settings.database.url)
-    sender = SmtpSender.from_settings(settings.outbound, settings.judge.address, settings.dkim)
+    sender = RelayConnections.from_settings(
+        settings.outbound, settings.judge.address, settings.dkim
+    )
     retry = RetryPolicy.from_settings(settings.outbound)
     # On SQLite the sender notes each outcome in a file of its own (outbound.sent_record)
     # instead of waiting for the database's one write lock between two mails.
     record = SentRecord.beside_database()
     while not stop.is_set():
         try:
-            flush(sender, retry=retry, record=record, stopping=stop.is_set)
+            flush(sender, retry=retry, record=record, stopping=stop.is_set, turn=turns)
         except Exception:
             log.exception("sending round failed; trying again")
         send.wait(timeout=1.0)
@@ -234,6 +195,8 @@ class Judge:
         self.stop_event = threading.Event()
         self.wake = Doorbell(max(workers, 1))  # one bell for each worker
         self.send = Doorbell()
+        # The sender asks the workers for SQLite's write lock through these.
+        self.turns = WriteTurns(max(workers, 1))
         self._children: list[_Child] = []
         # Mails arriving together are kept in one commit; the worker is woken after each.
         self.storer = group_store.GroupStore(on_stored=self.wake.set)
@@ -251,7 +214,7 @@ class Judge:
         self.poller = ImapPoller(settings.imap, store=self._store) if settings.imap.host else None
         # Bound now, so that a web port in use stops the start like an SMTP port in use.
         self.web_socket = web_server.bind(settings.web, free_ports) if settings.web.port else None
-        self.sender = SmtpSender.from_settings(
+        self.sender = RelayConnections.from_settings(
             settings.outbound, settings.judge.address, settings.dkim
         )
         self.retry = RetryPolicy.from_settings(settings.outbound)
@@ -283,8 +246,9 @@ class Judge:
         if self.workers:
             for n in range(self.workers):
                 wake = self.wake.listener(n)
-                self._start_process(f"worker-{n}", _worker_process, wake, self.send)
-            self._start_process("sender", _sender_process, self.send)
+                turns = self.turns.worker(n)
+                self._start_process(f"worker-{n}", _worker_process, wake, self.send, turns)
+            self._start_process("sender", _sender_process, self.send, self.turns.sender())
             self._spawn("clock", self._clock_loop)
         else:
             self._spawn("worker", self._work)
@@ -395,6 +359,7 @@ class Judge:
         self._children.clear()
         self.wake.close()
         self.send.close()
+        self.turns.close()
         if self.web_socket is not None:
             self.web_socket.close()
         db.close()

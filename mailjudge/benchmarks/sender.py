@@ -5,13 +5,16 @@ first, with no SMTP; then this process sends them the way the judge's sender pro
 does (`outbox.flush` with the SQLite record) to an aiosmtpd sink in a process of its own.
 With ``--round N`` the replies fall due N at a time and each round is one flush, as when
 the sender is rung for each batch the worker answers; without it they are one backlog.
-Printed: processor time a reply of the sender (this process) and of the sink, and the
-clock's replies a second.
+``--connections N`` sends over N relay connections at once, as the judge's
+``outbound.connections`` does; ``--relay-delay-ms D`` makes the sink answer each mail D
+ms late, as a relay across a network would. Printed: processor time a reply of the
+sender (this process) and of the sink, and the clock's replies a second.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import multiprocessing
 import statistics
 import tempfile
@@ -19,6 +22,8 @@ import time
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
+
+from aiosmtpd.controller import Controller
 
 from mailjudge import db, migrations
 from mailjudge.app import pipeline
@@ -32,6 +37,7 @@ from mailjudge.benchmarks.mail_e2e import (
 from mailjudge.demo.sink import free_port
 from mailjudge.inbound import spool
 from mailjudge.models import InboundMessage, Outbox, utcnow
+from mailjudge.outbound.connections import RelayConnections
 from mailjudge.outbound.outbox import RetryPolicy, flush
 from mailjudge.outbound.send import SmtpSender
 from mailjudge.outbound.sent_record import SentRecord
@@ -45,8 +51,26 @@ class _Arrivals:
         pass
 
 
-def _counting_relay(port: int, stop: Any) -> None:
-    relay_process(port, _Arrivals(), stop)
+class _FarSink:
+    """A relay across a network: each mail's DATA answered ``delay`` seconds late (a
+    relay's round trip and its own work), without holding up its other sessions."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        await asyncio.sleep(self.delay)
+        return "250 OK"
+
+
+def _counting_relay(port: int, stop: Any, delay: float = 0.0) -> None:
+    if not delay:
+        relay_process(port, _Arrivals(), stop)
+        return
+    relay = Controller(_FarSink(delay), hostname="127.0.0.1", port=port)
+    relay.start()
+    stop.wait()
+    relay.stop()
 
 
 def _queue_replies(folder: Path, mails: int, sink_port: int) -> int:
@@ -65,10 +89,11 @@ def _queue_replies(folder: Path, mails: int, sink_port: int) -> int:
     return int(Outbox.select().where(Outbox.state == "queued").count())
 
 
-def _send_all(port: int, rounds: int) -> tuple[int, float, float]:
-    """Send every queued reply, ``rounds`` at a time (0: all in one flush); the replies
-    sent, the seconds taken and the processor seconds of this process."""
-    sender = SmtpSender("127.0.0.1", port, JUDGE)
+def _send_all(port: int, rounds: int, connections: int) -> tuple[int, float, float]:
+    """Send every queued reply, ``rounds`` at a time (0: all in one flush), over
+    ``connections`` relay connections; the replies sent, the seconds taken and the
+    processor seconds of this process."""
+    sender = RelayConnections([SmtpSender("127.0.0.1", port, JUDGE) for _ in range(connections)])
     record = SentRecord.beside_database()
     retry = RetryPolicy()
     start = utcnow()
@@ -87,18 +112,18 @@ def _send_all(port: int, rounds: int) -> tuple[int, float, float]:
     return sent, spent, cpu
 
 
-def run(mails: int, rounds: int) -> dict[str, float]:
+def run(mails: int, rounds: int, connections: int = 1, delay: float = 0.0) -> dict[str, float]:
     folder = Path(tempfile.mkdtemp(prefix="mailjudge-bench-sender-"))
     port = free_port()
     mp = multiprocessing.get_context("spawn")
     stop = mp.Event()
-    relay = mp.Process(target=_counting_relay, args=(port, stop), daemon=True)
+    relay = mp.Process(target=_counting_relay, args=(port, stop, delay), daemon=True)
     relay.start()
     try:
         queued = _queue_replies(folder, mails, port)
         time.sleep(1.0)  # the relay process is up
         relay_cpu = cpu_seconds(relay.pid or 0)
-        sent, spent, cpu = _send_all(port, rounds)
+        sent, spent, cpu = _send_all(port, rounds, connections)
         relay_cpu = cpu_seconds(relay.pid or 0) - relay_cpu
     finally:
         stop.set()
@@ -114,8 +139,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mails", type=int, default=2000, help="replies to send (default 2000)")
     ap.add_argument("--round", type=int, default=0, help="replies due at a time (0: all)")
     ap.add_argument("--runs", type=int, default=1, help="runs; the median is printed too")
+    ap.add_argument(
+        "--connections", type=int, default=1, help="relay connections at once (default 1)"
+    )
+    ap.add_argument(
+        "--relay-delay-ms",
+        type=float,
+        default=0.0,
+        help="the relay answers each DATA this late, as one across a network (default 0)",
+    )
     args = ap.parse_args(argv)
-    results = [run(args.mails, args.round) for _ in range(args.runs)]
+    delay = args.relay_delay_ms / 1000
+    results = [run(args.mails, args.round, args.connections, delay) for _ in range(args.runs)]
     for n, result in enumerate(results):
         print(f"run {n + 1}: " + ", ".join(f"{k} {v:.3f}" for k, v in result.items()))
     if args.runs > 1:

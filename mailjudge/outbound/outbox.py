@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email import policy
@@ -23,8 +23,9 @@ from peewee import SQL, Field, IntegrityError, fn
 
 from mailjudge.addresses import bounce_address
 from mailjudge.compiled_queries import execute_compiled, select_compiled, update_by_id_compiled
-from mailjudge.db import database_proxy, is_postgres, prompt_write, skip_locked
+from mailjudge.db import WriteTurn, database_proxy, is_postgres, prompt_write, skip_locked
 from mailjudge.models import BoardPicture, Bounce, Game, InboundMessage, Outbox, utcnow
+from mailjudge.outbound.connections import RelayConnections
 from mailjudge.outbound.draft import MailDraft
 from mailjudge.outbound.invitation import add_invitation, calendar_part
 from mailjudge.outbound.message import (
@@ -44,7 +45,10 @@ log = logging.getLogger(__name__)
 
 # The implicit primary key, which peewee's stubs do not declare.
 _id_field: Field[int] = Outbox._meta.fields["id"]
-CLAIM_BATCH = 20
+# Replies claimed at a time. On SQLite each claim is a turn at the write lock the worker
+# gives up between two of its batches (app.write_turns): in a burst a claim takes all that
+# piled up meanwhile, not the first twenty of it.
+CLAIM_BATCH = 100
 # How often the sender asks for SQLite's write lock while the worker holds it: every try
 # costs it processor time (in a burst of mail 20 to 40 tries a take at prompt_write's
 # half millisecond), and a reply a few milliseconds later is no loss.
@@ -245,14 +249,19 @@ def _insert(
 
 
 def claim_due(
-    now: datetime, limit: int, lease: timedelta, record: SentRecord | None = None
+    now: datetime,
+    limit: int,
+    lease: timedelta,
+    record: SentRecord | None = None,
+    turn: WriteTurn | None = None,
 ) -> list[Outbox]:
     """Reserve up to `limit` mails that are due (or whose sender's lease ran out). With a
     ``record``, its outcomes are carried into the outbox in the same transaction: one
-    write transaction a batch instead of two (see `fold`)."""
+    write transaction a batch instead of two (see `fold`). With a ``turn``, the workers
+    are asked to let the sender have SQLite's write lock (app.write_turns)."""
     outcomes = record.outcomes() if record is not None else {}
     due, until = Outbox.next_attempt_at.db_value(now), Outbox.next_attempt_at.db_value(now + lease)
-    with prompt_write(pause=CLAIM_PAUSE):
+    with prompt_write(pause=CLAIM_PAUSE, turn=turn):
         for outbox_id, changes in outcomes.items():
             update_by_id_compiled(Outbox, outbox_id, changes)
         rows = select_compiled(
@@ -303,53 +312,83 @@ def bounced_addresses(addresses: Sequence[str], limit: int) -> list[str]:
     return [str(address) for address, count in cursor.fetchall() if int(count) >= limit]
 
 
-def _send_one(
-    sender: Sender, row: Outbox, now: datetime, retry: RetryPolicy, bounced: set[str]
-) -> tuple[str, dict[str, object]]:
-    """Send one claimed mail; the outcome (sent, retried or failed) and what to record.
-    ``bounced``: the addresses (lower case) whose mail is held for bouncing."""
-    attempts = row.attempts + 1
-    rendered = None
+# What became of a claimed mail ("sent", "retried", "failed" or "held") and the outbox
+# columns to record for it.
+Outcome = tuple[str, dict[str, object]]
+
+
+@dataclass(frozen=True)
+class _Ready:
+    """A claimed mail ready for the relay: its bytes (``rendered`` when made from its
+    draft just now) and the recipients not held for bouncing."""
+
+    row: Outbox
+    raw: bytes
+    rendered: bytes | None
+    live: list[str]
+
+
+def _ready(row: Outbox, now: datetime, retry: RetryPolicy, bounced: set[str]) -> _Ready | Outcome:
+    """A claimed mail made ready to send (its draft rendered: this may read the board
+    picture, so it is done in the thread that holds the database), or its outcome when
+    it goes nowhere now. ``bounced``: the addresses (lower case) held for bouncing."""
     recipients = row.to_addrs.split()
     stopped = [r for r in recipients if r.lower() in bounced]
     if stopped and len(stopped) == len(recipients):
         return _hold(row, now, stopped, retry.bounce_limit)
+    rendered = None
     try:
         raw = row.raw
         if not raw and row.draft is not None:
             raw = rendered = render_draft(row.draft)
-        judge = getattr(sender, "envelope_from", None)
-        verp = bounce_address(judge, _pk(row), row.message_id) if judge else None
-        live = [r for r in recipients if r not in stopped]
-        handed = sender.send(raw, live, verp)
     except Exception as exc:
-        error = f"{type(exc).__name__}: {exc}"
-        if is_permanent(exc) or attempts >= retry.max_attempts:
-            log.error("outbox %s failed after %s attempt(s): %s", _pk(row), attempts, error)
-            return "failed", {"state": "failed", "attempts": attempts, "last_error": error}
-        log.warning("outbox %s to %s deferred: attempt %s failed: %s", _pk(row), row.to_addrs,
-                    attempts, error)  # fmt: skip
-        return "retried", {
-            "state": "queued",
-            "attempts": attempts,
-            "last_error": error,
-            "next_attempt_at": now + retry.delay(attempts),
-        }
+        return _not_taken(row, exc, now, retry)
+    return _Ready(row, raw, rendered, [r for r in recipients if r not in stopped])
+
+
+def _hand_over(sender: Sender, ready: _Ready, now: datetime, retry: RetryPolicy) -> Outcome:
+    """Hand one mail to the relay; what became of it. Touches no database: this may run
+    in a relay connection's own thread."""
+    row = ready.row
+    judge = getattr(sender, "envelope_from", None)
+    verp = bounce_address(judge, _pk(row), row.message_id) if judge else None
+    try:
+        handed = sender.send(ready.raw, ready.live, verp)
+    except Exception as exc:
+        return _not_taken(row, exc, now, retry)
     note = "refused: " + ", ".join(sorted(handed.refused)) if handed.refused else ""
     log.info("outbox %s sent to %s%s", _pk(row), row.to_addrs, f" ({note})" if note else "")
     changes: dict[str, object] = {
         "state": "sent",
-        "attempts": attempts,
+        "attempts": row.attempts + 1,
         "last_error": note,
         "sent_at": utcnow(),
         "relay_reply": handed.reply,
     }
-    if rendered is not None:
+    if ready.rendered is not None:
         # Keep what went out; a mail with the board picture keeps its headers only, since
         # the draft and the picture (stored once for every recipient) make it again.
         with_picture = row.draft is not None and row.draft.get("board") is not None
-        changes["raw"] = header_section(rendered) if with_picture else rendered
+        changes["raw"] = header_section(ready.rendered) if with_picture else ready.rendered
     return "sent", changes
+
+
+def _not_taken(row: Outbox, exc: Exception, now: datetime, retry: RetryPolicy) -> Outcome:
+    """A mail that could not be made or was not taken: tried again later, or failed for
+    good (a permanent refusal, or the last attempt)."""
+    attempts = row.attempts + 1
+    error = f"{type(exc).__name__}: {exc}"
+    if is_permanent(exc) or attempts >= retry.max_attempts:
+        log.error("outbox %s failed after %s attempt(s): %s", _pk(row), attempts, error)
+        return "failed", {"state": "failed", "attempts": attempts, "last_error": error}
+    log.warning("outbox %s to %s deferred: attempt %s failed: %s", _pk(row), row.to_addrs,
+                attempts, error)  # fmt: skip
+    return "retried", {
+        "state": "queued",
+        "attempts": attempts,
+        "last_error": error,
+        "next_attempt_at": now + retry.delay(attempts),
+    }
 
 
 def _hold(
@@ -377,6 +416,7 @@ def flush(
     retry: RetryPolicy | None = None,
     record: SentRecord | None = None,
     stopping: Callable[[], bool] | None = None,
+    turn: WriteTurn | None = None,
 ) -> FlushResult:
     """Send every mail that is due (at most `limit`), recording each outcome as soon as
     the relay has answered: a sender killed after the relay took a mail and before its
@@ -385,7 +425,7 @@ def flush(
     receiver still sees one mail). With a ``record`` (SQLite) each outcome is kept there
     at once and carried into the outbox with the next claim, in its transaction, or
     before returning (see outbound.sent_record). When ``stopping`` says so, no further
-    batch is claimed: the one in hand is finished."""
+    batch is claimed: the one in hand is finished. ``turn``: see `claim_due`."""
     now = now or utcnow()
     retry = retry or RetryPolicy()
     result = FlushResult()
@@ -393,14 +433,14 @@ def flush(
         if stopping is not None and stopping():
             break
         batch = CLAIM_BATCH if limit is None else min(CLAIM_BATCH, limit - result.taken)
-        rows = claim_due(now, batch, retry.lease, record)
+        rows = claim_due(now, batch, retry.lease, record, turn)
         _send_batch(sender, rows, now, retry, record, result)
         # Fewer than asked for: nothing else was due at `now` (what is queued later is due
         # later), so no further claim is needed to find that out.
         if len(rows) < batch:
             break
     if record is not None:
-        fold(record)  # costs nothing when the record is known to be empty
+        fold(record, turn)  # costs nothing when the record is known to be empty
     return result
 
 
@@ -418,8 +458,7 @@ def _send_batch(
     # Which addresses bounce too often: asked once for the batch, not for each mail.
     everyone = {a.lower() for row in rows for a in row.to_addrs.split()}
     bounced = set(bounced_addresses(sorted(everyone), retry.bounce_limit))
-    for row in rows:
-        outcome, changes = _send_one(sender, row, now, retry, bounced)
+    for row, (outcome, changes) in _sent(sender, rows, now, retry, bounced):
         if record is None:
             with prompt_write():
                 _finish(row, **changes)
@@ -428,13 +467,36 @@ def _send_batch(
         setattr(result, outcome, getattr(result, outcome) + 1)
 
 
-def fold(record: SentRecord) -> int:
+def _sent(
+    sender: Sender, rows: list[Outbox], now: datetime, retry: RetryPolicy, bounced: set[str]
+) -> Iterator[tuple[Outbox, Outcome]]:
+    """Each claimed mail with its outcome, as soon as it is known: first those that go
+    nowhere now, then those the relay answered, over all of its connections when the
+    sender keeps several."""
+    ready = []
+    for row in rows:
+        got = _ready(row, now, retry, bounced)
+        if isinstance(got, _Ready):
+            ready.append(got)
+        else:
+            yield row, got
+    if isinstance(sender, RelayConnections):
+        for mail, outcome in sender.each(
+            ready, lambda mail: mail.live, lambda one, mail: _hand_over(one, mail, now, retry)
+        ):
+            yield mail.row, outcome
+        return
+    for mail in ready:
+        yield mail.row, _hand_over(sender, mail, now, retry)
+
+
+def fold(record: SentRecord, turn: WriteTurn | None = None) -> int:
     """Carry the outcomes kept in ``record`` into the outbox in one transaction, then
     forget them there; how many."""
     outcomes = record.outcomes()
     if not outcomes:
         return 0
-    with prompt_write(pause=CLAIM_PAUSE):
+    with prompt_write(pause=CLAIM_PAUSE, turn=turn):
         for outbox_id, changes in outcomes.items():
             update_by_id_compiled(Outbox, outbox_id, changes)
     record.forget(list(outcomes))
