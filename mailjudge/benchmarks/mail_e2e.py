@@ -400,7 +400,21 @@ def _figures(
         else 0.0,
         "answering_per_s": _rate(handled),
         "sending_per_s": _rate(sent),
+        # The run's timeline, in seconds from the first mail sent: where the pace was set.
+        "seconds_all_accepted": timed["accepted"] - start,
+        **_span("answered", handled, began),
+        **_span("sent", sent, began),
+        "seconds_all_arrived": timed["done"] - start,
     }
+
+
+def _span(name: str, moments: list[Any], began: datetime) -> dict[str, float]:
+    """When the first and the last of some moments fell, in seconds from ``began``."""
+    known = sorted(m for m in moments if m is not None)
+    if not known:
+        return {}
+    return {f"seconds_first_{name}": (known[0] - began).total_seconds(),
+            f"seconds_last_{name}": (known[-1] - began).total_seconds()}  # fmt: skip
 
 
 def _settings(url: str, sink_port: int) -> Settings:
@@ -500,11 +514,12 @@ def _print_interleaved(results: list[dict[str, float]]) -> int:
     ratios = [r["judge_to_sink_ratio"] for r in results]
     print(f"  ratios, pair by pair: {', '.join(f'{r:.2f}' for r in ratios)}")
     print(f"  median ratio, judge to bare server: {statistics.median(ratios):.2f}")
+    measured = [k for k in results[0] if k.startswith(("cpu_", "seconds_"))]
     keys = ["end_to_end_per_s", "bare_sink_per_s", "accepted_per_s", "answering_per_s",
-            "sending_per_s", *(k for k in results[0] if k.startswith("cpu_"))]  # fmt: skip
+            "sending_per_s", *measured]  # fmt: skip
     for key in keys:
         values = sorted(r[key] for r in results)
-        decimals = 2 if key.startswith("cpu_") else 1
+        decimals = 2 if key.startswith(("cpu_", "seconds_")) else 1
         print(f"  {key}: median {statistics.median(values):.{decimals}f} "
               f"({values[0]:.{decimals}f}-{values[-1]:.{decimals}f})")  # fmt: skip
     return 0 if all(r["answered"] == r["mails"] for r in results) else 1
