@@ -187,9 +187,10 @@ class OutboundSettings:
     password: str | None = _setting(None, "Password at the relay.", secret=True)
     timeout_seconds: int = _setting(30, "Network timeout of one SMTP command.", minimum=1)
     connections: int = _setting(
-        3,
-        "SMTP connections kept open to the relay at once; mails to one address go over "
-        "one of them, in order.",
+        1,
+        "SMTP connections kept open to the relay at once: more for a relay across a "
+        "network, whose round trips they overlap; mails to one address go over one of "
+        "them, in order.",
         minimum=1,
         maximum=20,
     )
