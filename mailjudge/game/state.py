@@ -11,12 +11,10 @@ from typing import Any, cast
 from peewee import JOIN
 
 from mailjudge.compiled_queries import (
-    compiled_sql,
     execute_compiled,
     select_compiled,
     select_joined_compiled,
 )
-from mailjudge.db import database_proxy
 from mailjudge.engine.adjustments import adjustment_due, build_sites
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.maps import GameMap, load_map
@@ -161,7 +159,8 @@ def _power_order_rows(game: Game, power: str, key: str, *columns: Any) -> list[t
     """The ``columns`` of ``power``'s orders on file, in their order, by a query built
     once under ``key``."""
     params = [game.id, game.phase, power]
-    sql = compiled_sql(
+    # Prepared once per connection on PostgreSQL, as every statement of an order mail is.
+    cursor = execute_compiled(
         key,
         lambda: OrderLine.select(*columns)
         .where((OrderLine.game == game.id) & (OrderLine.phase == game.phase)
@@ -169,7 +168,7 @@ def _power_order_rows(game: Game, power: str, key: str, *columns: Any) -> list[t
         .order_by(OrderLine.line),
         params,
     )  # fmt: skip
-    return list(database_proxy.execute_sql(sql, params).fetchall())
+    return list(cursor.fetchall())
 
 
 def missing_orders(game: Game, pos: Position, power: str, texts: list[str]) -> list[str]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from mailjudge.compiled_queries import execute_compiled
+from mailjudge.compiled_queries import execute_compiled_later
 from mailjudge.db import database_proxy
 from mailjudge.engine.checker import ambiguous_name, check_order, entry_check
 from mailjudge.engine.maps import GameMap
@@ -131,7 +131,7 @@ def submit_orders(
                 for v in (game.id, game.phase, power, n, text, by,
                           OrderLine.submitted_at.db_value(at))
             ]  # fmt: skip
-            execute_compiled(
+            execute_compiled_later(
                 f"insert-orders-{len(kept)}", lambda: OrderLine.insert_many(rows), params
             )
     report.missing = missing_orders(game, pos, power, kept)
@@ -267,12 +267,14 @@ def _delete_orders(game: Game, power: str, only: Seat | None = None) -> None:
             & (OrderLine.power == power)
         )
 
+    # Held, on PostgreSQL, to go with the next statement (the INSERT's or the next read):
+    # nothing reads what a DELETE returns.
     if only is None:
-        execute_compiled("delete-orders", lambda: OrderLine.delete().where(here()),
-                         [game.id, game.phase, power])  # fmt: skip
+        execute_compiled_later("delete-orders", lambda: OrderLine.delete().where(here()),
+                               [game.id, game.phase, power])  # fmt: skip
         return
     mine = only.id
-    execute_compiled(
+    execute_compiled_later(
         "delete-own-orders",
         lambda: OrderLine.delete().where(here() & (OrderLine.submitted_by == mine)),
         [game.id, game.phase, power, mine],
