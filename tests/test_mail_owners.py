@@ -51,7 +51,7 @@ def test_the_mail_after_a_phase_is_built_in_one_place() -> None:
 
 
 def test_only_the_outbox_and_the_replies_queue_mail() -> None:
-    queueing = callers("enqueue", "enqueue_draft", "MailDraft")
+    queueing = callers("enqueue", "enqueue_draft", "enqueue_draft_later", "MailDraft")
     assert {p for p in queueing if not p.startswith("outbound/")} == {"app/replies.py"}
     assert callers("queue_outgoing", "queue_all") - {"outbound/queue.py"} == {
         "app/handlers.py", "app/runner.py",

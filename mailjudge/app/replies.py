@@ -19,6 +19,7 @@ from mailjudge.outbound.outbox import (
     PAUSED_SUBJECT,
     answers_resume_at,
     enqueue_draft,
+    enqueue_draft_later,
     pause_notice_sent,
 )
 from mailjudge.render import render
@@ -96,7 +97,7 @@ def queue_reply(
         role=f"{seat.role} {seat.powers}".strip() if seat is not None else None,
         date=now.isoformat(),
     )
-    enqueue_draft(draft, game=game, inbound=row)
+    enqueue_draft_later(draft, game=game, inbound=row)
 
 
 def tell_answers_paused(mail: ParsedMail, settings: Settings, now: datetime, to: str) -> None:
