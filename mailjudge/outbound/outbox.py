@@ -144,14 +144,12 @@ def enqueue(
     # queuing is on every mail's path, and the look-up would almost never find anything.
     try:
         with database_proxy.atomic():
-            return _insert(
-                to_addrs=" ".join(recipients),
-                subject=str(message.get("Subject", "")),
-                raw=message.as_bytes(policy=policy.SMTP),
-                message_id=str(message_id),
-                game=game,
-                inbound=inbound,
+            whole = message.as_bytes(policy=policy.SMTP)
+            subject = str(message.get("Subject", ""))
+            row = _row_values(
+                " ".join(recipients), subject, whole, str(message_id), game, inbound, None
             )
+            return _insert(*row)
     except IntegrityError:
         existing = Outbox.get_or_none(Outbox.message_id == str(message_id))
         if existing is None:
@@ -166,10 +164,7 @@ def enqueue_draft(
     envelope: Sequence[str] = (),
 ) -> Outbox:
     """Queue a mail as a draft; the sender renders it. It gets its Message-ID now."""
-    values, params = _draft_row(draft, game, inbound, envelope)
-    cursor = execute_compiled("insert-outbox", lambda: Outbox.insert(**values), params)
-    new_id = cursor.fetchone()[0] if is_postgres() else cursor.lastrowid
-    return Outbox(id=new_id, **values)
+    return _insert(*_draft_row(draft, game, inbound, envelope))
 
 
 def enqueue_draft_later(
@@ -237,16 +232,8 @@ def _board_parts(picture_id: int, svg_too: bool) -> tuple[list[InlineImage], lis
     return (inline if row.png else []), ([svg] if svg_too or not row.png else [])
 
 
-def _insert(
-    to_addrs: str,
-    subject: str,
-    raw: bytes,
-    message_id: str,
-    game: Game | None,
-    inbound: InboundMessage | None,
-) -> Outbox:
-    """One new outbox row of a whole mail, with a built-once INSERT."""
-    values, params = _row_values(to_addrs, subject, raw, message_id, game, inbound, None)
+def _insert(values: dict[str, Any], params: list[Any]) -> Outbox:
+    """One new outbox row (from `_row_values`), with a built-once INSERT."""
     cursor = execute_compiled("insert-outbox", lambda: Outbox.insert(**values), params)
     new_id = cursor.fetchone()[0] if is_postgres() else cursor.lastrowid
     return Outbox(id=new_id, **values)
