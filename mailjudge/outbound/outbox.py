@@ -489,9 +489,14 @@ def _send_batch(
 def _sent(
     sender: Sender, rows: list[Outbox], now: datetime, retry: RetryPolicy, bounced: set[str]
 ) -> Iterator[tuple[Outbox, Outcome]]:
-    """Each claimed mail with its outcome, as soon as it is known: first those that go
-    nowhere now, then those the relay answered, over all of its connections when the
-    sender keeps several."""
+    """Each claimed mail with its outcome, as soon as it is known. Over one connection
+    each mail is made and sent in turn; over several, all are made first (here, where the
+    database is: a draft may read its board picture), then spread over the connections."""
+    if not (isinstance(sender, RelayConnections) and len(sender.senders) > 1):
+        for row in rows:
+            got = _ready(row, now, retry, bounced)
+            yield row, _hand_over(sender, got, now, retry) if isinstance(got, _Ready) else got
+        return
     ready = []
     for row in rows:
         got = _ready(row, now, retry, bounced)
@@ -499,14 +504,10 @@ def _sent(
             ready.append(got)
         else:
             yield row, got
-    if isinstance(sender, RelayConnections):
-        for mail, outcome in sender.each(
-            ready, lambda mail: mail.live, lambda one, mail: _hand_over(one, mail, now, retry)
-        ):
-            yield mail.row, outcome
-        return
-    for mail in ready:
-        yield mail.row, _hand_over(sender, mail, now, retry)
+    for mail, outcome in sender.each(
+        ready, lambda mail: mail.live, lambda one, mail: _hand_over(one, mail, now, retry)
+    ):
+        yield mail.row, outcome
 
 
 def fold(record: SentRecord, turn: WriteTurn | None = None) -> int:
