@@ -383,27 +383,23 @@ def prompt_write(
     connection.execute("PRAGMA busy_timeout = 0")
     asked = False
     try:
-        deadline = time.monotonic() + patience
-        while True:
-            transaction = database.atomic()
-            try:
-                transaction.__enter__()
-                break
-            except OperationalError as err:
-                if "locked" not in str(err) or time.monotonic() > deadline:
-                    raise
-                if turn is None:
-                    time.sleep(pause)
-                else:
-                    asked = True
-                    turn.wait_for_turn(pause)
-    except BaseException:
-        if asked and turn is not None:
-            turn.turn_over()
-        raise
-    finally:
-        connection.execute(f"PRAGMA busy_timeout = {SQLITE_PRAGMAS['busy_timeout']}")
-    try:
+        try:
+            deadline = time.monotonic() + patience
+            while True:
+                transaction = database.atomic()
+                try:
+                    transaction.__enter__()
+                    break
+                except OperationalError as err:
+                    if "locked" not in str(err) or time.monotonic() > deadline:
+                        raise
+                    if turn is None:
+                        time.sleep(pause)
+                    else:
+                        asked = True
+                        turn.wait_for_turn(pause)
+        finally:
+            connection.execute(f"PRAGMA busy_timeout = {SQLITE_PRAGMAS['busy_timeout']}")
         try:
             yield
         except BaseException as err:
@@ -412,7 +408,7 @@ def prompt_write(
         transaction.__exit__(None, None, None)
     finally:
         if asked and turn is not None:
-            turn.turn_over()  # committed or rolled back: the workers go on
+            turn.turn_over()  # committed, rolled back or given up: the workers go on
 
 
 # Set when a stored password was overwritten: the WAL file may still hold the page as it

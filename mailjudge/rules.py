@@ -67,8 +67,7 @@ class RuleSet(frozenset[str]):
 @remembered(256)
 def _parsed_text(text: str) -> RuleSet:
     """RuleSet.parse of stored text (a RuleSet is a frozenset: one can be shared)."""
-    words = re.split(r"[\s,]+", text)
-    return RuleSet(word.upper() for word in words if word)
+    return RuleSet.parse(re.split(r"[\s,]+", text))
 
 
 @dataclass(frozen=True)
