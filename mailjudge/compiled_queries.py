@@ -76,6 +76,14 @@ def execute_compiled_later(key: str, build: Callable[[], Any], params: Sequence[
     _run_compiled(key, compiled_sql(key, build, params), list(params), later=True)
 
 
+def execute_postgres_later(key: str, sql: str, params: Sequence[Any]) -> None:
+    """Run ``sql``, written for PostgreSQL by hand (what peewee cannot build: a write in a
+    WITH), prepared once per connection and sent with the next statement."""
+    if not is_postgres():
+        raise RuntimeError(f"statement {key!r} is PostgreSQL's own")
+    _run_compiled(key, sql, list(params), later=True)
+
+
 def _run_compiled(key: str, sql: str, params: list[Any], later: bool = False) -> Any:
     if isinstance(database_proxy.obj, SqliteDatabase):
         return execute_on_sqlite(sql, params)

@@ -43,3 +43,29 @@ def test_signing_on_with_no_bounces_changes_nothing(any_db: str) -> None:
     assert Outbox.get_by_id(held.id).next_attempt_at > utcnow() + LATER / 2
     clear_bounces("dan@example.com")
     assert Bounce.select().count() == 0
+
+
+def test_on_postgresql_clearing_waits_for_the_next_statement(pg: str) -> None:
+    """A SIGNON's clearing is sent with the mail's next statement, not on its own, and
+    wakes the held mail only where a bounce was found."""
+    mine, theirs = _held("eve@example.com"), _held("fay@example.com")
+    Bounce.create(address="eve@example.com", status="5.1.1")
+    database = database_proxy.obj
+    sent: list[str] = []
+    real_execute_sql = database.execute_sql
+
+    def noting(sql: str, params: object = None) -> object:
+        sent.append(sql)
+        return real_execute_sql(sql, params)
+
+    database.execute_sql = noting
+    try:
+        with database_proxy.atomic():
+            clear_bounces("eve@example.com")
+            clear_bounces("fay@example.com")
+            assert sent == [] or all(s.startswith("PREPARE") for s in sent), sent
+            assert Bounce.select().count() == 0  # this read carried both
+    finally:
+        del database.execute_sql
+    assert Outbox.get_by_id(mine.id).next_attempt_at <= utcnow()
+    assert Outbox.get_by_id(theirs.id).next_attempt_at > utcnow() + LATER / 2

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from mailjudge.addresses import check_matches
-from mailjudge.compiled_queries import execute_compiled
+from mailjudge.compiled_queries import execute_compiled, execute_postgres_later
+from mailjudge.db import is_postgres
 from mailjudge.models import Bounce, GameState, Outbox, Person, Seat, utcnow
 from mailjudge.outbound.outbox import HELD
 from mailjudge.render import render
@@ -82,6 +83,18 @@ def clear_bounces(*addresses: str) -> None:
     it while it bounced is due at once."""
     # With every order mail: a query built once (per count of addresses).
     known = sorted({a.lower() for a in addresses})
+    if is_postgres():
+        # One statement, sent with the next one: nothing is read back. The outbox is only
+        # looked at when the DELETE found a row (EXISTS on the WITH is a one-time filter).
+        marks = ", ".join(["%s"] * len(known))
+        execute_postgres_later(
+            f"bounces-clear-wake-{len(known)}",
+            f"WITH cleared AS (DELETE FROM bounce WHERE address IN ({marks}) RETURNING 1) "
+            "UPDATE outbox SET next_attempt_at = %s WHERE EXISTS (SELECT 1 FROM cleared) "
+            f"AND state = 'queued' AND last_error LIKE %s AND to_addrs IN ({marks})",
+            [*known, Outbox.next_attempt_at.db_value(utcnow()), f"{HELD}%", *known],
+        )
+        return
     cleared = execute_compiled(
         f"bounces-clear-{len(known)}",
         lambda: Bounce.delete().where(Bounce.address.in_(known)),
