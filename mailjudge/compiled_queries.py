@@ -28,6 +28,7 @@ from peewee import (
     TextField,
 )
 
+from mailjudge import db_writes
 from mailjudge.db import database_proxy, execute_later, execute_on_sqlite, is_postgres
 
 _COMPILED: dict[tuple[str, str], str] = {}
@@ -90,6 +91,7 @@ def _run_compiled(key: str, sql: str, params: list[Any], later: bool = False) ->
     run = execute_later if later else database_proxy.execute_sql
     if not is_postgres():
         return run(sql, params)
+    db_writes.note(sql)  # what the EXECUTE below runs
     prepared = _PREPARED.setdefault(database_proxy.connection(), {})
     base = "mailjudge_" + re.sub(r"[^a-z0-9_]", "_", key.lower())
     # [generation, runs, the run at which it is prepared afresh]

@@ -32,6 +32,8 @@ from peewee import (
     _savepoint,
 )
 
+from mailjudge import db_writes
+
 
 class _Proxy(DatabaseProxy):
     """The proxy every model uses. Its savepoints are named by their depth on SQLite, from
@@ -60,6 +62,7 @@ class _Savepoint(_savepoint):
     def _run(self, sql: str) -> None:
         database = self.db.obj
         if isinstance(database, SqliteDatabase):
+            db_writes.note(sql)
             with _AS_PEEWEE_ERRORS:  # sqlite3's errors raised as peewee's, as before
                 database.connection().execute(sql)  # type: ignore[no-untyped-call]
         else:
@@ -150,6 +153,7 @@ def execute_on_sqlite(sql: str, params: list[Any]) -> Any:
     would (its errors raised as peewee's), without its logging and look-ups: the few
     statements built once that a mail runs (compiled_queries) are as cheap as these."""
     database = database_proxy.obj
+    db_writes.note(sql)
     with _AS_PEEWEE_ERRORS:
         return database.connection().execute(sql, params)
 
@@ -198,7 +202,24 @@ def _sqlite(url: str, rest: str) -> SqliteDatabase:
         private_file(Path(path))
     # IMMEDIATE: take the write lock when a transaction starts, not halfway through it,
     # where SQLite could only fail with "database is locked".
-    return SqliteDatabase(path, pragmas=SQLITE_PRAGMAS, timeout=10, lock_type="IMMEDIATE")
+    return _NotedSqlite(path, pragmas=SQLITE_PRAGMAS, timeout=10, lock_type="IMMEDIATE")
+
+
+class _NotedSqlite(SqliteDatabase):
+    """SQLite with each statement's writes noted (db_writes), for the reads kept in a
+    transaction (kept_reads)."""
+
+    def execute_sql(self, sql: str, params: Any = None) -> Any:
+        db_writes.note(sql)
+        return super().execute_sql(sql, params)  # type: ignore[no-untyped-call]
+
+    def commit(self) -> None:
+        db_writes.note_everything()
+        super().commit()
+
+    def rollback(self) -> None:
+        db_writes.note_everything()
+        super().rollback()
 
 
 def private_file(path: Path) -> None:
@@ -254,6 +275,7 @@ class FewerRoundTrips(PostgresqlDatabase):
         self._held()[:] = ["BEGIN"]
 
     def execute_sql(self, sql: str, params: Any = None) -> Any:
+        db_writes.note(sql)
         head = sql[:22].upper()
         if head.startswith(("SAVEPOINT ", "RELEASE SAVEPOINT ")) and self.in_transaction():
             self._held().append(sql.rstrip("; "))
@@ -278,6 +300,7 @@ class FewerRoundTrips(PostgresqlDatabase):
         if not self.in_transaction():
             self.execute_sql(sql, params)
             return
+        db_writes.note(sql)
         cursor = self.cursor()  # type: ignore[no-untyped-call]
         text = cursor.mogrify(sql, params or None).decode()
         # The held text goes to the driver again with the next statement's parameters.
@@ -297,6 +320,7 @@ class FewerRoundTrips(PostgresqlDatabase):
         return sql
 
     def commit(self) -> None:
+        db_writes.note_everything()
         held = self._held_now()
         if held is not None and held[:1] == ["BEGIN"] and not _writes_held(held):
             held.clear()  # nothing ran since the BEGIN: nothing to end
@@ -307,6 +331,7 @@ class FewerRoundTrips(PostgresqlDatabase):
         self.execute_sql("COMMIT")
 
     def rollback(self) -> None:
+        db_writes.note_everything()
         held = self._held_now()
         began = held is not None and held[:1] == ["BEGIN"]
         if held:

@@ -24,3 +24,17 @@ def test_the_worker_bench_answers_every_mail(
     assert mail_e2e.main(["--worker-only", "--mails", "21"]) == 0
     printed = capsys.readouterr().out
     assert "answered: 21" in printed and "ms_per_mail:" in printed
+
+
+def test_the_worker_bench_reaches_postgresql_at_a_distance(
+    settings_kept: None, postgres_server: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--db-delay-us puts a relay between the worker and the server; every mail is still
+    answered, and each exchange takes at least the delay both ways."""
+    assert mail_e2e.main(
+        ["--worker-only", "--mails", "14", "--postgres", postgres_server, "--db-delay-us", "2000"]
+    ) == 0  # fmt: skip
+    printed = capsys.readouterr().out
+    assert "answered: 14" in printed
+    per_mail = float(printed.split("ms_per_mail: ")[1].split()[0])
+    assert per_mail > 4 * 2 * 2.0  # a few round trips a mail, each at least 4 ms

@@ -35,6 +35,7 @@ from aiosmtpd.controller import Controller
 from mailjudge import db, migrations
 from mailjudge.app import pipeline
 from mailjudge.app.runner import Judge
+from mailjudge.benchmarks.db_distance import at_a_distance
 from mailjudge.demo.sink import free_port
 from mailjudge.game import state
 from mailjudge.game.state import current_position
@@ -243,10 +244,11 @@ def run(
     postgres: str | None = None,
     bare_first: bool = False,
     warm: bool = False,
+    db_delay: float = 0.0,
 ) -> dict[str, float]:
     folder = Path(tempfile.mkdtemp(prefix="mailjudge-bench-"))
-    with scratch_database(postgres, folder) as url:
-        return _run(mails, clients, workers, rate, url, bare_first, warm)
+    with scratch_database(postgres, folder) as url, at_a_distance(url, db_delay) as far:
+        return _run(mails, clients, workers, rate, far, bare_first, warm)
 
 
 def interleaved(
@@ -464,15 +466,18 @@ def _game_and_mails(mails: int) -> list[tuple[str, bytes]]:
     return prepared
 
 
-def worker_only(mails: int, postgres: str | None = None, warm: bool = False) -> dict[str, float]:
+def worker_only(
+    mails: int, postgres: str | None = None, warm: bool = False, db_delay: float = 0.0
+) -> dict[str, float]:
     """The worker alone, in this process: ``mails`` order mails stored first, then
     answered by the worker's own loop (spool.process_pending), with no SMTP on either
     side (the replies stay queued). What a mail costs the worker. ``postgres``: a server
     URL, where a scratch database is made (and dropped after). ``warm``: each player's
-    first mail answered before the timing (their password checks left out)."""
+    first mail answered before the timing (their password checks left out). ``db_delay``:
+    seconds each way between the worker and PostgreSQL (db_distance)."""
     folder = Path(tempfile.mkdtemp(prefix="mailjudge-bench-"))
-    with scratch_database(postgres, folder) as url:
-        return _worker_only(mails, url, warm)
+    with scratch_database(postgres, folder) as url, at_a_distance(url, db_delay) as far:
+        return _worker_only(mails, far, warm)
 
 
 def _worker_only(mails: int, url: str, warm: bool = False) -> dict[str, float]:
@@ -574,12 +579,18 @@ def main(argv: list[str] | None = None) -> int:
         help="each player's first mail answered before the timing starts, as in a judge that "
         "has been running: their password checks (scrypt, once a player) left out",
     )  # fmt: skip
+    ap.add_argument(
+        "--db-delay-us", type=float, default=0.0, metavar="US",
+        help="with --postgres: hold each exchange with the server this many microseconds "
+        "each way, as across a network (default 0: loopback)",
+    )  # fmt: skip
     _judges_options(ap)
     args = ap.parse_args(argv)
+    db_delay = args.db_delay_us / 1e6
     if args.judges:
         return _judges_main(args)
     if args.worker_only:
-        figures = worker_only(args.mails, args.postgres, args.warm)
+        figures = worker_only(args.mails, args.postgres, args.warm, db_delay)
         where = "PostgreSQL" if args.postgres else "SQLite"
         print(f"mailjudge bench mail --worker-only: {where}, one process, the mails stored first")
         for key, value in figures.items():
@@ -598,7 +609,10 @@ def main(argv: list[str] | None = None) -> int:
         return _print_interleaved(
             interleaved(args.runs, args.mails, args.clients, args.workers, args.postgres, args.warm)
         )
-    result = run(args.mails, args.clients, args.workers, args.rate, args.postgres, warm=args.warm)
+    result = run(
+        args.mails, args.clients, args.workers, args.rate, args.postgres, warm=args.warm,
+        db_delay=db_delay,
+    )  # fmt: skip
     for key, value in result.items():
         shown = f"{value:.2f}" if "ratio" in key or "_ms_" in key else f"{value:.1f}"
         print(f"  {key}: {shown}" if isinstance(value, float) else f"  {key}: {value}")

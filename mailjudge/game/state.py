@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
-from peewee import JOIN
+from peewee import JOIN, Model
 
 from mailjudge.compiled_queries import (
     execute_compiled,
@@ -23,6 +23,7 @@ from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import MOVEMENT, RETREAT, Position
 from mailjudge.game import guard
 from mailjudge.game.errors import BadSecret, NotAllowed, NotFound, ServiceError
+from mailjudge.kept_reads import kept_read
 from mailjudge.models import Game, GameState, OrderLine, Person, Seat, utcnow
 from mailjudge.passwords import verify_password_remembered
 from mailjudge.rules import RuleError, RuleSet, later_change
@@ -231,23 +232,56 @@ def players(game: Game) -> list[Seat]:
 
 def waiting_players(game: Game) -> list[str]:
     """The names of the players who asked to WAIT, in seat order: asked after every order
-    mail, so only the names are read."""
-    cursor = execute_compiled(
-        "waiting-players",
-        lambda: (
-            Seat.select(Seat.name)
-            .where((Seat.game == game.id) & (Seat.role == "player") & (Seat.wait == True))  # noqa: E712
-            .order_by(Seat.id)
-        ),
-        [game.id, "player", True],
-    )
-    return [str(name) for (name,) in cursor.fetchall()]
+    mail, so only the names are read, and kept for the batch's transaction until a seat
+    is written."""
+
+    def read() -> tuple[str, ...]:
+        cursor = execute_compiled(
+            "waiting-players",
+            lambda: (
+                Seat.select(Seat.name)
+                .where((Seat.game == game.id) & (Seat.role == "player") & (Seat.wait == True))  # noqa: E712
+                .order_by(Seat.id)
+            ),
+            [game.id, "player", True],
+        )
+        return tuple(str(name) for (name,) in cursor.fetchall())
+
+    return list(kept_read(("waiting-players", game.id), _SEAT_TABLES, read))
+
+
+# What a seat read looks at: its seat, game and person rows (deleting a game or a person
+# changes the seats too).
+_SEAT_TABLES = ("seat", "game", "person")
 
 
 def seat_in(game_name: str, name: str) -> Seat:
     """The seat ``name`` in game ``game_name``: seat, game and the seat's person in one
-    query (a SIGNON asks with every order mail)."""
+    query (a SIGNON asks with every order mail), kept for the batch's transaction until
+    one of those tables is written. Each call gets rows of its own to change."""
     game_name, name = game_name.lower(), name.lower()
+    found = kept_read(
+        ("seat-game-person", game_name, name), _SEAT_TABLES, lambda: _seat_rows(game_name, name)
+    )
+    if found is None:
+        game = Game.get_or_none(Game.name == game_name)
+        if game is None:
+            raise NotFound(f"there is no game called {game_name!r}; LIST shows the games")
+        raise NotFound(f"nobody called {name!r} sits in game {game.name}")
+    seat_data, game_data, person_data = found
+    seat = _row(Seat, seat_data)
+    seat.game = _row(Game, game_data)
+    if person_data is not None:
+        seat.person = _row(Person, person_data)
+    return seat
+
+
+_Model = TypeVar("_Model", bound=Model)
+_Rows = tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None]
+
+
+def _seat_rows(game_name: str, name: str) -> _Rows | None:
+    """The seat's, its game's and its person's values (None where nobody sits so)."""
     found = select_joined_compiled(
         (Seat, Game, Person),
         "seat-game-person-by-names",
@@ -261,16 +295,19 @@ def seat_in(game_name: str, name: str) -> Seat:
         [game_name, name],
     )
     if not found:
-        game = Game.get_or_none(Game.name == game_name)
-        if game is None:
-            raise NotFound(f"there is no game called {game_name!r}; LIST shows the games")
-        raise NotFound(f"nobody called {name!r} sits in game {game.name}")
+        return None
     seat, its_game, person = found[0]
     assert isinstance(seat, Seat) and isinstance(its_game, Game)
-    seat.game = its_game
-    if isinstance(person, Person):
-        seat.person = person
-    return seat
+    return seat.__data__, its_game.__data__, person.__data__ if isinstance(person, Person) else None
+
+
+def _row(model: type[_Model], data: dict[str, Any]) -> _Model:
+    """A model row of ``data``'s values, as read, with nothing changed yet."""
+    row = model.__new__(model)
+    row.__data__ = dict(data)
+    row._dirty = set()  # type: ignore[attr-defined]
+    row.__rel__ = {}
+    return row
 
 
 def person_of(seat: Seat) -> Person | None:
