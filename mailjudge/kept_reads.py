@@ -37,9 +37,7 @@ _kept = _Kept()
 _MOST_KEPT = 1024
 
 
-def kept_read(
-    key: Hashable, tables: Iterable[str], read: Callable[[], _Answer]
-) -> _Answer:
+def kept_read(key: Hashable, tables: Iterable[str], read: Callable[[], _Answer]) -> _Answer:
     """``read()``, or its answer from earlier in this transaction if none of ``tables``
     (every table the read looks at, and those whose deletion cascades into them) has
     been written since. Outside a transaction it always reads. The caller copies what
