@@ -81,15 +81,24 @@ def test_a_game_s_claim_reads_its_next_mails_from_the_index(pg: str) -> None:
     assert "Sort" not in plan and "Bitmap" not in plan
     # The stale claims are read along the same index.
     cutoff = spool.InboundMessage.claimed_at.db_value(utcnow() - timedelta(minutes=10))
+    # (A game with none is claimed without this read: ask for it once to have it prepared.)
+    spool._oldest_waiting(12, utcnow() - timedelta(minutes=10), "big", True)
     [stale] = prepared_names("mailjudge_claim_game_stale_inbound")
     assert migrations.GAME_CLAIM_INDEX in plan_of(stale, "processing", cutoff, "big", 12)
     # The games with mail waiting are found along the index too, not by reading the backlog.
+    # So are the oldest stale claims, read in the same statement.
     cursor = db.database_proxy.execute_sql(
-        "EXPLAIN " + game_batches._QUEUED_GAMES, ["queued"] * 3 + [256]
+        "EXPLAIN " + game_batches._WAITING_GAMES, ["queued"] * 3 + [256, "processing", cutoff, 16]
     )
     plan = "\n".join(row[0] for row in cursor.fetchall())
-    assert "Bitmap" not in plan and "Sort" not in plan and "Seq Scan" not in plan
-    assert game_batches._waiting_games(utcnow() - timedelta(minutes=10)) == ["big"]
+    walk, stale_part = plan.split('"*SELECT* 2"')
+    assert "Bitmap" not in walk and "Sort" not in walk and "Seq Scan" not in walk
+    # The claims in flight are few (each worker's batch): found by the index, then sorted.
+    assert (
+        "Seq Scan" not in stale_part and "Index Cond: ((state)::text = 'processing'" in stale_part
+    )
+    waiting = game_batches._waiting_games(utcnow() - timedelta(minutes=10))
+    assert waiting.keys == ["big"] and not waiting.may_have_stale("big")
 
 
 def test_the_claim_index_is_made_on_a_new_and_on_an_upgraded_database(pg: str) -> None:

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import threading
 import time
+from datetime import timedelta
 
 from mailjudge import db
 from mailjudge.inbound import game_batches, spool
 from mailjudge.inbound.game_key import game_key
-from mailjudge.models import InboundMessage
+from mailjudge.models import InboundMessage, utcnow
 
 JUDGE = ["judge@example.org"]
 
@@ -136,3 +137,60 @@ def test_two_workers_never_answer_one_game_at_once(pg: str) -> None:
         for other_game, other_ident, other_began, other_ended in spans:
             if game == other_game and ident != other_ident:
                 assert ended <= other_began or other_ended <= began, (game, ident, other_ident)
+
+
+def _die_holding(claimed: tuple[str, list[InboundMessage]] | None, minutes: int = 11) -> None:
+    """The worker that claimed these died: its claims are as old as ``minutes``."""
+    assert claimed is not None
+    game_batches.release_game(claimed[0])  # its session ended
+    InboundMessage.update(claimed_at=utcnow() - timedelta(minutes=minutes)).where(
+        InboundMessage.id.in_([row.id for row in claimed[1]])
+    ).execute()
+
+
+def test_a_dead_workers_claims_are_taken_again_with_the_games_queued_mail(pg: str) -> None:
+    store_games(["alpha"], 3)
+    _die_holding(game_batches.claim_game_batch(2))
+    store_games(["beta"], 1)
+    again = game_batches.claim_game_batch(10)
+    assert again is not None and again[0] == "alpha"
+    # The two abandoned and the one still queued, oldest first, each claimed once more.
+    assert [row.attempts for row in again[1]] == [2, 2, 1]
+    assert again[1] == sorted(again[1], key=lambda row: row.received_at)
+    game_batches.release_game("alpha")
+
+
+def test_a_dead_claim_past_the_oldest_looked_at_comes_before_its_games_queued_mail(
+    pg: str,
+) -> None:
+    """Only the oldest few dead claims are looked at for each batch. A game whose dead
+    claim is not among them, found by its queued mail while the games before it are held,
+    is not known to have none: the claim is read, and answered before the queued mail."""
+    older = [f"g{n:02d}" for n in range(game_batches._STALE)]
+    store_games([*older, "late"], 1)
+    claims = [game_batches.claim_game_batch(1) for _ in range(len(older) + 1)]
+    for claimed in claims:
+        _die_holding(claimed)
+    spool.store(mail(999, "SIGNON france@late pw"), "p@example.org", JUDGE, "smtp")
+    holding, done = threading.Event(), threading.Event()
+
+    def other_worker() -> None:  # answering the older games meanwhile
+        for key in older:
+            assert game_batches._lock_game(key)
+        holding.set()
+        done.wait(10)
+        for key in older:
+            game_batches.release_game(key)
+        db.close()
+
+    thread = threading.Thread(target=other_worker)
+    thread.start()
+    try:
+        assert holding.wait(10)
+        claimed = game_batches.claim_game_batch(10)
+    finally:
+        done.set()
+        thread.join()
+    assert claimed is not None and claimed[0] == "late"
+    assert [row.attempts for row in claimed[1]] == [2, 1]  # the dead claim, then the new
+    game_batches.release_game("late")

@@ -8,8 +8,9 @@ mail is worth there shows only with the distance put back.
 
 from __future__ import annotations
 
-import asyncio
 import multiprocessing
+import socket
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -48,42 +49,23 @@ def at_a_distance(url: str, delay: float) -> Iterator[str]:
 
 
 def _relay_process(port: int, host: str, target: int, delay: float, ready: Any) -> None:
-    asyncio.run(_relay(port, host, target, delay, ready))
-
-
-async def _relay(port: int, host: str, target: int, delay: float, ready: Any) -> None:
-    async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        far_reader, far_writer = await asyncio.open_connection(host, target)
-        await asyncio.gather(
-            _carry(reader, far_writer, delay), _carry(far_reader, writer, delay),
-            return_exceptions=True,
-        )  # fmt: skip
-
-    server = await asyncio.start_server(connected, "127.0.0.1", port)
+    listener = socket.create_server(("127.0.0.1", port))
     ready.set()
-    async with server:
-        await server.serve_forever()
+    while True:
+        near, _ = listener.accept()
+        far = socket.create_connection((host, target))
+        for source, sink in ((near, far), (far, near)):
+            threading.Thread(target=_carry, args=(source, sink, delay), daemon=True).start()
 
 
-async def _carry(source: asyncio.StreamReader, sink: asyncio.StreamWriter, delay: float) -> None:
-    """Each chunk from ``source`` written to ``sink`` ``delay`` after it came, in order."""
-    due: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue()
-
-    async def hand_on() -> None:
-        while True:
-            when, chunk = await due.get()
-            if not chunk:
-                break
-            wait = when - time.monotonic()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            sink.write(chunk)
-            await sink.drain()
-        sink.close()
-
-    handing = asyncio.ensure_future(hand_on())
-    with suppress(ConnectionError):
-        while chunk := await source.read(65536):
-            due.put_nowait((time.monotonic() + delay, chunk))
-    due.put_nowait((0.0, b""))
-    await handing
+def _carry(source: socket.socket, sink: socket.socket, delay: float) -> None:
+    """Each chunk from ``source`` written to ``sink`` ``delay`` seconds after it was read.
+    One thread a way: the server and its client speak in turns, so a chunk rarely waits
+    behind another. (An event loop's timers round up to a millisecond; a thread's sleep
+    does not.)"""
+    with suppress(OSError):
+        while chunk := source.recv(65536):
+            time.sleep(delay)
+            sink.sendall(chunk)
+    with suppress(OSError):
+        sink.shutdown(socket.SHUT_WR)

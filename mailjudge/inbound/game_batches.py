@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from mailjudge.db import database_proxy
 from mailjudge.inbound.spool import (
@@ -23,10 +23,8 @@ from mailjudge.inbound.spool import (
     DEFAULT_STALE_AFTER,
     Handler,
     _claim_some,
-    _id_field,
     _with_prepared,
     process_batch,
-    waiting_kinds,
 )
 from mailjudge.models import InboundMessage, utcnow
 
@@ -80,7 +78,8 @@ _STALE = 16
 # oldest queued mails read in order, as before, made the server read and sort every
 # queued mail for each batch: without autovacuum it has no statistics of the states,
 # guesses that few are queued, and took 15 to 36 ms a batch with 4,000 queued.)
-_QUEUED_GAMES = """
+# The oldest mails whose worker died come with them, in the same statement (marked true).
+_WAITING_GAMES = """
 WITH RECURSIVE games(key) AS (
     (SELECT game_key FROM inbound_message WHERE state = %s ORDER BY game_key LIMIT 1)
     UNION ALL
@@ -88,10 +87,13 @@ WITH RECURSIVE games(key) AS (
             WHERE m.state = %s AND m.game_key > games.key ORDER BY m.game_key LIMIT 1)
     FROM games WHERE games.key IS NOT NULL
 )
-SELECT (SELECT m.received_at FROM inbound_message AS m
-        WHERE m.state = %s AND m.game_key = games.key ORDER BY m.received_at, m.id LIMIT 1),
-       games.key
-FROM games WHERE games.key IS NOT NULL LIMIT %s
+(SELECT (SELECT m.received_at FROM inbound_message AS m
+         WHERE m.state = %s AND m.game_key = games.key ORDER BY m.received_at, m.id LIMIT 1),
+        games.key, false
+ FROM games WHERE games.key IS NOT NULL LIMIT %s)
+UNION ALL
+(SELECT received_at, game_key, true FROM inbound_message
+ WHERE state = %s AND claimed_at < %s ORDER BY received_at, id LIMIT %s)
 """
 
 
@@ -108,10 +110,12 @@ def claim_game_batch(
     touch any game, and a deadlock puts them back in the queue (process_batch)."""
     now = now or utcnow()
     cutoff = now - stale_after
-    for key in _waiting_games(cutoff):
+    waiting = _waiting_games(cutoff)
+    for key in waiting.keys:
+        stale = waiting.may_have_stale(key)
         if not key:
             # No game known: one mail at a time, as any worker finds it, no game held.
-            _, taken = _claim_some(1, stale_after, max_attempts, now, key)
+            _, taken = _claim_some(1, stale_after, max_attempts, now, key, stale)
             if taken:
                 return key, taken
             continue
@@ -119,7 +123,7 @@ def claim_game_batch(
             continue  # another worker answers this game's mails
         try:
             while True:
-                found, taken = _claim_some(size, stale_after, max_attempts, now, key)
+                found, taken = _claim_some(size, stale_after, max_attempts, now, key, stale)
                 if taken:
                     return key, taken
                 if len(found) < size:
@@ -131,25 +135,36 @@ def claim_game_batch(
     return None
 
 
-def _waiting_games(cutoff: datetime) -> list[str]:
-    """The games with mail waiting, the game of the oldest mail first: each game with
-    queued mail (_QUEUED_GAMES), and the games of the oldest mails whose worker died.
-    Asked once a batch, not once a mail."""
-    found = database_proxy.execute_sql(_QUEUED_GAMES, ["queued"] * 3 + [_MOST_GAMES])
-    arrived = InboundMessage.received_at.python_value
-    # A game's oldest mail may be claimed between the two reads: then it has none.
-    queued = [(arrived(at), key) for at, key in found.fetchall() if at is not None]
-    stale = waiting_kinds(cutoff)[1]
-    queued += list(
-        InboundMessage.select(InboundMessage.received_at, InboundMessage.game_key)
-        .where(stale)
-        .order_by(InboundMessage.received_at, _id_field)
-        .limit(_STALE)
-        .tuples()
-        .iterator()
+class _Waiting(NamedTuple):
+    keys: list[str]  # the games with mail waiting, the game of the oldest mail first
+    stale_keys: set[str]  # the games of the oldest mails whose worker died
+    stale_all_seen: bool  # fewer than _STALE of those: stale_keys names every such game
+
+    def may_have_stale(self, key: str) -> bool:
+        """Whether the game may have mail claimed by a worker that died (read it then)."""
+        return key in self.stale_keys or not self.stale_all_seen
+
+
+def _waiting_games(cutoff: datetime) -> _Waiting:
+    """The games with mail waiting: each game with queued mail and its oldest, and the
+    games of the oldest mails whose worker died, in one statement (_WAITING_GAMES). Asked
+    once a batch, not once a mail."""
+    found = database_proxy.execute_sql(
+        _WAITING_GAMES,
+        ["queued"] * 3
+        + [_MOST_GAMES, "processing", InboundMessage.claimed_at.db_value(cutoff), _STALE],
     )
-    queued.sort(key=lambda row: row[0])
-    return list(dict.fromkeys(str(row[1]) for row in queued))
+    arrived = InboundMessage.received_at.python_value
+    # A game's oldest mail may be claimed between the steps of the walk: then it has none.
+    rows = [(arrived(at), str(key), bool(stale)) for at, key, stale in found.fetchall()
+            if at is not None]  # fmt: skip
+    stale_keys = {key for _, key, stale in rows if stale}
+    rows.sort(key=lambda row: row[0])
+    return _Waiting(
+        list(dict.fromkeys(key for _, key, _ in rows)),
+        stale_keys,
+        sum(1 for *_, stale in rows if stale) < _STALE,
+    )
 
 
 def _lock_game(key: str) -> bool:

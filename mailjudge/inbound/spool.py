@@ -24,7 +24,7 @@ from typing import Any
 
 from peewee import Field, IntegrityError, OperationalError
 
-from mailjudge.compiled_queries import execute_compiled, select_compiled
+from mailjudge.compiled_queries import execute_compiled, execute_compiled_later, select_compiled
 from mailjudge.db import (
     GivingTurn,
     checkpoint_if_due,
@@ -254,11 +254,17 @@ def claim_batch(
 
 
 def _claim_some(
-    size: int, stale_after: timedelta, max_attempts: int, now: datetime, game: str | None = None
+    size: int,
+    stale_after: timedelta,
+    max_attempts: int,
+    now: datetime,
+    game: str | None = None,
+    stale: bool = True,
 ) -> tuple[list[InboundMessage], list[InboundMessage]]:
-    """Claim up to ``size`` mails, of game ``game`` only when given; (found, taken)."""
+    """Claim up to ``size`` mails, of game ``game`` only when given; (found, taken).
+    ``stale`` False: the caller knows that none of them was claimed by a worker that died."""
     with prompt_write():
-        found = _oldest_waiting(size, now - stale_after, game)
+        found = _oldest_waiting(size, now - stale_after, game, stale)
         taken = []
         for row in found:
             if row.state == "processing" and row.attempts >= max_attempts:
@@ -269,7 +275,7 @@ def _claim_some(
         if taken:
             # One statement for the batch; each row's attempts counts one more.
             ids = [_pk(row) for row in taken]
-            execute_compiled(
+            execute_compiled_later(  # nothing read back: it goes with the COMMIT
                 f"claim-inbound-{len(ids)}",
                 functools.partial(_claim_update, ids, now),
                 ["processing", 1, InboundMessage.claimed_at.db_value(now), *ids],
@@ -277,18 +283,20 @@ def _claim_some(
         return found, taken
 
 
-def _oldest_waiting(size: int, cutoff: datetime, game: str | None) -> list[InboundMessage]:
+def _oldest_waiting(
+    size: int, cutoff: datetime, game: str | None, stale: bool = True
+) -> list[InboundMessage]:
     """The ``size`` oldest mails waiting: the queued ones, read in the order of the
     (state, received_at) index, and those whose worker died, read apart. One query with
     both under an OR had the database sort every queued mail at each claim: 25 ms a batch
     with 70,000 mails waiting in a Democratic burst, against a few hundredths of a ms."""
-    queued, stale = waiting_kinds(cutoff)
+    queued, abandoned = waiting_kinds(cutoff)
     kinds: list[tuple[str, Any, list[Any]]] = [
         ("queued", queued, ["queued"]),
-        ("stale", stale, ["processing", InboundMessage.claimed_at.db_value(cutoff)]),
+        ("stale", abandoned, ["processing", InboundMessage.claimed_at.db_value(cutoff)]),
     ]
     found: list[InboundMessage] = []
-    for kind, where, params in kinds:
+    for kind, where, params in kinds if stale else kinds[:1]:
         if game is not None:
             where, params = where & (InboundMessage.game_key == game), [*params, game]
         found += select_compiled(
