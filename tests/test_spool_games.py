@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from datetime import timedelta
 
 from mailjudge import db
@@ -194,3 +195,56 @@ def test_a_dead_claim_past_the_oldest_looked_at_comes_before_its_games_queued_ma
     assert claimed is not None and claimed[0] == "late"
     assert [row.attempts for row in claimed[1]] == [2, 1]  # the dead claim, then the new
     game_batches.release_game("late")
+
+
+def _statements_of(work: Callable[[], object]) -> list[str]:
+    """The statements sent on their own (not held for the next one) while ``work`` runs."""
+    database = db.database_proxy.obj
+    sent: list[str] = []
+    real = database.execute_sql
+
+    def noting(sql: str, params: object = None) -> object:
+        sent.append(sql)
+        return real(sql, params)
+
+    database.execute_sql = noting
+    try:
+        work()
+    finally:
+        del database.execute_sql
+    return sent
+
+
+def test_under_the_games_lock_a_mail_is_marked_done_with_the_next_statement(pg: str) -> None:
+    store_games(["alpha"], 2)
+    claimed = game_batches.claim_game_batch(10)
+    assert claimed is not None
+    answered: list[int] = []
+    batch = [(row, lambda r: answered.append(r.id)) for row in claimed[1]]
+    sent = _statements_of(lambda: spool.process_batch(batch, locked=True))
+    game_batches.release_game("alpha")
+    assert not [s for s in sent if s.startswith("EXECUTE mailjudge_finish_inbound")], sent
+    assert sent[-1] == "COMMIT"  # the marks went with it
+    assert [r.state for r in InboundMessage.select()] == ["done", "done"]
+
+
+def test_a_mail_claimed_without_a_lock_is_not_marked_once_another_worker_took_it(
+    pg: str,
+) -> None:
+    spool.store(mail(1, "HELP"), "p@example.org", JUDGE, "smtp")
+    claimed = game_batches.claim_game_batch(10)
+    assert claimed is not None and claimed[0] == ""
+    [row] = claimed[1]
+    # Its claim ran out and another worker took it meanwhile (one more attempt).
+    InboundMessage.update(attempts=row.attempts + 1).where(InboundMessage.id == row.id).execute()
+    wrote: list[str] = []
+    db.database_proxy.execute_sql("CREATE TEMP TABLE note (t TEXT)")
+
+    def handler(r: InboundMessage) -> None:
+        db.database_proxy.execute_sql("INSERT INTO note VALUES ('answered')")
+        wrote.append("x")
+
+    assert spool.process_batch([(row, handler)]) == 0
+    assert wrote == ["x"]
+    assert db.database_proxy.execute_sql("SELECT count(*) FROM note").fetchone()[0] == 0
+    assert InboundMessage.get_by_id(row.id).state == "processing"

@@ -54,6 +54,8 @@ def _relay_process(port: int, host: str, target: int, delay: float, ready: Any) 
     while True:
         near, _ = listener.accept()
         far = socket.create_connection((host, target))
+        for end in (near, far):  # each chunk goes as it is handed on, as libpq's own do
+            end.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         for source, sink in ((near, far), (far, near)):
             threading.Thread(target=_carry, args=(source, sink, delay), daemon=True).start()
 

@@ -50,10 +50,11 @@ def process_pending_by_game(
             break
         key, rows = claimed
         try:
-            process_batch([
-                (row, handler if prepare is None else _with_prepared(handler, prepare, row))
-                for row in rows
-            ])  # fmt: skip
+            process_batch(
+                [(row, handler if prepare is None else _with_prepared(handler, prepare, row))
+                 for row in rows],
+                locked=bool(key),  # a mail of no game known is claimed without a lock
+            )  # fmt: skip
         finally:
             release_game(key)
         taken += len(rows)

@@ -82,9 +82,12 @@ def _pk(row: InboundMessage) -> int:
 class _Batch(threading.local):
     """Inside process_batch (per thread: workers may be threads of one process): the
     masked copies handlers asked for, by mail, written by the statement that marks the
-    mail done (one statement a mail where there were two)."""
+    mail done (one statement a mail where there were two); and whether the batch's mails
+    are its game's, claimed under the game's lock (inbound.game_batches), which no other
+    worker can claim meanwhile."""
 
     masked: dict[int, bytes] | None = None
+    locked = False
 
 
 _batch = _Batch()
@@ -342,13 +345,17 @@ def _mark(row: InboundMessage, state: str, error: str = "") -> None:
     claimed = [_pk(row), "processing", row.attempts]
     finished = [state, InboundMessage.processed_at.db_value(done_at), error]
     if masked is None or state != "done":
+        key, params = "finish-inbound", [*finished, *claimed]
         query = functools.partial(_finish_update, row, state, error, done_at, None)
-        updated = execute_compiled("finish-inbound", query, [*finished, *claimed]).rowcount
     else:
+        key, params = "finish-inbound-masked", [_raw_field.db_value(masked), *finished, *claimed]
         query = functools.partial(_finish_update, row, state, error, done_at, masked)
-        params = [_raw_field.db_value(masked), *finished, *claimed]
-        updated = execute_compiled("finish-inbound-masked", query, params).rowcount
-    if updated != 1:
+    if _batch.locked:
+        # Still ours (the game's lock): nothing to read back, so it goes with the next
+        # statement, the next mail's first or the COMMIT.
+        execute_compiled_later(key, query, params)
+        return
+    if execute_compiled(key, query, params).rowcount != 1:
         raise LostClaim(f"inbound message {_pk(row)} was claimed by another worker")
 
 
@@ -450,15 +457,17 @@ def _transient(err: OperationalError) -> bool:
     return any(word in text for word in ("deadlock", "could not serialize", "locked"))
 
 
-def process_batch(batch: list[tuple[InboundMessage, Handler]]) -> int:
+def process_batch(batch: list[tuple[InboundMessage, Handler]], locked: bool = False) -> int:
     """Handle claimed mails in one transaction, each in a savepoint: a mail whose handler
     fails is rolled back alone and shunted with its traceback. Returns how many are done.
-    (A mail's parsing, done by ``prepare``, stays outside the transaction.)"""
-    _batch.masked = {}
+    (A mail's parsing, done by ``prepare``, stays outside the transaction.) ``locked``: on
+    PostgreSQL, the mails were claimed under their game's lock, held until after the
+    commit (game_batches): nobody can have claimed them since."""
+    _batch.masked, _batch.locked = {}, locked and is_postgres()
     try:
         return _process_batch(batch)
     finally:
-        _batch.masked = None
+        _batch.masked, _batch.locked = None, False
 
 
 def _process_batch(batch: list[tuple[InboundMessage, Handler]]) -> int:
