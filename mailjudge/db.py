@@ -62,7 +62,6 @@ class _Savepoint(_savepoint):
     def _run(self, sql: str) -> None:
         database = self.db.obj
         if isinstance(database, SqliteDatabase):
-            db_writes.note(sql)
             with _AS_PEEWEE_ERRORS:  # sqlite3's errors raised as peewee's, as before
                 database.connection().execute(sql)  # type: ignore[no-untyped-call]
         else:
@@ -153,7 +152,6 @@ def execute_on_sqlite(sql: str, params: list[Any]) -> Any:
     would (its errors raised as peewee's), without its logging and look-ups: the few
     statements built once that a mail runs (compiled_queries) are as cheap as these."""
     database = database_proxy.obj
-    db_writes.note(sql)
     with _AS_PEEWEE_ERRORS:
         return database.connection().execute(sql, params)
 
@@ -202,24 +200,7 @@ def _sqlite(url: str, rest: str) -> SqliteDatabase:
         private_file(Path(path))
     # IMMEDIATE: take the write lock when a transaction starts, not halfway through it,
     # where SQLite could only fail with "database is locked".
-    return _NotedSqlite(path, pragmas=SQLITE_PRAGMAS, timeout=10, lock_type="IMMEDIATE")
-
-
-class _NotedSqlite(SqliteDatabase):
-    """SQLite with each statement's writes noted (db_writes), for the reads kept in a
-    transaction (kept_reads)."""
-
-    def execute_sql(self, sql: str, params: Any = None) -> Any:
-        db_writes.note(sql)
-        return super().execute_sql(sql, params)  # type: ignore[no-untyped-call]
-
-    def commit(self) -> None:
-        db_writes.note_everything()
-        super().commit()
-
-    def rollback(self) -> None:
-        db_writes.note_everything()
-        super().rollback()
+    return SqliteDatabase(path, pragmas=SQLITE_PRAGMAS, timeout=10, lock_type="IMMEDIATE")
 
 
 def private_file(path: Path) -> None:

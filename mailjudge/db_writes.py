@@ -1,5 +1,6 @@
-"""Which tables this thread's connection has written: a count per table, bumped by every
-statement that writes it (db.py notes each statement it sends or holds back).
+"""Which tables this thread's connection to PostgreSQL has written: a count per table,
+bumped by every statement that writes it (db.FewerRoundTrips notes each statement it
+sends or holds back, compiled_queries the statements it prepared).
 
 A read kept for the rest of a transaction (kept_reads) is good only while none of the
 tables it read has been written since; a statement whose writes cannot be told from its

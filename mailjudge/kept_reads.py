@@ -1,16 +1,17 @@
 """Reads kept for the rest of the transaction they were made in, while nothing they read
-has been written since.
+has been written since: on PostgreSQL, where each is a round trip. (SQLite answers a
+read in the judge's own process, for less than keeping it would cost.)
 
 A worker answers a batch of one game's mails in one transaction, and every order mail
-asks the same questions again (whose seat signs on, who asked to WAIT). On PostgreSQL
-each question is a round trip, which costs more than the rest of the mail's work. Kept
-here, each is asked once a batch, and again only after this connection wrote one of the
-tables it read (db_writes), went back to a savepoint, or ended the transaction.
+asks the same questions again (whose seat signs on, who asked to WAIT), each a round trip
+to the server. Kept here, each is asked once a batch, and again only after this
+connection wrote one of the tables it read (db_writes), went back to a savepoint, or
+ended the transaction.
 
-Another process's write that commits meanwhile is not seen until then: on SQLite none can
-(the batch holds the write lock); on PostgreSQL a game's mails are answered by one worker
-at a time (inbound.game_batches), and what another process changes (a password on the
-web) is seen by the next batch, as if this batch had been answered a moment earlier.
+Another process's write that commits meanwhile is not seen until then: a game's mails
+are answered by one worker at a time (inbound.game_batches), and what another process
+changes (a password on the web) is seen by the next batch, as if this batch had been
+answered a moment earlier.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections.abc import Callable, Hashable, Iterable
 from typing import Any, TypeVar
 
 from mailjudge import db_writes
-from mailjudge.db import outermost_transaction
+from mailjudge.db import is_postgres, outermost_transaction
 
 _Answer = TypeVar("_Answer")
 
@@ -43,7 +44,7 @@ def kept_read(key: Hashable, tables: Iterable[str], read: Callable[[], _Answer])
     been written since. Outside a transaction it always reads. The caller copies what
     it gets before changing it: the answer is shared by every call that keeps it."""
     current = outermost_transaction()
-    if current is None:
+    if current is None or not is_postgres():
         return read()
     if _kept.transaction is None or _kept.transaction() is not current:
         _kept.transaction, _kept.answers = weakref.ref(current), {}

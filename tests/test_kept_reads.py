@@ -1,6 +1,7 @@
-"""Reads kept for a batch's transaction (kept_reads): asked once, asked again after any
-write to a table they read, a rollback to a savepoint, or the end of the transaction, and
-never shared between callers as rows to change."""
+"""Reads kept for a batch's transaction on PostgreSQL (kept_reads): asked once, asked
+again after any write to a table they read, a rollback to a savepoint, or the end of the
+transaction, and never shared between callers as rows to change. The seat's reads give
+the same answers on SQLite, where they are always made."""
 
 from __future__ import annotations
 
@@ -44,7 +45,15 @@ def _counting(reads: list[int], answer: object = "x") -> object:
     return answer
 
 
-def test_a_read_is_kept_until_a_table_it_read_is_written(any_db: str) -> None:
+def test_on_sqlite_every_read_is_made(sqlite_db: str) -> None:
+    reads: list[int] = []
+    with database_proxy.atomic():
+        for _ in range(3):
+            kept_read("k", ("seat",), lambda: _counting(reads))
+    assert len(reads) == 3
+
+
+def test_a_read_is_kept_until_a_table_it_read_is_written(pg: str, cheap_scrypt: None) -> None:
     reads: list[int] = []
     with database_proxy.atomic():
         for _ in range(3):

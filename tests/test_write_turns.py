@@ -10,15 +10,20 @@ from mailjudge.app.write_turns import MOST_WAIT, WriteTurns
 from mailjudge.db import WriteTurn, database_proxy, prompt_write
 
 
-def _busy_worker(stop: threading.Event, give_way: object) -> threading.Thread:
+def _busy_worker(
+    stop: threading.Event, give_way: object, holding: threading.Event
+) -> threading.Thread:
     """A worker holding the write lock nearly all the time: transactions of 3 ms, one
-    right after the other, with ``give_way`` (if any) between them."""
+    right after the other, with ``give_way`` (if any) between them. ``holding`` is set
+    while it holds the lock."""
 
     def work() -> None:
         while not stop.is_set():
             with prompt_write():
                 database_proxy.execute_sql("INSERT INTO t VALUES (1)")
+                holding.set()
                 time.sleep(0.003)
+                holding.clear()
             if callable(give_way):
                 give_way()
         database_proxy.close()
@@ -26,10 +31,15 @@ def _busy_worker(stop: threading.Event, give_way: object) -> threading.Thread:
     return threading.Thread(target=work)
 
 
-def _sender_writes(turn: WriteTurn | None, writes: int, within: float) -> int:
-    """How many of ``writes`` claims the sender made within ``within`` seconds."""
+def _sender_writes(
+    turn: WriteTurn | None, writes: int, within: float, holding: threading.Event
+) -> int:
+    """How many of ``writes`` claims the sender made within ``within`` seconds, each begun
+    while the worker holds the lock (on a loaded machine the worker's thread may otherwise
+    be away whenever the sender tries, and the sender never needs to ask)."""
     made, deadline = 0, time.monotonic() + within
     while made < writes and time.monotonic() < deadline:
+        holding.wait(max(deadline - time.monotonic(), 0.0))
         try:
             with prompt_write(patience=max(deadline - time.monotonic(), 0.0), pause=0.004,
                               turn=turn):  # fmt: skip
@@ -44,12 +54,11 @@ def test_a_sender_that_asks_is_let_in_between_two_batches(sqlite_db: str) -> Non
     database_proxy.execute_sql("CREATE TABLE t (x INTEGER)")
     turns = WriteTurns(1)
     worker = turns.worker(0)
-    stop = threading.Event()
-    thread = _busy_worker(stop, worker.give_way)
+    stop, holding = threading.Event(), threading.Event()
+    thread = _busy_worker(stop, worker.give_way, holding)
     thread.start()
     try:
-        time.sleep(0.05)
-        made = _sender_writes(turns.sender(), writes=20, within=3.0)
+        made = _sender_writes(turns.sender(), writes=20, within=3.0, holding=holding)
     finally:
         stop.set()
         thread.join()
