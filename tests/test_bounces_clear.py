@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from statements_sent import statements_sent
+
 from mailjudge.db import database_proxy
 from mailjudge.game.bounces import clear_bounces
 from mailjudge.models import Bounce, Outbox, utcnow
@@ -50,22 +52,10 @@ def test_on_postgresql_clearing_waits_for_the_next_statement(pg: str) -> None:
     wakes the held mail only where a bounce was found."""
     mine, theirs = _held("eve@example.com"), _held("fay@example.com")
     Bounce.create(address="eve@example.com", status="5.1.1")
-    database = database_proxy.obj
-    sent: list[str] = []
-    real_execute_sql = database.execute_sql
-
-    def noting(sql: str, params: object = None) -> object:
-        sent.append(sql)
-        return real_execute_sql(sql, params)
-
-    database.execute_sql = noting
-    try:
-        with database_proxy.atomic():
-            clear_bounces("eve@example.com")
-            clear_bounces("fay@example.com")
-            assert sent == [] or all(s.startswith("PREPARE") for s in sent), sent
-            assert Bounce.select().count() == 0  # this read carried both
-    finally:
-        del database.execute_sql
+    with statements_sent() as sent, database_proxy.atomic():
+        clear_bounces("eve@example.com")
+        clear_bounces("fay@example.com")
+        assert sent == [] or all(s.startswith("PREPARE") for s in sent), sent
+        assert Bounce.select().count() == 0  # this read carried both
     assert Outbox.get_by_id(mine.id).next_attempt_at <= utcnow()
     assert Outbox.get_by_id(theirs.id).next_attempt_at > utcnow() + LATER / 2

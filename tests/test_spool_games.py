@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from datetime import timedelta
+
+from statements_sent import statements_sent
 
 from mailjudge import db
 from mailjudge.inbound import game_batches, spool
@@ -197,31 +198,14 @@ def test_a_dead_claim_past_the_oldest_looked_at_comes_before_its_games_queued_ma
     game_batches.release_game("late")
 
 
-def _statements_of(work: Callable[[], object]) -> list[str]:
-    """The statements sent on their own (not held for the next one) while ``work`` runs."""
-    database = db.database_proxy.obj
-    sent: list[str] = []
-    real = database.execute_sql
-
-    def noting(sql: str, params: object = None) -> object:
-        sent.append(sql)
-        return real(sql, params)
-
-    database.execute_sql = noting
-    try:
-        work()
-    finally:
-        del database.execute_sql
-    return sent
-
-
 def test_under_the_games_lock_a_mail_is_marked_done_with_the_next_statement(pg: str) -> None:
     store_games(["alpha"], 2)
     claimed = game_batches.claim_game_batch(10)
     assert claimed is not None
     answered: list[int] = []
     batch = [(row, lambda r: answered.append(r.id)) for row in claimed[1]]
-    sent = _statements_of(lambda: spool.process_batch(batch, locked=True))
+    with statements_sent() as sent:
+        spool.process_batch(batch, locked=True)
     game_batches.release_game("alpha")
     assert not [s for s in sent if s.startswith("EXECUTE mailjudge_finish_inbound")], sent
     assert sent[-1] == "COMMIT"  # the marks went with it
