@@ -19,12 +19,12 @@ from mailjudge.remembered import remembered
 # prepared by compiled_queries, which notes the statement's own text instead.
 _READS_ONLY = frozenset(
     {"SELECT", "SAVEPOINT", "RELEASE", "PREPARE", "DEALLOCATE", "BEGIN", "EXECUTE"}
-    | {"SHOW", "EXPLAIN", "PRAGMA"}
+    | {"SHOW", "EXPLAIN"}
 )
-_WRITES = frozenset({"INSERT", "UPDATE", "DELETE", "WITH", "REPLACE"})
+_WRITES = frozenset({"INSERT", "UPDATE", "DELETE", "WITH"})
+# The table after INSERT INTO, UPDATE or DELETE FROM (not an upsert's DO UPDATE SET).
 _WRITTEN_TABLE = re.compile(
-    r'\b(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE|DELETE\s+FROM)\s+"?(\w+)',
-    re.IGNORECASE,
+    r'\b(?:INSERT\s+INTO|UPDATE(?!\s+SET\b)|DELETE\s+FROM)\s+"?(\w+)', re.IGNORECASE
 )
 EVERY_TABLE = "*"
 

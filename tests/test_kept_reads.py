@@ -24,7 +24,11 @@ from mailjudge.service import games, seats
         ('INSERT INTO "seat" ("name") VALUES (?)', {"seat"}),
         ('UPDATE "game" SET "phase" = ? WHERE ("game"."id" = ?)', {"game"}),
         ('delete from "person" where id = 1', {"person"}),
-        ("INSERT OR REPLACE INTO address_counter VALUES (1)", {"address_counter"}),
+        (
+            'INSERT INTO "address_counter" ("key") VALUES (%s) ON CONFLICT ("key") '
+            'DO UPDATE SET "count" = 1 RETURNING "address_counter"."count"',
+            {"address_counter"},
+        ),
         (
             "WITH cleared AS (DELETE FROM bounce WHERE address IN (%s) RETURNING 1) "
             "UPDATE outbox SET next_attempt_at = %s WHERE EXISTS (SELECT 1 FROM cleared)",
