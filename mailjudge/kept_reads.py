@@ -38,22 +38,33 @@ _kept = _Kept()
 _MOST_KEPT = 1024
 
 
-def kept_read(key: Hashable, tables: Iterable[str], read: Callable[[], _Answer]) -> _Answer:
+def kept_read(
+    key: Hashable,
+    tables: Iterable[str],
+    read: Callable[[], _Answer],
+    copy: Callable[[_Answer], _Answer] | None = None,
+) -> _Answer:
     """``read()``, or its answer from earlier in this transaction if none of ``tables``
     (every table the read looks at, and those whose deletion cascades into them) has
-    been written since. Outside a transaction it always reads. The caller copies what
-    it gets before changing it: the answer is shared by every call that keeps it."""
+    been written since. Outside a transaction it always reads. A kept answer is handed
+    out through ``copy``, which makes what a caller may change its own (an answer of
+    immutable values needs none)."""
     current = outermost_transaction()
     if current is None or not is_postgres():
         return read()
+    handed = copy or _same
     if _kept.transaction is None or _kept.transaction() is not current:
         _kept.transaction, _kept.answers = weakref.ref(current), {}
     now = db_writes.mark(tables)
     found = _kept.answers.get(key)
     if found is not None and found[0] == now:
-        return found[1]  # type: ignore[no-any-return]
+        return handed(found[1])
     answer = read()
     if len(_kept.answers) >= _MOST_KEPT:  # a long batch of many signers: start again
         _kept.answers.clear()
     _kept.answers[key] = (now, answer)
+    return handed(answer)
+
+
+def _same(answer: _Answer) -> _Answer:
     return answer

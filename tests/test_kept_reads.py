@@ -107,8 +107,10 @@ def test_each_caller_gets_rows_of_its_own(game: str) -> None:
         one = seat_in(game, "france")
         one.wait = True  # changed, not saved
         one.game.phase = "W1999A"
+        one.game.options["changed in place"] = True
         two = seat_in(game, "france")
         assert not two.wait and two.game.phase != "W1999A"
+        assert "changed in place" not in two.game.options
         assert two.person is not None and two.person.email == "ann@example.org"
         waiting = waiting_players(one.game)
         waiting.append("austria")

@@ -4,6 +4,7 @@ this module; service/games.py, orders.py and seats.py add what depends on a vari
 
 from __future__ import annotations
 
+import copy
 import re
 from datetime import datetime
 from typing import Any, TypeVar, cast
@@ -261,7 +262,10 @@ def seat_in(game_name: str, name: str) -> Seat:
     one of those tables is written. Each call gets rows of its own to change."""
     game_name, name = game_name.lower(), name.lower()
     found = kept_read(
-        ("seat-game-person", game_name, name), _SEAT_TABLES, lambda: _seat_rows(game_name, name)
+        ("seat-game-person", game_name, name),
+        _SEAT_TABLES,
+        lambda: _seat_rows(game_name, name),
+        copy=_copied_rows,
     )
     if found is None:
         game = Game.get_or_none(Game.name == game_name)
@@ -301,10 +305,24 @@ def _seat_rows(game_name: str, name: str) -> _Rows | None:
     return seat.__data__, its_game.__data__, person.__data__ if isinstance(person, Person) else None
 
 
+def _copied_rows(rows: _Rows | None) -> _Rows | None:
+    """Rows of one's own: a game's position, options and variant state are dicts, which
+    a caller may change in place."""
+    if rows is None:
+        return None
+    seat, game, person = (
+        None if data is None else {k: copy.deepcopy(v) if isinstance(v, dict | list) else v
+                                   for k, v in data.items()}
+        for data in rows
+    )  # fmt: skip
+    assert seat is not None and game is not None
+    return seat, game, person
+
+
 def _row(model: type[_Model], data: dict[str, Any]) -> _Model:
-    """A model row of ``data``'s values, as read, with nothing changed yet."""
+    """A model row of ``data``'s values (the caller's own), with nothing changed yet."""
     row = model.__new__(model)
-    row.__data__ = dict(data)
+    row.__data__ = data
     row._dirty = set()  # type: ignore[attr-defined]
     row.__rel__ = {}
     return row
@@ -401,11 +419,7 @@ def phase_of(game: Game) -> str:
 def detached_copy(game: Game) -> Game:
     """A copy of a game row read, whose changes stay its own (``process`` updates the game
     it is given with the row as processed)."""
-    copy = Game.__new__(Game)
-    copy.__data__ = dict(game.__data__)
-    copy._dirty = set()  # type: ignore[attr-defined]
-    copy.__rel__ = {}
-    return copy
+    return _row(Game, dict(game.__data__))
 
 
 def game_by_id(game_id: int) -> Game:
