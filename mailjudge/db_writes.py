@@ -18,8 +18,7 @@ from mailjudge.remembered import remembered
 # Statements that write nothing a kept read could have read. EXECUTE runs a statement
 # prepared by compiled_queries, which notes the statement's own text instead.
 _READS_ONLY = frozenset(
-    {"SELECT", "SAVEPOINT", "RELEASE", "PREPARE", "DEALLOCATE", "BEGIN", "EXECUTE"}
-    | {"SHOW", "EXPLAIN"}
+    {"SELECT", "SAVEPOINT", "RELEASE", "PREPARE", "DEALLOCATE", "BEGIN", "EXECUTE", "SHOW"}
 )
 _WRITES = frozenset({"INSERT", "UPDATE", "DELETE", "WITH"})
 # The table after INSERT INTO, UPDATE or DELETE FROM (not an upsert's DO UPDATE SET).

@@ -27,14 +27,33 @@ from mailjudge.db import is_postgres, outermost_transaction
 _Answer = TypeVar("_Answer")
 
 
-class _Kept(threading.local):
+class TransactionMemo(threading.local):
+    """What one thread keeps for its outermost transaction open now: an empty dict again
+    in each new transaction; None outside one, and None once spoiled, until the
+    transaction ends."""
+
     def __init__(self) -> None:
         self.transaction: weakref.ref[object] | None = None
-        # key -> (the tables' write mark when read, the answer)
-        self.answers: dict[Hashable, tuple[tuple[int, ...], Any]] = {}
+        self.answers: dict[Hashable, Any] | None = None
+
+    def now(self) -> dict[Hashable, Any] | None:
+        """The dict of the transaction open now; None outside one, or once spoiled."""
+        current = outermost_transaction()
+        if current is None:
+            return None
+        if self.transaction is None or self.transaction() is not current:
+            self.transaction, self.answers = weakref.ref(current), {}
+        return self.answers
+
+    def spoil(self) -> None:
+        """Keep nothing more for the rest of the transaction open now."""
+        current = outermost_transaction()
+        self.transaction = weakref.ref(current) if current is not None else None
+        self.answers = None
 
 
-_kept = _Kept()
+# key -> (the tables' write mark when read, the answer)
+_kept = TransactionMemo()
 _MOST_KEPT = 1024
 
 
@@ -49,20 +68,18 @@ def kept_read(
     been written since. Outside a transaction it always reads. A kept answer is handed
     out through ``copy``, which makes what a caller may change its own (an answer of
     immutable values needs none)."""
-    current = outermost_transaction()
-    if current is None or not is_postgres():
+    answers = _kept.now() if is_postgres() else None
+    if answers is None:
         return read()
     handed = copy or _same
-    if _kept.transaction is None or _kept.transaction() is not current:
-        _kept.transaction, _kept.answers = weakref.ref(current), {}
     now = db_writes.mark(tables)
-    found = _kept.answers.get(key)
+    found = answers.get(key)
     if found is not None and found[0] == now:
         return handed(found[1])
     answer = read()
-    if len(_kept.answers) >= _MOST_KEPT:  # a long batch of many signers: start again
-        _kept.answers.clear()
-    _kept.answers[key] = (now, answer)
+    if len(answers) >= _MOST_KEPT:  # a long batch of many signers: start again
+        answers.clear()
+    answers[key] = (now, answer)
     return handed(answer)
 
 

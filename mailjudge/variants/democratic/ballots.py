@@ -5,14 +5,13 @@ grouped at the deadline. Ballots are secret: nothing here is shown to anyone."""
 from __future__ import annotations
 
 import json
-import threading
-import weakref
 from typing import Any
 
 from peewee import fn
 
 from mailjudge.compiled_queries import compiled_sql, execute_compiled_later
-from mailjudge.db import database_proxy, outermost_transaction
+from mailjudge.db import database_proxy
+from mailjudge.kept_reads import TransactionMemo
 from mailjudge.models import Ballot, Game, Proposal, Seat, utcnow
 
 STANDING = ""  # diplomat ballots stand from phase to phase until changed
@@ -54,11 +53,11 @@ _BALLOT_FIELDS = [
 def order_sets(game: Game, power: str) -> int:
     """How many order sets ``power`` has in this phase (what ``proposals`` lists), by a
     query built once: every VOTE ORDERS asks. Within a transaction each country's count
-    is read once (_Counted): a worker answers a batch of a game's ballots in one."""
+    is read once (_counted): a worker answers a batch of a game's ballots in one."""
     counted = _counted.now()
     key = (game.id, game.phase, power)
     if counted is not None and key in counted:
-        return counted[key]
+        return int(counted[key])
     params = [game.id, game.phase, "orders", power]
     sql = compiled_sql("order-sets", lambda: _order_sets_query(game, power), params)
     found = int(database_proxy.execute_sql(sql, params).fetchone()[0])
@@ -80,32 +79,11 @@ def proposal_added() -> None:
     _counted.spoil()
 
 
-class _Counted(threading.local):
-    """Each thread's order-set counts read in its current transaction: (game id, phase,
-    country) -> sets. Only this judge adds order sets (propose_orders, which calls
-    proposal_added), and on PostgreSQL a game's mails are answered by one worker at a time
-    (inbound.game_batches); on SQLite the worker's transaction holds the write lock."""
-
-    def __init__(self) -> None:
-        self.transaction: weakref.ref[object] | None = None
-        self.counts: dict[tuple[Any, ...], int] | None = None
-
-    def now(self) -> dict[tuple[Any, ...], int] | None:
-        """The counts of the transaction open now; None outside one, or once spoiled."""
-        current = outermost_transaction()
-        if current is None:
-            return None
-        if self.transaction is None or self.transaction() is not current:
-            self.transaction, self.counts = weakref.ref(current), {}
-        return self.counts
-
-    def spoil(self) -> None:
-        current = outermost_transaction()
-        self.transaction = weakref.ref(current) if current is not None else None
-        self.counts = None
-
-
-_counted = _Counted()
+# Each thread's order-set counts read in its current transaction: (game id, phase,
+# country) -> sets. Only this judge adds order sets (propose_orders, which calls
+# proposal_added), and on PostgreSQL a game's mails are answered by one worker at a time
+# (inbound.game_batches); on SQLite the worker's transaction holds the write lock.
+_counted = TransactionMemo()
 
 
 Groups = dict[tuple[Any, ...], int]  # a country's distinct rankings and how many cast each
