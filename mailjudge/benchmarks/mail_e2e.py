@@ -36,6 +36,7 @@ from mailjudge import db, migrations
 from mailjudge.app import pipeline
 from mailjudge.app.runner import Judge
 from mailjudge.benchmarks.db_distance import at_a_distance
+from mailjudge.benchmarks.round_trips import round_trips
 from mailjudge.demo.sink import free_port
 from mailjudge.game import state
 from mailjudge.game.state import current_position
@@ -497,9 +498,12 @@ def _worker_only(mails: int, url: str, warm: bool = False) -> dict[str, float]:
             spool.process_pending(
                 handle, limit=first, prepare=lambda row: pipeline.prepare(row, settings)
             )
-        began, cpu = time.perf_counter(), time.process_time()
-        done = spool.process_pending(handle, prepare=lambda row: pipeline.prepare(row, settings))
-        spent, cpu = time.perf_counter() - began, time.process_time() - cpu
+        with round_trips() as trips:
+            began, cpu = time.perf_counter(), time.process_time()
+            done = spool.process_pending(
+                handle, prepare=lambda row: pipeline.prepare(row, settings)
+            )
+            spent, cpu = time.perf_counter() - began, time.process_time() - cpu
         # What the sender would spend making the replies' bytes (their drafts rendered).
         drafts = [row.draft for row in Outbox.select(Outbox.draft) if row.draft is not None]
         rendering = time.process_time()
@@ -507,17 +511,13 @@ def _worker_only(mails: int, url: str, warm: bool = False) -> dict[str, float]:
             render_draft(draft)
         rendering = time.process_time() - rendering
         # Answered: done, with its reply queued (a shunted mail is taken but not answered).
-        answered = (
-            min(
-                InboundMessage.select().where(InboundMessage.state == "done").count(),
-                Outbox.select().count(),
-            )
-            - first
-        )
+        finished = InboundMessage.select().where(InboundMessage.state == "done").count()
+        answered = min(finished, Outbox.select().count()) - first
         # Processor time as well as the clock's: on a shared machine it varies far less.
         return {"mails": mails, "answered": answered, "ms_per_mail": spent * 1000 / max(done, 1),
                 "cpu_ms_per_mail": cpu * 1000 / max(done, 1),
                 "answered_per_s": done / max(spent, 1e-9),
+                "round_trips_per_mail": trips.count / max(done, 1),  # 0 on SQLite
                 "render_cpu_ms_per_reply": rendering * 1000 / max(len(drafts), 1)}  # fmt: skip
     finally:
         db.close()
