@@ -11,7 +11,7 @@ from mailjudge import db_writes
 from mailjudge.db import database_proxy
 from mailjudge.game.state import seat_in, waiting_players
 from mailjudge.kept_reads import kept_read
-from mailjudge.models import Outbox, Seat
+from mailjudge.models import Game, Outbox, Seat
 from mailjudge.service import games, seats
 
 
@@ -103,15 +103,29 @@ def test_the_seat_read_sees_the_batchs_own_writes(game: str) -> None:
 
 
 def test_each_caller_gets_rows_of_its_own(game: str) -> None:
+    Game.update(position={"units": [{"loc": "par"}]}).where(Game.name == game).execute()
     with database_proxy.atomic():
         one = seat_in(game, "france")
         one.wait = True  # changed, not saved
         one.game.phase = "W1999A"
         one.game.options["changed in place"] = True
+        one.game.position["units"][0]["loc"] = "nowhere"  # deep inside
         two = seat_in(game, "france")
+        assert two.game.position["units"][0]["loc"] == "par"
         assert not two.wait and two.game.phase != "W1999A"
         assert "changed in place" not in two.game.options
         assert two.person is not None and two.person.email == "ann@example.org"
         waiting = waiting_players(one.game)
         waiting.append("austria")
         assert waiting_players(one.game) == []
+
+
+def test_a_value_marshal_cannot_copy_is_copied_all_the_same() -> None:
+    from datetime import datetime
+
+    from mailjudge.game.state import _own_copy
+
+    value = {"when": [datetime(2026, 11, 26)], "plain": {"a": [1, "b"]}}
+    copied = _own_copy(value)
+    assert copied == value and copied["when"] is not value["when"]
+    assert _own_copy(value["plain"])["a"] is not value["plain"]["a"]

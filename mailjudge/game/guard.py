@@ -12,7 +12,11 @@ from typing import Any
 
 from peewee import EXCLUDED, Case, IntegrityError
 
-from mailjudge.compiled_queries import execute_compiled, select_compiled
+from mailjudge.compiled_queries import (
+    execute_compiled,
+    execute_compiled_later,
+    select_compiled,
+)
 from mailjudge.db import database_proxy
 from mailjudge.models import AddressCounter, Seat
 from mailjudge.settings import SecuritySettings, current_settings
@@ -51,13 +55,6 @@ def _limits() -> SecuritySettings:
     return current_settings().security
 
 
-def guess_counters(seat: Seat, sender: str) -> dict[str, AddressCounter]:
-    """The wrong-password counters a SIGNON from `sender` to `seat` may touch, in one
-    query (a SIGNON comes with every order mail). Nothing is refused here: the password is
-    always checked, so a right one always works, whoever guessed before."""
-    return _counters(f"signon:{seat.id}:{sender}", f"signon:*:{sender}", f"signon-seat:{seat.id}")
-
-
 def wrong_password(seat: Seat, sender: str, now: datetime) -> tuple[bool, bool]:
     """Count a wrong password from `sender`. Returns (answered, tell): whether the wrong
     mail gets an answer at all, and whether the seat's player should be told (the first
@@ -79,13 +76,14 @@ def wrong_password(seat: Seat, sender: str, now: datetime) -> tuple[bool, bool]:
     return answered, bump(f"signon-notice:{seat.id}", now, window) == 1
 
 
-def seat_guarded(found: dict[str, AddressCounter], seat: Seat, now: datetime) -> bool:
+def seat_guarded(seat: Seat, now: datetime) -> bool:
     """Whether the seat has had `signon_slow_after` wrong passwords or more from anyone
-    in the window (from `guess_counters`): then the answer to a right password from
-    another address than the seat's own goes to the seat's own address, so that a
-    guesser cannot learn which of its guesses was right."""
+    in the window: then the answer to a right password from another address than the
+    seat's own goes to the seat's own address, so that a guesser cannot learn which of
+    its guesses was right."""
     limits = _limits()
-    row = found.get(f"signon-seat:{seat.id}")
+    key = f"signon-seat:{seat.id}"
+    row = _counters(key).get(key)
     window = timedelta(minutes=limits.signon_window_minutes)
     return (
         row is not None
@@ -94,13 +92,18 @@ def seat_guarded(found: dict[str, AddressCounter], seat: Seat, now: datetime) ->
     )
 
 
-def signed_on(seat: Seat, sender: str, found: dict[str, AddressCounter]) -> None:
+def signed_on(seat: Seat, sender: str) -> None:
     """A right password: forget this sender's wrong guesses at the seat and the seat's
-    backoff, writing only what changes. A password proves nothing about the address it
-    came from (it may be forged): that takes a round trip (`mark_proven`)."""
-    for key in (f"signon:{seat.id}:{sender}", f"signon-seat:{seat.id}"):
-        if key in found:
-            reset(key)
+    backoff. Nothing reads what the DELETE returns, so on PostgreSQL it goes with the next
+    statement (a SIGNON comes with every order mail; deleting no row costs the server an
+    index probe, and the judge no round trip). A password proves nothing about the
+    address it came from (it may be forged): that takes a round trip (`mark_proven`)."""
+    keys = [f"signon:{seat.id}:{sender}", f"signon-seat:{seat.id}"]
+    execute_compiled_later(
+        "counters-forget-2",
+        lambda: AddressCounter.delete().where(AddressCounter.key.in_(keys)),
+        keys,
+    )
 
 
 def bump_by(key: str, amount: int, now: datetime, window: timedelta) -> int:
