@@ -86,7 +86,7 @@ class Secrets:
             for pw in self.passwords - {PLACEHOLDER, PASSWORD_WORD}
         }
         for mail in mails:
-            message = _parse(mail.raw)
+            message = mail.message  # the sink's parse, kept (the format check reads it too)
             texts = [mail.raw.decode("utf-8", "replace"), *_texts(message)]
             what = f"mail {message['Subject']!r} to {', '.join(mail.rcpt_tos)}"
             for password, pattern in patterns.items():

@@ -62,6 +62,7 @@ def test_short_demo_ends_in_a_voted_draw(
     assert not [pw for pw in secrets if pw in text] and "JOIN demo **** FRANCE" in text
 
 
+@pytest.mark.soak  # the default demo, played to its end; the short one runs in CI
 def test_a_whole_game_ends_in_a_solo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--seed", "1", "--out", str(tmp_path)]) == 0
     text = capsys.readouterr().out

@@ -12,6 +12,7 @@ import random
 
 import pytest
 from e2e import MASTER, Harness, join_by_mail, player, secret
+from map_sizes import sized
 from starlette.testclient import TestClient
 
 from mailjudge.demo.table import Person, Table
@@ -37,7 +38,7 @@ def table(h: Harness, game: str, map_name: str) -> Table:
     return Table(h, game, Person(MASTER, "masterpw"), players)
 
 
-@pytest.mark.parametrize("map_name", OTHER_MAPS)
+@pytest.mark.parametrize("map_name", sized(OTHER_MAPS))
 def test_a_game_on_another_map_by_mail(harness: Harness, map_name: str) -> None:
     h = harness
     gmap = load_map(map_name)

@@ -1,16 +1,18 @@
 """Mail that reads well in every client (issue 16, point 8). Every mail any end-to-end
-test's judge sends is checked by conftest with tests/mailform.py (strict parsing, 7bit or
+test's judge sends is checked by conftest with tests/mailform.py (no defect, 7bit or
 quoted-printable text, lines of at most 78, the board picture inline); these tests show
 that check can fail, and cover what it does not see: long lines, digests split apart."""
 
 from __future__ import annotations
 
 import email
+import email.errors
 import email.policy
 from datetime import UTC, datetime
 
+import pytest
 from e2e import Harness, player, seated, set_up_game, text_of
-from mailform import format_problems
+from mailform import format_problems, parsed
 
 from mailjudge.outbound.message import build_message, judge_headers, plain_text_bytes, wrapped
 from mailjudge.render.digest import SEPARATOR, DigestHeading, DigestItem, rfc1153
@@ -35,11 +37,29 @@ def test_text_is_never_base64_and_the_check_sees_it() -> None:
                           html="<p>" + text + "</p>").as_bytes(policy=email.policy.SMTP),
         ):  # fmt: skip
             assert b"Transfer-Encoding: base64" not in raw
-            assert format_problems(raw, "mail") == []
+            assert format_problems(parsed(raw), "mail") == []
     old = email.message.EmailMessage()
     old["From"], old["To"], old["Subject"] = "judge@x.test", "a@x.test", "s"
     old.set_content(LONG, cte="base64")
-    assert any("base64" in p for p in format_problems(bytes(old), "old"))
+    assert any("base64" in p for p in format_problems(parsed(bytes(old)), "old"))
+
+
+HEAD = b"From: judge@x.test\r\nTo: a@x.test\r\nSubject: s\r\nMIME-Version: 1.0\r\n"
+
+
+def test_a_mail_the_strict_policy_refuses_is_named_by_the_check() -> None:
+    """The check reads the sink's own parse (email.policy.default), which notes the
+    defects email.policy.strict raises at."""
+    for raw, defect in (
+        (HEAD + b"Content-Type: multipart/mixed\r\n\r\nno boundary\r\n",
+         email.errors.NoBoundaryInMultipartDefect),
+        (HEAD + b"Content-Type: multipart/mixed; boundary=XX\r\n\r\n--XX\r\n\r\nhi\r\n",
+         email.errors.CloseBoundaryNotFoundDefect),
+    ):  # fmt: skip
+        with pytest.raises(defect):
+            email.message_from_bytes(raw, policy=email.policy.strict)
+        (problem,) = format_problems(parsed(raw), "mail")
+        assert "does not parse" in problem and defect.__name__ in problem
 
 
 def test_a_plain_digest_splits_into_readable_entries() -> None:

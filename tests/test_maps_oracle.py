@@ -1,10 +1,12 @@
 """Random games on every map adjudicated by the judge and by MILA agree phase by phase
-(tests/maps_oracle.py says how). The default run plays a short game or two per map; the
-soak (``pytest -m soak -k maps_oracle``) plays thousands of phases per map."""
+(tests/maps_oracle.py says how). The default run plays a short game or two on each map
+but the giant ones (tests/map_sizes.py), which the soak (``pytest -m soak -k
+maps_oracle``) adds; the soak also plays thousands of phases on every map."""
 
 from __future__ import annotations
 
 import pytest
+from map_sizes import sized
 from maps_oracle import Tally, run
 
 from mailjudge.engine.map_convert import MAPS
@@ -12,7 +14,7 @@ from mailjudge.engine.map_convert import MAPS
 ALL = ["standard", *MAPS, "chaos"]
 
 
-@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("name", sized(ALL))
 def test_random_games_agree_with_mila(name: str) -> None:
     tally = run(name, range(2), 14, Tally())
     assert tally.disagreements == []

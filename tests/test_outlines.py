@@ -9,6 +9,7 @@ import itertools
 import tomllib
 
 import pytest
+from map_sizes import sized
 from shapely.geometry import Point, Polygon, box
 
 from mailjudge.engine.boards import map_document
@@ -130,7 +131,7 @@ def test_units_names_and_centres_sit_inside_their_province_apart(name: str) -> N
         assert set(gmap.outlines[code].coasts) == set(gmap.provinces[code].coasts), code
 
 
-@pytest.mark.parametrize("name", OWN_OUTLINES)
+@pytest.mark.parametrize("name", sized(OWN_OUTLINES))
 def test_the_file_is_what_the_drawing_makes_of_the_map(name: str) -> None:
     """Changing the map's board data means drawing the outlines again (see README)."""
     doc = map_document(name, MAPS_DIR)
