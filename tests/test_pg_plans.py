@@ -44,9 +44,9 @@ def add_counters(first: int, last: int) -> None:
 
 
 def test_a_statement_planned_on_a_small_table_is_planned_again_as_it_grows(pg: str) -> None:
-    """The SIGNON's three counters, looked up while the table held 60 rows, are read by a
-    scan of the whole table; after the table has grown to 20,000 rows and the statement
-    has run a few hundred times more, through its index."""
+    """Three of the guard's counters, looked up together while the table held 60 rows,
+    are read by a scan of the whole table; after the table has grown to 20,000 rows and
+    the statement has run a few hundred times more, through its index."""
     add_counters(0, 60)
     keys = ("signon:1:a@example.org", "signon:*:a@example.org", "signon-seat:1")
     for _ in range(10):  # past the five runs after which the server keeps one plan

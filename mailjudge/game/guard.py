@@ -23,8 +23,8 @@ from mailjudge.settings import SecuritySettings, current_settings
 
 
 def _counters(*keys: str) -> dict[str, AddressCounter]:
-    """The counters of `keys` that exist, in one query built once (a SIGNON asks on every
-    order mail)."""
+    """The counters of `keys` that exist, in one query built once (many mails ask: whether
+    an address is proven, a seat's backoff)."""
     rows = select_compiled(
         AddressCounter, f"counters-{len(keys)}",
         lambda: AddressCounter.select().where(AddressCounter.key.in_(list(keys))), list(keys),
@@ -43,12 +43,6 @@ def count(key: str, now: datetime, window: timedelta) -> int:
 def bump(key: str, now: datetime, window: timedelta) -> int:
     """Count one more; returns the count in the window."""
     return bump_by(key, 1, now, window)
-
-
-def reset(key: str) -> None:
-    execute_compiled(
-        "counter-delete", lambda: AddressCounter.delete().where(AddressCounter.key == key), [key]
-    )
 
 
 def _limits() -> SecuritySettings:
