@@ -3,5 +3,6 @@
 # The release: pyproject.toml's version says the same (tests/test_packaging.py checks).
 # Every release gets a new number, so that its wheel has a name of its own (an upgrade
 # installs it over the last, a rollback installs the last one back) and status tells
-# which judge runs.
-__version__ = "0.2.0"
+# which judge runs. tests/data/releases/versions.toml lists the releases made; this number
+# must be above all of them (tests/test_packaging.py).
+__version__ = "0.3.0"

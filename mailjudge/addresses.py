@@ -22,6 +22,14 @@ def split_address(address: str) -> tuple[str, str]:
     return local, domain.lower()
 
 
+def kept_case(address: str) -> str:
+    """An address as its owner wrote it, the domain lower-cased: domains know no case, but
+    a mail server may tell local parts apart by theirs (Jean.Dupont@ is not jean.dupont@
+    everywhere). The judge compares addresses lower-cased, and sends to this."""
+    local, at, domain = address.strip().strip("<>").rpartition("@")
+    return f"{local}@{domain.lower()}" if at else address.strip()
+
+
 def judge_detail(address: str, judge_address: str) -> str | None:
     """ "" for the judge's own address, "GAME" for judge+GAME@ (lower-cased), None otherwise.
 
@@ -74,7 +82,10 @@ def bounced_outbox(address: str, judge: str) -> tuple[int, str] | None:
     if not detail or not detail.startswith(_PREFIX):
         return None
     number, _, check = detail[len(_PREFIX) :].partition("-")
-    return (int(number), check) if number.isdigit() and check else None
+    # An outbox id has at most 18 digits (a database's integer); anything else is no VERP
+    # address of the judge's, whatever digits it holds.
+    plain = number.isascii() and number.isdigit() and len(number) <= 18
+    return (int(number), check) if plain and check else None
 
 
 def check_matches(check: str, message_id: str) -> bool:

@@ -13,6 +13,9 @@ never on a command line anyone can read in `ps`.
 Restoring over a database that already holds the judge's tables needs `force`: it replaces
 every game in it. A judge that still serves the database would go on with what it holds
 and lose the mail it takes meanwhile: restore refuses while one runs, `force` or not.
+
+The mail the backup still had to send or answer is sent again only where nothing shows it
+went already (mailjudge.restored_mail): the restore says how much, to how many addresses.
 """
 
 from __future__ import annotations
@@ -24,13 +27,15 @@ import subprocess
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-import psycopg2
+import psycopg
 from peewee import SqliteDatabase
 
+from mailjudge import restored_mail
 from mailjudge.db import open_database, private_file
-from mailjudge.masking import mask_mail
+from mailjudge.masking import mask_mail, mask_tokens
 from mailjudge.outbound.sent_record import record_path
 from mailjudge.running import JudgeRunning, no_judge_running
+from mailjudge.store import tools
 
 JUDGE_TABLE = "game"  # present in every judge database
 
@@ -65,17 +70,33 @@ def _restore(url: str, source: Path, force: bool) -> str:
     database = open_database(url)
     if isinstance(database, SqliteDatabase):
         return _sqlite_restore(source, Path(database.database), force)
-    if _pg_has_judge(url) and not force:
+    had_judge = _pg_has_judge(url)
+    if had_judge and not force:
         raise BackupError(
             "the database already holds a judge's tables; stop the judge and add --force "
             "to replace everything in it with the backup"
         )
-    _pg_tool(
-        "pg_restore",
-        url,
-        ["--clean", "--if-exists", "--no-owner", "--single-transaction", str(source)],
-    )
-    return f"PostgreSQL database restored with pg_restore from {source}"
+    if had_judge:
+        restored_mail.pg_keep_known(url)
+    try:
+        _pg_tool(
+            "pg_restore",
+            url,
+            ["--clean", "--if-exists", "--no-owner", "--single-transaction", str(source)],
+        )
+    except BaseException:
+        if had_judge:
+            restored_mail.pg_drop_known(url)
+        raise
+    settled = restored_mail.pg_settle(url, known=had_judge)
+    connection = psycopg.connect(url, connect_timeout=10)
+    try:
+        with connection:
+            tools.void_reply_tokens(connection)  # the tokens the backup sent are void now
+    finally:
+        connection.close()
+    return "\n".join([f"PostgreSQL database restored with pg_restore from {source}",
+                      *settled.lines()])  # fmt: skip
 
 
 # -- SQLite ----------------------------------------------------------------------------
@@ -93,8 +114,8 @@ def _copy(source: sqlite3.Connection, target: Path) -> None:
     copy = sqlite3.connect(target)
     try:
         source.backup(copy)
-        copy.execute("PRAGMA journal_mode=DELETE")
-        (verdict,) = copy.execute("PRAGMA integrity_check").fetchone()
+        tools.journal_mode(copy, "DELETE")
+        verdict = tools.integrity(copy)
         if verdict != "ok":
             raise BackupError(f"the copy in {target} failed SQLite's integrity check: {verdict}")
     finally:
@@ -103,27 +124,35 @@ def _copy(source: sqlite3.Connection, target: Path) -> None:
 
 def _without_passwords(target: Path) -> None:
     """Every stored mail in the copy masked, then the copy rebuilt (VACUUM) so that no
-    free page keeps what was overwritten: a backup holds no password in clear. (The
-    database keeps a mail's words until it is handled; a mail still queued when the backup
-    was taken and restored later is answered as having a wrong password.)"""
+    free page keeps what was overwritten: a backup holds no password in clear, and no
+    Reply token (a sent mail's ready-to-send block keeps its token; in the copy its draft
+    is masked and its rendered bytes cut to the header, which the draft makes again).
+    (The database keeps a mail's words until it is handled; a mail still queued when the
+    backup was taken and restored later is answered as having a wrong password.)"""
     copy = sqlite3.connect(target)
     try:
-        copy.execute("PRAGMA secure_delete = ON")
-        ids = [row[0] for row in copy.execute("SELECT id FROM inbound_message")]
-        for number in ids:
-            (raw,) = copy.execute(
-                "SELECT raw FROM inbound_message WHERE id = ?", (number,)
-            ).fetchone()
-            masked = mask_mail(bytes(raw))
-            if masked != bytes(raw):
-                copy.execute("UPDATE inbound_message SET raw = ? WHERE id = ?", (masked, number))
+        tools.overwrite_deleted(copy)
+        for number in tools.stored_mail_ids(copy):
+            raw = tools.stored_mail(copy, number)
+            masked = mask_mail(raw)
+            if masked != raw:
+                tools.set_stored_mail(copy, number, masked)
+        _without_tokens(copy)
         copy.commit()
-        copy.execute("VACUUM")
-        (verdict,) = copy.execute("PRAGMA integrity_check").fetchone()
+        tools.vacuum(copy)
+        verdict = tools.integrity(copy)
         if verdict != "ok":
             raise BackupError(f"the copy in {target} failed SQLite's integrity check: {verdict}")
     finally:
         copy.close()
+
+
+def _without_tokens(copy: sqlite3.Connection) -> None:
+    """The outbox's mails in the copy without their Reply tokens (issue 52)."""
+    for number, draft, raw in tools.outbox_with_tokens(copy):
+        end = raw.find(b"\r\n\r\n")
+        head = raw if end < 0 else raw[: end + 4]
+        tools.set_outbox_mail(copy, number, mask_tokens(draft), head)
 
 
 def _sqlite_backup(path: Path, dest: Path) -> str:
@@ -145,8 +174,7 @@ def _has_judge_tables(path: Path) -> bool:
         return False
     con = sqlite3.connect(path)
     try:
-        query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
-        return con.execute(query, (JUDGE_TABLE,)).fetchone() is not None
+        return tools.sqlite_has_table(con, JUDGE_TABLE)
     finally:
         con.close()
 
@@ -162,12 +190,17 @@ def _sqlite_restore(source: Path, target: Path, force: bool) -> str:
             f"{target} already holds a judge's games; stop the judge and add --force to "
             "replace them with the backup"
         )
+    # What the database being replaced says became of the backup's waiting mail: read
+    # before it is gone.
+    known = restored_mail.sqlite_known(source, target)
     target.parent.mkdir(parents=True, exist_ok=True)
     backup_copy = sqlite3.connect(source)
     live = sqlite3.connect(target, timeout=30)
     try:
         backup_copy.backup(live)  # through SQLite, so its -wal and -shm files stay in step
-        live.execute("PRAGMA journal_mode=WAL")
+        tools.journal_mode(live, "WAL")
+        with live:
+            tools.void_reply_tokens(live)
     finally:
         live.close()
         backup_copy.close()
@@ -177,7 +210,49 @@ def _sqlite_restore(source: Path, target: Path, force: bool) -> str:
     for stale in (record_path(target), Path(f"{record_path(target)}-wal"),
                   Path(f"{record_path(target)}-shm")):  # fmt: skip
         stale.unlink(missing_ok=True)
-    return f"SQLite database {target} restored from {source}"
+    settled = restored_mail.sqlite_settle(target, known)
+    return "\n".join([f"SQLite database {target} restored from {source}", *settled.lines()])
+
+
+def shrink(url: str) -> str:
+    """After a prune: give the space it freed back to the disk, where that can be done
+    now; says what was done. SQLite: VACUUM, only while no judge serves the file (it
+    holds the write lock throughout, and the judge's writes would time out) and when the
+    disk has room for the copy it makes. PostgreSQL reuses freed space by itself."""
+    database = open_database(url)
+    if not isinstance(database, SqliteDatabase):
+        return ("PostgreSQL reuses the space freed (autovacuum); to give it back to the disk, "
+                "run VACUUM FULL outbox while the judge is stopped")  # fmt: skip
+    path = _sqlite_file(database)
+    before = _file_bytes(path)
+    free = shutil.disk_usage(path.parent).free
+    if free < before:
+        return (
+            f"not shrunk: VACUUM needs {before // 2**20} MB free beside the database and the "
+            f"disk has {free // 2**20} MB; the space freed is reused meanwhile"
+        )
+    try:
+        with no_judge_running(url, "prune"):
+            connection = sqlite3.connect(path, timeout=30)
+            try:
+                tools.vacuum(connection)
+                tools.checkpoint(connection)
+            finally:
+                connection.close()
+    except JudgeRunning:
+        return (
+            "not shrunk while the judge runs (VACUUM would hold its writes up); the space "
+            "freed is reused, and `mailjudge prune` with the judge stopped shrinks the file"
+        )
+    return f"{path} shrunk from {_megabytes(before)} to {_megabytes(_file_bytes(path))}"
+
+
+def _file_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists())
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 2**20:.1f} MB"
 
 
 # -- PostgreSQL ------------------------------------------------------------------------
@@ -202,16 +277,11 @@ def _pg_tool(tool: str, url: str, args: list[str]) -> None:
 
 def _pg_has_judge(url: str) -> bool:
     try:
-        connection = psycopg2.connect(url, connect_timeout=10)
-    except psycopg2.Error as err:
+        connection = psycopg.connect(url, connect_timeout=10)
+    except psycopg.Error as err:
         raise BackupError(f"cannot reach the database: {' '.join(str(err).split())}") from err
     try:
         with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT 1 FROM information_schema.tables WHERE table_name = %s "
-                "AND table_schema = ANY(current_schemas(false))",
-                (JUDGE_TABLE,),
-            )
-            return cursor.fetchone() is not None
+            return tools.postgres_has_table(cursor, JUDGE_TABLE)
     finally:
         connection.close()

@@ -11,8 +11,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from mailjudge.engine.interchange import InterchangeError, adjudicate_document
-from mailjudge.settings import Settings, SettingsError, load_settings
+from mailjudge.settings import Settings, SettingsError
 from mailjudge.settings_docs import describe_settings, settings_docs
+from mailjudge.settings_files import load_settings
 
 BENCHMARKS: dict[str, str] = {
     "adjudicate": "mailjudge.benchmarks.adjudicate",
@@ -70,9 +71,10 @@ def _settings(args: argparse.Namespace) -> Settings:
     return load_settings(path, os.environ)
 
 
-def _open_judge_database(url: str) -> str | None:
+def _open_judge_database(url: str, read_only: bool = False) -> str | None:
     """Connect to the judge's database for a command that reads it; the reason it cannot,
-    in one line, where it does not exist or holds no judge tables (nothing is created)."""
+    in one line, where it does not exist or holds no judge tables (nothing is created).
+    ``read_only``: the connections refuse every write (db.open_database)."""
     from urllib.parse import unquote
 
     from peewee import PeeweeException
@@ -87,7 +89,7 @@ def _open_judge_database(url: str) -> str | None:
             return (f"there is no database at {where}: set database.url to the judge's "
                     "database, or create it with mailjudge init")  # fmt: skip
     try:
-        db.connect(url)
+        db.connect(url, read_only=read_only)
         has_tables = db.database_proxy.table_exists("game")
     except (ValueError, PeeweeException) as err:
         db.close()
@@ -96,6 +98,12 @@ def _open_judge_database(url: str) -> str | None:
         db.close()
         return (f"{where} holds no judge tables: is database.url the judge's database? "
                 "mailjudge init makes them")  # fmt: skip
+    from mailjudge.migrations import schema_refusal
+
+    # An older schema lacks columns the commands read: one line, not their traceback.
+    if refusal := schema_refusal(db.database_proxy.obj):
+        db.close()
+        return refusal
     return None
 
 
@@ -103,6 +111,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from mailjudge.app.runner import Judge
     from mailjudge.inbound.smtp import PortInUse
     from mailjudge.logs import setup_logging
+    from mailjudge.migrations import SchemaError
     from mailjudge.preflight import dkim_problems
     from mailjudge.running import JudgeRunning, serving
     from mailjudge.web.server import WebPortInUse
@@ -117,7 +126,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         with serving(settings.database.url):  # restore refuses while this is held
             Judge(settings, workers=args.workers).serve_forever()
-    except (PortInUse, WebPortInUse, JudgeRunning) as err:
+    except (PortInUse, WebPortInUse, JudgeRunning, SchemaError) as err:
         print(f"mailjudge serve: {err}", file=sys.stderr)
         return 1
     return 0
@@ -138,7 +147,9 @@ def cmd_web(args: argparse.Namespace) -> int:
         print("mailjudge web: web.port is 0, which turns the pages off; set a port",
               file=sys.stderr)  # fmt: skip
         return 2
-    if problem := _open_judge_database(settings.database.url):
+    # Read-only: the pages never write, so database.url may name a standby (a libpq URL
+    # with target_session_attrs=prefer-standby), and a write would be refused, not made.
+    if problem := _open_judge_database(settings.database.url, read_only=True):
         print(f"mailjudge web: {problem}", file=sys.stderr)
         return 1
     try:
@@ -159,14 +170,41 @@ def cmd_web(args: argparse.Namespace) -> int:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
+    """Make the tables of a new database, or bring an older one to this judge's schema,
+    saying which migrations ran."""
+    from peewee import PeeweeException
+
     from mailjudge import db, migrations
 
     settings = _settings(args)
-    db.connect(settings.database.url)
-    migrations.upgrade()
-    db.close()
-    print(f"database ready: {settings.database.url}")
+    try:
+        database = db.connect(settings.database.url)
+        new = not database.table_exists("game")
+        applied = migrations.upgrade()
+    except (ValueError, PeeweeException, migrations.SchemaError) as err:
+        print(f"mailjudge init: {' '.join(str(err).split())}", file=sys.stderr)
+        return 1
+    finally:
+        db.close()
+    if new:
+        print(f"tables made, at schema version {migrations.LATEST}")
+    for migration in applied:
+        print(f"migration {migration.number} applied: {migration.what}")
+    if not new and not applied:
+        print(f"the database is at schema version {migrations.LATEST} already")
+    print(f"database ready: {_without_password(settings.database.url)}")
     return 0
+
+
+def _without_password(url: str) -> str:
+    """The database's URL as an operator may see it printed: no password in it."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
@@ -198,28 +236,70 @@ def cmd_backup(args: argparse.Namespace) -> int:
 def cmd_prune(args: argparse.Namespace) -> int:
     from datetime import timedelta
 
+    from mailjudge import db
+    from mailjudge.backup import shrink
     from mailjudge.models import utcnow
     from mailjudge.outbound.outbox import prune_sent
 
     settings = _settings(args)
+    if args.days is not None and args.days < 0:
+        print(f"mailjudge prune: --days {args.days} is negative; write how many days sent "
+              "mail keeps its whole text, 0 or more (--days 30)", file=sys.stderr)  # fmt: skip
+        return 2
     days = args.days if args.days is not None else settings.outbound.keep_sent_days
     if problem := _open_judge_database(settings.database.url):
         print(f"mailjudge prune: {problem}", file=sys.stderr)
         return 1
-    count = prune_sent(utcnow() - timedelta(days=days))
+    try:
+        count = prune_sent(utcnow() - timedelta(days=days))
+    finally:
+        db.close()
     print(f"{count} sent mails older than {days} days kept their headers and outcome only")
+    print(shrink(settings.database.url))
+    return 0
+
+
+def cmd_release_held(args: argparse.Namespace) -> int:
+    """Let go the mail a restore held because nothing told whether it had gone already."""
+    from mailjudge import db
+    from mailjudge.restored_mail import release_held
+
+    if problem := _open_judge_database(_settings(args).database.url):
+        print(f"mailjudge release-held: {problem}", file=sys.stderr)
+        return 1
+    try:
+        out, inbound = release_held()
+    finally:
+        db.close()
+    print(f"{out} mails to send and {inbound} to answer released: the judge deals with them "
+          "at its next turn (start it if it is stopped)")  # fmt: skip
     return 0
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from mailjudge.status import status_report
+    """The report; exit 1 when something stops the judge doing its job (mailjudge.health),
+    the database's absence included."""
+    from peewee import PeeweeException
+
+    from mailjudge import db
+    from mailjudge.health import unreachable
+    from mailjudge.status import problem_lines, status
 
     settings = _settings(args)
     if problem := _open_judge_database(settings.database.url):
         print(f"mailjudge status: {problem}", file=sys.stderr)
+        if problem.startswith("cannot open"):  # it exists, and cannot be reached
+            print("\n".join(problem_lines([unreachable(problem)])))
         return 1
-    print(status_report(settings.database.url), end="")
-    return 0
+    try:
+        report, found = status(settings.database.url)
+    except PeeweeException as err:  # lost while reading
+        print("\n".join(problem_lines([unreachable(err)])))
+        return 1
+    finally:
+        db.close()
+    print(report, end="")
+    return 1 if found else 0
 
 
 def cmd_requeue(args: argparse.Namespace) -> int:
@@ -228,7 +308,9 @@ def cmd_requeue(args: argparse.Namespace) -> int:
     from mailjudge.game.errors import ServiceError
     from mailjudge.service.deadlines import requeue
 
-    db.connect(_settings(args).database.url)
+    if problem := _open_judge_database(_settings(args).database.url):
+        print(f"mailjudge requeue: {problem}", file=sys.stderr)
+        return 1
     try:
         print(requeue(args.game))
     except ServiceError as err:
@@ -253,11 +335,14 @@ def cmd_export(args: argparse.Namespace) -> int:
     from mailjudge.game.state import get_game
     from mailjudge.service.archive import export_game, export_html
 
-    db.connect(_settings(args).database.url)
+    if problem := _open_judge_database(_settings(args).database.url):
+        print(f"mailjudge export: {problem}", file=sys.stderr)
+        return 1
     try:
         game = get_game(args.game)
     except ServiceError as err:
         print(f"mailjudge export: {err}", file=sys.stderr)
+        db.close()
         return 2
     text = json.dumps(export_game(game), indent=1, ensure_ascii=False) + "\n"
     if args.out in (None, "-"):
@@ -367,6 +452,11 @@ def _add_operator_commands(sub: argparse._SubParsersAction[argparse.ArgumentPars
         ("restore", "put a backup back into the database (stop the judge first)", None),
         ("status", "games, mail waiting, last errors, database size and largest tables", None),
         ("prune", "keep only headers and outcome of mail sent long ago (also done daily)", None),
+        (
+            "release-held",
+            "send and answer the mail a restore held (it could not tell if it had gone already)",
+            None,
+        ),
         ("requeue", "hand a game the clock held after a failure back to the clock", None),
     ):
         cmd = sub.add_parser(
@@ -396,7 +486,7 @@ def _add_operator_options(name: str, cmd: argparse.ArgumentParser) -> None:
     if name == "requeue":
         cmd.add_argument("game", metavar="GAME", help="the game's name")
     if name == "prune":
-        cmd.add_argument("--days", type=int, help="instead of outbound.keep_sent_days")
+        cmd.add_argument("--days", type=int, help="instead of outbound.keep_sent_days (0 or more)")
     if name == "serve":
         cmd.add_argument(
             "--workers",
@@ -427,6 +517,7 @@ def main(argv: list[str] | None = None) -> int:
         "web": cmd_web,
         "status": cmd_status,
         "prune": cmd_prune,
+        "release-held": cmd_release_held,
         "requeue": cmd_requeue,
         "init": cmd_init,
         "check-config": cmd_check_config,

@@ -12,7 +12,7 @@ from mailjudge.settings_docs import settings_markdown
 def commands_markdown() -> str:
     rows = ["| command | what it does |", "|---|---|"]
     for command in unique_commands():
-        usage = command.usage.replace("|", "\\|")
+        usage = (command.usage or command.name).replace("|", "\\|")  # never an empty row
         who = " (master)" if command.master_only else ""
         rows.append(f"| `{usage}` | {command.summary}{who} |")
     return "\n".join(rows) + "\n"

@@ -8,14 +8,42 @@ or, with logging.format = "json", one JSON object a line for log shippers.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import sqlite3
+
+from peewee import InterfaceError, OperationalError
 
 from mailjudge.settings import LoggingSettings
 
 # At DEBUG, aiosmtpd's "mail.log" writes every line of a mail's DATA (a SIGNON password
 # with it), and peewee every query with its values (stored mails, password hashes).
 QUIET_LOGGERS = ("mail.log", "peewee")
+
+# Faults of the machine or of the database's server rather than of the judge's code: a
+# full disk ("database or disk is full"), a database away. Logged in one line each.
+OPERATIONAL = (OSError, sqlite3.OperationalError, OperationalError, InterfaceError)
+_TOLD = "_mailjudge_told"
+
+
+def log_fault(logger: logging.Logger, what: str, err: BaseException) -> None:
+    """``what`` failed because of ``err``: one line for an operational fault (a traceback
+    adds nothing, and would come again with every mail), the traceback for anything else.
+    The exception is marked, so that a caller that sees it again need not say it again."""
+    if isinstance(err, OPERATIONAL):
+        logger.error("%s: %s", what, " ".join(str(err).split()) or type(err).__name__)
+    else:
+        logger.error("%s", what, exc_info=err)
+    # An exception that takes no attribute is said twice: no harm.
+    with contextlib.suppress(AttributeError):
+        setattr(err, _TOLD, True)
+
+
+def fault_told(err: BaseException) -> bool:
+    """Whether `log_fault` has logged this very exception already."""
+    return bool(getattr(err, _TOLD, False))
+
 
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(role)s %(name)s: %(message)s"
 

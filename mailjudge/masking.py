@@ -1,8 +1,10 @@
 """Passwords out of sight: in what the judge echoes back, and in the stored copy of a mail
-once it is parsed. Every spelling the command reader tolerates is covered (SIGNON, SIGN ON,
-SIGNON= or SIGNON: with the password after them; JOIN, CREATE, OBSERVE, TAKEOVER, ACCEPT;
-SET PASSWORD), and a little more: leading white space, quote marks and invisible
-(format) characters before the command, and extra words on a SIGNON line.
+once it is parsed; and the lines a press or a post may not carry. The commands that carry
+a password, and where, are secret_words.SECRET_COMMANDS (the commands' own specs): each
+is read however it is spelt (SIGN ON or SIGNON, SIGNON= or SIGNON: with the password
+after it), after white space, quote marks and invisible (format) characters, with its
+password on a later line, and with extra words after it. A word after a seat's
+name@game is hidden too, wherever the line stands (a mistyped command).
 
 The text is read a line at a time and each line once, so masking costs time in proportion
 to the mail's length whatever its shape (a mail of blank lines once took minutes).
@@ -14,6 +16,8 @@ import codecs
 import html
 import re
 import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
 from email import policy
 from email.header import Header, decode_header, make_header
 from email.message import Message
@@ -21,24 +25,31 @@ from email.parser import BytesParser
 
 from mailjudge.inbound.html2text import html_to_text
 from mailjudge.remembered import remembered
+from mailjudge.secret_words import SECRET_COMMANDS, SECRET_FOLLOWERS, SecretPlace
 
 MASK = "****"
 _WORD = re.compile(r"\S+")
 # A seat name@game (a game has no dot, a mail domain has): the word after it is read as a
 # password wherever the line stands (RESIGN russia@game pw, mistyped).
 _SEAT_AT_GAME = re.compile(r"[\w.+-]@[\w-]+$")
-# A command whose password follows one word (the name or the game): how many words after
-# that word are passwords (None: every word left on the line).
-_COMMANDS: dict[str, int | None] = {
-    "SIGNON": None,  # SIGNON austria vic pw: a typo must not show pw
-    "JOIN": 1,
-    "CREATE": 1,
-    "OBSERVE": 1,
-    "TAKEOVER": 1,
-    "ACCEPT": 1,
-}
-# Words a line must hold (upper case, format characters out) before it is looked at closer.
-_HINTS = ("SIGN", "JOIN", "CREATE", "OBSERVE", "TAKEOVER", "ACCEPT", "PASSWORD", "@")
+
+
+def _run_together(table: Mapping[str, SecretPlace]) -> dict[str, tuple[str, SecretPlace]]:
+    """Each name as the masking matches it, its words run together: name, place."""
+    return {name.replace(" ", ""): (name, place) for name, place in table.items()}
+
+
+_COMMANDS = _run_together(SECRET_COMMANDS)
+_FOLLOWERS = {name: _run_together(followers) for name, followers in SECRET_FOLLOWERS.items()}
+# Words a line must hold (upper case, format characters out) before it is looked at closer:
+# the longest word of each name, which a line naming the command holds however it spaces it.
+_HINTS = tuple(
+    sorted(
+        {max(name.split(), key=len) for name in SECRET_COMMANDS}
+        | {max(name.split(), key=len) for f in SECRET_FOLLOWERS.values() for name in f}
+        | {"@"}
+    )
+)
 
 
 class _Pending:
@@ -50,6 +61,22 @@ class _Pending:
         self.skip = skip
 
 
+@dataclass(frozen=True)
+class _Found:
+    """A line that opens a command with a password: its name, where its passwords stand on
+    the line, and how many words after its name are still to come before the first when
+    the line holds none."""
+
+    name: str
+    passwords: list[tuple[int, int]]  # the words its spec calls passwords
+    after: list[tuple[int, int]]  # the words after them, hidden when the spec ends there
+    still: int
+
+    @property
+    def places(self) -> list[tuple[int, int]]:
+        return self.passwords + self.after
+
+
 def _visible(word: str) -> str:
     """A word without format characters (zero-width spaces, joiners, marks of direction):
     the reader does not see them, so neither may the masking be fooled by them."""
@@ -59,44 +86,50 @@ def _visible(word: str) -> str:
 
 
 def _command(
-    words: list[str], spans: list[tuple[int, int]]
-) -> tuple[list[tuple[int, int]], int] | None:
-    """A command line's passwords: (their places on the line, each a span; how many
-    words after the command's name are still to come before one when the line has none),
-    or None when the line is no such command. ``words`` are upper case and visible."""
+    words: list[str],
+    spans: list[tuple[int, int]],
+    table: Mapping[str, tuple[str, SecretPlace]] = _COMMANDS,
+) -> _Found | None:
+    """The command with a password a line opens (``table``: SECRET_COMMANDS, or the lines
+    that follow one), or None. ``words`` are upper case and visible."""
     first = 0
     while first < len(words) and not words[first].strip(">"):
         first += 1  # quote marks standing alone
-    if first == len(words):
+    named = _name(words, first, table)
+    if named is None:
         return None
-    head = words[first].lstrip(">")
-    rest = first + 1
-    # SIGN ON, SET PASSWORD: two words that make one name.
-    if head == "SIGN" and rest < len(words) and words[rest][:2] == "ON":
-        head, rest = "SIGN" + words[rest], rest + 1
-    elif head == "SET" and rest < len(words) and words[rest][:8] == "PASSWORD":
-        head, rest = "SET" + words[rest], rest + 1
-    name, sep, attached = _split_head(head)
-    if name == "SETPASSWORD":
-        skip, count = 0, None
-    elif name in _COMMANDS:
-        skip, count = 1, _COMMANDS[name]
-    else:
-        return None
-    places: list[tuple[int, int]] = []
-    if attached:  # SIGNON=france@game pw: the rest of the word counts as a word
+    (name, place), rest, sep, attached = named
+    arguments: list[tuple[int, int]] = []
+    if attached:  # SIGNON=france@g pw: the rest of the word counts as a word
         start, end = spans[rest - 1]
         # The word as written may hold characters its visible form has not: all of it then.
         exact = end - start == len(words[rest - 1])
-        places.append((end - len(attached) if exact else start, end))
+        arguments.append((end - len(attached) if exact else start, end))
     elif not sep and rest < len(words) and words[rest] in ("=", ":"):
-        rest += 1  # SIGNON = france@game pw
-    places += spans[rest:]
-    still = max(0, skip - len(places))
-    places = places[skip:]
-    if count is not None:
-        places = places[:count]
-    return places, still
+        rest += 1  # SIGNON = france@g pw
+    arguments += spans[rest:]
+    passwords = [arguments[n] for n in place.words if n < len(arguments)]
+    after = arguments[place.words[-1] + 1 :] if place.to_end else []
+    return _Found(name, passwords, after, max(0, place.words[0] - len(arguments)))
+
+
+def _name(
+    words: list[str], first: int, table: Mapping[str, tuple[str, SecretPlace]]
+) -> tuple[tuple[str, SecretPlace], int, str, str] | None:
+    """The longest name of ``table`` the words from ``first`` spell (SIGN ON, SIGNON,
+    SIGNON=...): its entry, the index of the word after it, and the = or : that ended it
+    with what was attached to it; None when they spell none."""
+    found = None
+    joined = ""
+    for at in range(first, min(first + 3, len(words))):
+        word = words[at].lstrip(">") if at == first else words[at]
+        name, sep, attached = _split_head(word)
+        joined += name
+        if joined in table:
+            found = (table[joined], at + 1, sep, attached)
+        if sep:
+            break
+    return found
 
 
 def _split_head(head: str) -> tuple[str, str, str]:
@@ -105,6 +138,34 @@ def _split_head(head: str) -> tuple[str, str, str]:
         if ch in "=:":
             return head[:n], ch, head[n + 1 :]
     return head, "", ""
+
+
+def _line_words(line: str) -> tuple[list[str], list[tuple[int, int]]]:
+    """A line's words, upper case and visible, and where each stands on it."""
+    spans = [m.span() for m in _WORD.finditer(line)]
+    words = [_visible(line[a:b]).upper() for a, b in spans]
+    keep = [n for n, word in enumerate(words) if word]
+    return [words[n] for n in keep], [spans[n] for n in keep]
+
+
+def password_command(line: str) -> str | None:
+    """The command with a password that ``line`` opens, however it is written (SIGN ON,
+    SIGNON=, quoted, invisible characters), as SECRET_COMMANDS names it; None when it
+    opens none. Whether its password is on the line or not: a press or a post holding
+    such a line would show one."""
+    if not _may_hold_password(line):
+        return None
+    found = _command(*_line_words(line))
+    return found.name if found is not None else None
+
+
+def line_secrets(line: str) -> list[str]:
+    """The passwords a command line carries on the line itself, where SECRET_COMMANDS
+    puts them (not the words after them, nor after a seat@game, which masking hides in
+    case; nor another line's)."""
+    words, spans = _line_words(line)
+    found = _command(words, spans)
+    return [line[a:b] for a, b in found.passwords] if found is not None else []
 
 
 def _may_hold_password(text: str) -> bool:
@@ -116,11 +177,16 @@ def _may_hold_password(text: str) -> bool:
     return any(hint in upper for hint in _HINTS)
 
 
-def _mask_lines(text: str) -> str:
+def _mask_lines(text: str, after: str | None = None) -> str:
+    """The text with its passwords masked; ``after``: the command the text follows (its
+    lines may be that command's followers: DPjudge's PRIVATE line after CREATE)."""
     if not _may_hold_password(text):
         return text
     out: list[str] = []
     pending: _Pending | None = None
+    # The lines that may follow a command seen above, once one was (kept to the end of
+    # the text: a word too many hidden costs nothing, one too few shows a password).
+    followers = _FOLLOWERS.get(after or "", {})
     changed = False
     for line in text.split("\n"):
         if not line or line.isspace():
@@ -131,11 +197,7 @@ def _mask_lines(text: str) -> str:
             if not any(hint in upper for hint in _HINTS) and line.isascii():
                 out.append(line)
                 continue
-        spans = [m.span() for m in _WORD.finditer(line)]
-        words = [_visible(line[a:b]).upper() for a, b in spans]
-        keep = [n for n, word in enumerate(words) if word]
-        spans = [spans[n] for n in keep]
-        words = [words[n] for n in keep]
+        words, spans = _line_words(line)
         hidden: list[tuple[int, int]] = []
         if pending is not None:
             if pending.skip < len(spans):
@@ -145,10 +207,13 @@ def _mask_lines(text: str) -> str:
                 pending.skip -= len(spans)
         found = _command(words, spans)
         if found is not None:
-            places, still = found
-            hidden += places
-            if not places:  # the password is on a later line (SIGNON\nfrance@g pw)
-                pending = _Pending(still)
+            hidden += found.places
+            if not found.places:  # SIGNON\nfrance@g pw: the password is on a later line
+                pending = _Pending(found.still)
+            followers = _FOLLOWERS.get(found.name, followers)
+        elif followers:  # a follower's password is on its own line (PRIVATE alone: none)
+            follower = _command(words, spans, followers)
+            hidden += follower.places if follower is not None else []
         for n, word in enumerate(words):
             if _SEAT_AT_GAME.search(word):
                 if n + 1 < len(spans):
@@ -176,9 +241,10 @@ def _replaced(line: str, spans: list[tuple[int, int]]) -> str:
     return "".join(parts)
 
 
-def mask_text(text: str) -> str:
-    """The text with every password a command line carries replaced by ****."""
-    return _mask_lines(text)
+def mask_text(text: str, after: str | None = None) -> str:
+    """The text with every password a command line carries replaced by ****; ``after``:
+    the command whose lines follow it, if any (SECRET_FOLLOWERS: a CREATE's setup lines)."""
+    return _mask_lines(text, after)
 
 
 def secrets_in(text: str) -> set[str]:
@@ -191,6 +257,16 @@ def secrets_in(text: str) -> set[str]:
         if old != new:
             found.update(set(old.split()) - set(new.split()))
     return found
+
+
+# A Reply token as the judge writes it in a ready-to-send block (game/reply_tokens.py).
+_TOKEN = re.compile(r"TOKEN:[A-Z2-7]{16}")
+
+
+def mask_tokens(text: str) -> str:
+    """The text with every Reply token replaced by TOKEN:****: a copy of the judge's sent
+    mail (a backup) gives nobody a token that files orders."""
+    return _TOKEN.sub("TOKEN:****", text)
 
 
 def mask_mail(raw: bytes) -> bytes:

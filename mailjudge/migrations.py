@@ -26,6 +26,7 @@ whole upgrade is rolled back and refused with the table named.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -41,13 +42,22 @@ from mailjudge.models import (
     Confirmation,
     DeadlineExtension,
     DiaryEntry,
+    JoinRequest,
+    JudgeBeat,
+    JudgeOutage,
     Opening,
     OpeningsSubscriber,
+    OperatorAlert,
+    Outbox,
     RecordEntry,
     SchemaVersion,
     StalemateQuestion,
+    utcnow,
 )
+from mailjudge.outbound.outbox import HELD
 from mailjudge.variants import VARIANTS
+
+log = logging.getLogger(__name__)
 
 # Every table: the shared ones and each variant's own.
 ALL_TABLES: tuple[type[BaseModel], ...] = (
@@ -159,6 +169,31 @@ def _inbound_game_key(database: Database, migrator: SchemaMigrator) -> None:
     )
 
 
+def _has_column(database: Database, table: str, column: str) -> bool:
+    """Whether ``table`` has ``column`` already (a table made from today's model by an
+    earlier migration, or the migration run again over a newer schema)."""
+    return any(c.name == column for c in database.get_columns(table))
+
+
+def _outages(database: Database, migrator: SchemaMigrator) -> None:
+    # A plain ALTER TABLE, as for clock_error. Claims made before name no holder: they
+    # run out by claim_timeout_seconds, as they did.
+    if not _has_column(database, "inbound_message", "claimed_by"):
+        database.execute_sql(  # type: ignore[no-untyped-call]
+            "ALTER TABLE inbound_message ADD COLUMN claimed_by VARCHAR(64) NOT NULL DEFAULT ''"
+        )
+    database.create_tables([JudgeOutage, JudgeBeat], safe=True)
+
+
+def _outbox_leases(database: Database, migrator: SchemaMigrator) -> None:
+    # A plain ALTER TABLE, as for claimed_by. Leases taken before name no holder: they run
+    # out by lease_seconds, as they did.
+    if not _has_column(database, "outbox", "leased_by"):
+        database.execute_sql(  # type: ignore[no-untyped-call]
+            "ALTER TABLE outbox ADD COLUMN leased_by VARCHAR(64) NOT NULL DEFAULT ''"
+        )
+
+
 def _game_claim_index(database: Database, migrator: SchemaMigrator | None = None) -> None:
     """PostgreSQL only (its workers claim by game, inbound.game_batches): the index that
     gives a game's waiting mails in the claim's order. With the (state, received_at) index
@@ -169,6 +204,79 @@ def _game_claim_index(database: Database, migrator: SchemaMigrator | None = None
     database.execute_sql(  # type: ignore[no-untyped-call]
         f"CREATE INDEX IF NOT EXISTS {GAME_CLAIM_INDEX} ON inbound_message "
         "(state, game_key, received_at, id)"
+    )
+
+
+def _takeover_confirmations(database: Database, migrator: SchemaMigrator) -> None:
+    # A plain ALTER TABLE, as for clock_error. The confirmations waiting are none of a
+    # takeover's: they have no password to keep (""). A database from before migration 2
+    # got the table from today's model there, with the column already.
+    if _has_column(database, "confirmation", "password_hash"):
+        return
+    database.execute_sql(  # type: ignore[no-untyped-call]
+        "ALTER TABLE confirmation ADD COLUMN password_hash VARCHAR(255) NOT NULL DEFAULT ''"
+    )
+
+
+# How release 0.1.0 marked mail held for an address that kept bouncing: failed for good,
+# with these words. A SIGNON wakes only queued mail marked HELD, so it was never sent.
+OLD_HELD_START = "not sent: "
+OLD_HELD_END = "; it is held until the player signs on again"
+
+
+def _held_mail_queued(database: Database, migrator: SchemaMigrator) -> None:
+    """Mail an earlier release gave up on as held for a bouncing address is held the way
+    this judge holds it: queued, marked HELD, due now (the sender holds it again at once
+    while the address still bounces, and sends it once its player has signed on)."""
+    old = Outbox.select(Outbox.id, Outbox.last_error).where(
+        (Outbox.state == "failed")
+        & Outbox.last_error.startswith(OLD_HELD_START)
+        & Outbox.last_error.endswith(OLD_HELD_END)
+    )
+    now = utcnow()
+    for row in list(old):
+        why = row.last_error[len(OLD_HELD_START) : -len(OLD_HELD_END)]
+        note = f"{HELD}{why}; sent when the player signs on again"
+        Outbox.update(state="queued", last_error=note, next_attempt_at=now).where(
+            Outbox.id == row.id
+        ).execute()
+
+
+def _operator_alerts(database: Database, migrator: SchemaMigrator) -> None:
+    database.create_tables([OperatorAlert], safe=True)
+
+
+def _person_address(database: Database, migrator: SchemaMigrator) -> None:
+    # A plain ALTER TABLE, as for clock_error. The case of addresses stored before is lost
+    # ("" sends to the lower-cased email, as before); it is kept from the next mail on.
+    if _has_column(database, "person", "address"):
+        return
+    database.execute_sql(  # type: ignore[no-untyped-call]
+        "ALTER TABLE person ADD COLUMN address VARCHAR(254) NOT NULL DEFAULT ''"
+    )
+
+
+def _join_requests(database: Database, migrator: SchemaMigrator) -> None:
+    database.create_tables([JoinRequest], safe=True)
+
+
+def _phase_record_kept(database: Database, migrator: SchemaMigrator) -> None:
+    # A plain ALTER TABLE, as for clock_error. Phases processed before kept nothing more
+    # than their orders ("{}"): a ROLLBACK to one puts back those, as it did.
+    if _has_column(database, "phase_record", "kept"):
+        return
+    database.execute_sql(  # type: ignore[no-untyped-call]
+        "ALTER TABLE phase_record ADD COLUMN kept TEXT NOT NULL DEFAULT '{}'"
+    )
+
+
+def _privacy_hash(database: Database, migrator: SchemaMigrator) -> None:
+    # A plain ALTER TABLE, as for clock_error. A SOLITAIRE game from before keeps its
+    # master's password as its privacy password ("": none assigned).
+    if _has_column(database, "game", "privacy_hash"):
+        return
+    database.execute_sql(  # type: ignore[no-untyped-call]
+        "ALTER TABLE game ADD COLUMN privacy_hash VARCHAR(255) NOT NULL DEFAULT ''"
     )
 
 
@@ -200,6 +308,25 @@ MIGRATIONS: tuple[Migration, ...] = (
               "worker on PostgreSQL takes one game's mails together", _inbound_game_key),
     Migration(14, "PostgreSQL: an index of inbound_message by state, game, arrival, for the "
               "claim of a game's next mails", _game_claim_index),
+    Migration(15, "judge_outage, judge_beat and inboundmessage.claimed_by: deadlines moved "
+              "past the judge's outages, claims of dead workers taken up at once", _outages),
+    Migration(16, "confirmation.password_hash: a TAKEOVER from an unproven address waits "
+              "for its CONFIRM with the taker's password hash", _takeover_confirmations),
+    Migration(17, "outbox: mail an earlier release gave up on as held for a bouncing address "
+              "is held again, sent when its player signs on", _held_mail_queued),
+    Migration(18, "operator_alert: the problems the operator was told of (judge.operator)",
+              _operator_alerts),
+    Migration(19, "person.address: a player's address as written, the local part's case kept",
+              _person_address),
+    Migration(20, "join_request: a JOIN from an address that never answered the judge waits "
+              "for its CONFIRM", _join_requests),
+    Migration(21, "phase_record.kept: what was on file as a phase was processed (orders "
+              "sent ahead, each partner's own, the variant's keep), for ROLLBACK",
+              _phase_record_kept),
+    Migration(22, "game.privacy_hash: a SOLITAIRE game's own privacy password, assigned by "
+              "the judge (seed 001), apart from its master's", _privacy_hash),
+    Migration(23, "outbox.leased_by: the mails a dead sender had in hand sent again at once",
+              _outbox_leases),
 )  # fmt: skip
 LATEST = MIGRATIONS[-1].number
 
@@ -210,6 +337,23 @@ def current_version(database: Database) -> int | None:
         return None
     row = SchemaVersion.select().order_by(SchemaVersion.version.desc()).first()
     return int(row.version) if row is not None else None
+
+
+def schema_refusal(database: Database) -> str | None:
+    """Why a command that only reads the judge's tables cannot use this database as it
+    is (its schema older or newer than this judge's), in one line; None when it can."""
+    version = current_version(database) or 1  # no version kept: the baseline
+    if version < LATEST:
+        return (
+            f"the database is at schema version {version}, this judge needs {LATEST}: "
+            "run `mailjudge init` to upgrade it (or start `mailjudge serve`, which does)"
+        )
+    if version > LATEST:
+        return (
+            f"the database is at schema version {version}, newer than this judge's "
+            f"{LATEST}: install the judge that made it (a judge never downgrades)"
+        )
+    return None
 
 
 def upgrade() -> list[Migration]:
@@ -268,6 +412,7 @@ def _upgrade(database: Database) -> list[Migration]:
             database.create_tables(ALL_TABLES, safe=True)
             _game_claim_index(database)  # not a model's index: PostgreSQL's alone
             SchemaVersion.create(version=LATEST, what="a new database at the newest schema")
+            log.info("new database: every table made, at schema version %s", LATEST)
             return []
         if version is None:
             database.create_tables([SchemaVersion], safe=True)
@@ -287,4 +432,6 @@ def _upgrade(database: Database) -> list[Migration]:
                 applied.append(migration)
         if applied:
             _check_nothing_lost(database, before)
+    for migration in applied:  # once committed: a refused upgrade applied none of them
+        log.info("schema migration %s applied: %s", migration.number, migration.what)
     return applied

@@ -142,7 +142,7 @@ class UTCDateTimeField(DateTimeField):
 
 
 class BytesField(BlobField):
-    """Raw bytes both ways (psycopg2 hands back a memoryview, SQLite bytes)."""
+    """Raw bytes both ways (whatever buffer a driver hands back: psycopg 2 gave a memoryview)."""
 
     def python_value(self, value: Any) -> bytes | None:
         return None if value is None else bytes(value)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Any
 
 from peewee import (
     BigIntegerField,
@@ -62,6 +62,8 @@ class GameState(StrEnum):
 
 
 GAME_STATES = tuple(state.value for state in GameState)
+# Every seat's role, as the database checks it: the shared ones (master, player, observer)
+# and each variant's own (Variant.roles: tests/test_variant_roles.py holds the two equal).
 ROLES = ("master", "player", "teammate", "citizen", "diplomat", "observer")
 # invited: a teammate who has not yet sent ACCEPT. Seats are kept after RESIGN or EJECT
 # so that the orders and press they sent still say who sent them.
@@ -85,7 +87,10 @@ class BaseModel(Model):
 class Person(BaseModel):
     """An email address; a person may sit in many games."""
 
-    email = CharField(max_length=254, unique=True)  # stored lower-cased
+    email = CharField(max_length=254, unique=True)  # stored lower-cased: who they are
+    # The address as its owner writes it (the local part's case kept: a server may tell
+    # Jean.Dupont@ from jean.dupont@); "" when that is `email`. Mail goes to `mailbox`.
+    address = CharField(max_length=254, default="")
     name = CharField(max_length=100, default="")
     timezone = CharField(max_length=64, null=True)  # SET ZONE: times shown in it too
     # SET RECORD PUBLIC AS name: the record shown on the web under this name (never the
@@ -93,6 +98,11 @@ class Person(BaseModel):
     record_name = CharField(max_length=32, default="")
     record_public = BooleanField(default=False)
     created_at = UTCDateTimeField(default=utcnow)
+
+    @property
+    def mailbox(self) -> str:
+        """Where the judge's mail to them goes: their address as they write it."""
+        return str(self.address or self.email)
 
 
 class Game(BaseModel):
@@ -105,6 +115,9 @@ class Game(BaseModel):
     # sits on their Seat with role "master".
     master = ForeignKeyField(Person, backref="mastered_games")
     private = BooleanField(default=False)
+    # SOLITAIRE's privacy password, assigned by the judge at CREATE (seed 001), as a salted
+    # hash; "" for a game without one (one from before it was kept: its master's then).
+    privacy_hash = CharField(max_length=255, default="")
     phase = CharField(max_length=16, null=True)  # None while forming
     # The board at the start of the current phase, in the interchange format.
     position = JSONField(null=True)
@@ -134,12 +147,6 @@ class Game(BaseModel):
     started_at = UTCDateTimeField(null=True)
     finished_at = UTCDateTimeField(null=True)
 
-    # Writes of game rows this process has built (counted as they are built, so a write
-    # rolled back or never run still counts): a game read earlier in a mail is still the
-    # stored one while this has not moved, and need not be read again (commands/run.py).
-    # save, delete_instance and bulk_update build theirs by the class methods counted below.
-    writes_built: ClassVar[int] = 0
-
     class Meta:
         constraints = (
             one_of("state", GAME_STATES),
@@ -149,21 +156,6 @@ class Game(BaseModel):
             (("state", "deadline"), False),
             (("state", "next_reminder_at"), False),
         )
-
-
-def _count_game_writes() -> None:
-    for name in ("update", "insert", "insert_many", "delete"):
-        # The same kind of descriptor as peewee's (Model.delete is for the class only).
-        descriptor = type(vars(Model)[name])
-
-        def counted(cls: type[Game], *args: Any, _name: str = name, **kwargs: Any) -> Any:
-            Game.writes_built += 1
-            return getattr(super(Game, cls), _name)(*args, **kwargs)
-
-        setattr(Game, name, descriptor(counted))
-
-
-_count_game_writes()
 
 
 class Seat(BaseModel):
@@ -224,6 +216,10 @@ class PhaseRecord(BaseModel):
     orders = JSONField(default=dict)
     results = JSONField(default=dict)
     processed_at = UTCDateTimeField(default=utcnow)
+    # What was on file as the phase was processed, for a ROLLBACK to put back: every order
+    # line (the phase's own, each with its sender, and those sent ahead) and the variant's
+    # own keep (service/processing.py); {} for phases kept before it was.
+    kept = JSONField(default=dict)
 
     class Meta:
         indexes = (
@@ -364,6 +360,25 @@ class DeadlineExtension(BaseModel):
         indexes = ((("game", "year"), False),)
 
 
+class JudgeOutage(BaseModel):
+    """A time the judge could not take mail: its database away (a restart, a failover, a
+    full disk), or the judge itself stopped. A deadline that fell in one is moved past it
+    (service/outages.py): nobody is late for time the judge could not take their orders.
+    Each process that saw an outage notes its own view; they may overlap."""
+
+    started_at = UTCDateTimeField(index=True)
+    ended_at = UTCDateTimeField(index=True)
+    cause = TextField(default="")
+
+
+class JudgeBeat(BaseModel):
+    """The last time a judge's clock ran (one row, updated at each tick): a judge that
+    starts after a long silence knows that nobody took mail meanwhile."""
+
+    name = CharField(max_length=16, unique=True)
+    at = UTCDateTimeField()
+
+
 class StalemateQuestion(BaseModel):
     """STALEMATE_DRAW asked the players of a game, in one phase, to draw (service/
     stalemate.py); a refusal is kept as its time only, never by whom."""
@@ -430,6 +445,14 @@ class InboundMessage(BaseModel):
     # out when it is stored on PostgreSQL: a worker claims one game's mails together
     # (inbound.game_batches). Only a hint; "" when none was seen.
     game_key = CharField(max_length=64, default="")
+    # Who holds the claim: on PostgreSQL the worker's session ("pid:start" of its server
+    # process), on SQLite the worker's own process ("pid:start" on this machine). A claim
+    # whose holder is gone is taken up again at once (inbound.claims), not after
+    # claim_timeout_seconds.
+    claimed_by = CharField(max_length=64, default="")
+    # Not a column: a claimed mail's copy with its passwords masked, kept by its handler
+    # and written with the mark that the mail is done or shunted (inbound.spool).
+    masked_copy: bytes | None = None
 
     class Meta:
         constraints = (one_of("state", INBOUND_STATES),)
@@ -464,6 +487,10 @@ class Outbox(BaseModel):
     sent_at = UTCDateTimeField(null=True)
     # The relay's final reply to the mail, in its words ("250 2.0.0 Ok: queued as 4Xyz").
     relay_reply = TextField(default="")
+    # Who holds the lease of a mail being sent (state "sending"), named as a stored mail's
+    # claim is (inbound.claims): a mail whose sender is gone is sent again at once, not
+    # when its lease runs out (outbound.lease_seconds, ten minutes).
+    leased_by = CharField(max_length=64, default="")
 
     class Meta:
         constraints = (one_of("state", OUTBOX_STATES),)
@@ -494,13 +521,30 @@ class AddressCounter(BaseModel):
 
 class Confirmation(BaseModel):
     """Something waiting for an address to show it wants the mail: an observer's seat
-    ("observe") or a new address for a seat ("address"). The token went to that address
-    only; CONFIRM token from it completes the change."""
+    ("observe"), a new address for a seat ("address"), or a TAKEOVER of the seat from an
+    address the judge never had an answer from ("takeover": the taker's password hash
+    waits here until then). The token went to that address only; CONFIRM token from it
+    completes the change."""
 
     token = CharField(max_length=64, unique=True)
     kind = CharField(max_length=16)
     seat = ForeignKeyField(Seat, on_delete="CASCADE")
     address = CharField(max_length=254)  # lower-cased
+    created_at = UTCDateTimeField(default=utcnow)
+    password_hash = CharField(max_length=255, default="")  # a takeover's; "" for the others
+
+
+class JoinRequest(BaseModel):
+    """A JOIN from an address that never answered the judge, checked and kept until that
+    address answers its CONFIRM token (issue 52: forged JOINs put strangers in seats, and
+    a game's results then went to them). It holds no seat and keeps no power."""
+
+    token = CharField(max_length=64, unique=True)
+    game = ForeignKeyField(Game, on_delete="CASCADE")
+    address = CharField(max_length=254)  # lower-cased
+    password_hash = CharField(max_length=255)
+    power = CharField(max_length=32, default="")  # named under POWER_CHOICE, else ""
+    name = CharField(max_length=64, default="")  # JOIN ... AS name, else ""
     created_at = UTCDateTimeField(default=utcnow)
 
 
@@ -559,6 +603,19 @@ class MailboxCursor(BaseModel):
     updated_at = UTCDateTimeField(default=utcnow)
 
 
+class OperatorAlert(BaseModel):
+    """A problem the operator was told of (app/alerts.py, mailjudge/health.py), kept while
+    it lasts: told once when it starts and once when it has been over for a while."""
+
+    key = CharField(max_length=100, unique=True)  # health.Problem.key: relay, clock:GAME
+    summary = TextField()
+    started_at = UTCDateTimeField(default=utcnow)
+    seen_at = UTCDateTimeField(default=utcnow)  # the last look that found it
+
+    class Meta:
+        table_name = "operator_alert"
+
+
 ALL_MODELS: tuple[type[BaseModel], ...] = (
     Person,
     Game,
@@ -578,8 +635,12 @@ ALL_MODELS: tuple[type[BaseModel], ...] = (
     Bounce,
     AddressCounter,
     Confirmation,
+    JoinRequest,
     Opening,
     OpeningsSubscriber,
     RecordEntry,
+    JudgeOutage,
+    JudgeBeat,
+    OperatorAlert,
     SchemaVersion,
 )

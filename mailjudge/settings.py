@@ -8,21 +8,13 @@ documentation all come from one place. Every key may be set in the file as
 
 from __future__ import annotations
 
-import difflib
 import os
-import tomllib
-import typing
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields, replace
-from pathlib import Path
-from types import NoneType, UnionType
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 _T = TypeVar("_T")
-ENV_PREFIX = "MAILJUDGE"
-_TRUE = ("1", "true", "yes", "on")
-_FALSE = ("0", "false", "no", "off")
 
 
 class SettingsError(ValueError):
@@ -85,10 +77,26 @@ class JudgeSettings:
         "mailjudge", "The display name in the From of the judge's mail; empty for none."
     )
     timezone: str = _setting("UTC", "Default time zone of new games.", check=_check_zone)
+    operator: str | None = _setting(
+        None,
+        "The operator's address: mailed once when something stops the judge doing its job "
+        "(the relay refuses, the outbox is not sent, a game held by the clock, mail shunted, "
+        "a full disk, the database away) and once when it is over. Unset: nobody is mailed; "
+        "mailjudge status and the web's /health say so all the same.",
+        check=_check_address,
+    )
     digest_hours: int = _setting(
         24,
         "Hours between two digests to a country's list (besides the one at each phase "
         "change); 0 sends them at phase changes only.",
+        minimum=0,
+    )
+    outage_grace_minutes: int = _setting(
+        15,
+        "After the judge could not take mail (its database away, or the judge stopped), a "
+        "deadline that fell in that time or this many minutes after it moves to at least "
+        "this long after the judge is back (the players are told): the servers that were "
+        "refused meanwhile send their mail again within minutes.",
         minimum=0,
     )
 
@@ -101,7 +109,9 @@ class JudgeSettings:
 class DatabaseSettings:
     url: str = _setting(
         "sqlite:///mailjudge.db",
-        "Where the judge keeps its state: sqlite:///FILE or postgresql://user@host:port/db.",
+        "Where the judge keeps its state: sqlite:///FILE or postgresql://user@host:port/db; "
+        "a primary and its standby: postgresql://user@db1:5432,db2:5432/db?"
+        "target_session_attrs=read-write (deploy/README.md).",
         check=_check_database_url,
     )
 
@@ -116,9 +126,11 @@ class SmtpSettings:
         0, "Inbound LMTP port; 0 (the default) turns LMTP off.", minimum=0, maximum=65535
     )
     max_message_bytes: int = _setting(
-        10 * 1024 * 1024,
-        "Hard limit refused during the SMTP dialogue (552); smaller mails over "
-        "inbound.max_bytes are taken and answered with an error.",
+        1024 * 1024,
+        "Hard limit refused during the SMTP dialogue (552), before the mail is stored: "
+        "the sender's own server tells them. Smaller mails over inbound.max_bytes are "
+        "taken and answered with an error. Keep it near inbound.max_bytes: every mail "
+        "taken is stored, masked and read before it is refused.",
         minimum=1,
     )
 
@@ -254,7 +266,8 @@ class SecuritySettings:
     unproven_per_hour: int = _setting(
         10,
         "Mails in an hour to an address that never answered a mail of the judge's (HELP, "
-        "LIST, errors, JOIN replies to a forged From); beyond it, nothing until the hour is "
+        "LIST, errors, JOIN replies to a forged From); beyond it, one notice says until when "
+        "answers are held (and that a Reply lifts the limit), then nothing until the hour is "
         "over. A password proves nothing about the address it came from.",
         minimum=1,
     )
@@ -271,6 +284,15 @@ class SecuritySettings:
         "password signed on to.",
         minimum=65536,
     )
+    game_bytes_per_hour: int = _setting(
+        8 * 1024 * 1024,
+        "Bytes in an hour of the games' mail (results, notices, press, digests, the "
+        "clock's reminders) to one address that answered the judge; beyond it, that "
+        "mail to it is not sent until the hour is over (the web keeps every result). To "
+        "an address that never answered the judge, unproven_per_hour mails and "
+        "unproven_bytes_per_hour bytes.",
+        minimum=65536,
+    )
     max_password_commands: int = _setting(
         3,
         "Commands in one mail that set a password (CREATE, JOIN, OBSERVE, TAKEOVER, SET "
@@ -281,7 +303,7 @@ class SecuritySettings:
         3,
         "Answers in an hour to the same text from the same address, when it signs on to "
         "no seat (an auto-responder without auto-reply headers); later copies are stored "
-        "and not answered.",
+        "and not answered, but for one notice an hour saying until when.",
         minimum=1,
     )
     confirm_hours: int = _setting(
@@ -300,12 +322,14 @@ class SecuritySettings:
         6,
         "Wrong passwords for one seat, from anyone, that are answered in the window; after "
         "signon_slow_after of them, the answer to a right password from another address "
-        "than the seat's goes to the seat's own address. A right password resets the count.",
+        "than the seat's goes to the seat's own address. After this many, a SIGNON from any "
+        "address but the seat's own is refused unchecked until the window is over.",
         minimum=1,
     )
     address_lock_after: int = _setting(
         20,
-        "Wrong passwords from one address, for any seats, that are answered in the window.",
+        "Wrong passwords from one address, for any seats, that are answered in the window; "
+        "after this many, its SIGNONs (but to its own seats) are refused unchecked.",
         minimum=1,
     )
     trusted_authserv_id: str | None = _setting(
@@ -405,221 +429,6 @@ class Settings:
     web: WebSettings = field(default_factory=WebSettings)
 
 
-@dataclass(frozen=True)
-class Setting:
-    """One row of the settings table."""
-
-    section: str
-    key: str
-    default: Any
-    type: type  # str, int, float or bool
-    optional: bool  # may be unset (None)
-    help: str
-    choices: tuple[str, ...] = ()
-    minimum: float | None = None
-    maximum: float | None = None
-    secret: bool = False
-    check: Callable[[Any], str | None] | None = None
-
-    @property
-    def name(self) -> str:
-        return f"{self.section}.{self.key}"
-
-    @property
-    def env(self) -> str:
-        return f"{ENV_PREFIX}_{self.section}_{self.key}".upper()
-
-    @property
-    def type_name(self) -> str:
-        return _TYPE_NAMES[self.type]
-
-
-_TYPE_NAMES: dict[type, str] = {str: "text", int: "integer", float: "number", bool: "true/false"}
-
-
-def _unwrap(annotation: Any) -> tuple[type, bool]:
-    """(str, True) for `str | None`; (int, False) for `int`."""
-    if isinstance(annotation, UnionType):
-        args = [a for a in typing.get_args(annotation) if a is not NoneType]
-        if len(args) != 1 or args[0] not in _TYPE_NAMES:
-            raise TypeError(f"unsupported setting type {annotation!r}")
-        return args[0], True
-    if annotation not in _TYPE_NAMES:
-        raise TypeError(f"unsupported setting type {annotation!r}")
-    return annotation, False
-
-
-def _build_table() -> tuple[Setting, ...]:
-    rows = []
-    section_types = typing.get_type_hints(Settings)
-    for section in fields(Settings):
-        cls = section_types[section.name]
-        hints = typing.get_type_hints(cls)
-        for f in fields(cls):
-            kind, optional = _unwrap(hints[f.name])
-            rows.append(
-                Setting(
-                    section=section.name,
-                    key=f.name,
-                    default=f.default,
-                    type=kind,
-                    optional=optional,
-                    help=f.metadata["help"],
-                    choices=f.metadata["choices"],
-                    minimum=f.metadata["minimum"],
-                    maximum=f.metadata["maximum"],
-                    secret=f.metadata["secret"],
-                    check=f.metadata["check"],
-                )
-            )
-    return tuple(rows)
-
-
-SETTINGS: tuple[Setting, ...] = _build_table()
-_BY_NAME: dict[tuple[str, str], Setting] = {(s.section, s.key): s for s in SETTINGS}
-_SECTIONS: tuple[str, ...] = tuple(dict.fromkeys(s.section for s in SETTINGS))
-
-
-# -- reading values -------------------------------------------------------------------------
-
-
-def _from_toml(setting: Setting, value: Any) -> Any:
-    """A TOML value must already have the setting's type (TOML is typed)."""
-    if setting.optional and value == "":
-        return None
-    if setting.type is bool:
-        ok = isinstance(value, bool)
-    elif setting.type is int:
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif setting.type is float:
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-        value = float(value) if ok else value
-    else:
-        ok = isinstance(value, str)
-    if not ok:
-        raise SettingsError(f"expected {_expected(setting)}, got {value!r}")
-    return value
-
-
-def _from_text(setting: Setting, text: str) -> Any:
-    """An environment value is text; convert it to the setting's type."""
-    text = text.strip()
-    if setting.optional and text == "":
-        return None
-    try:
-        if setting.type is bool:
-            if text.lower() in _TRUE:
-                return True
-            if text.lower() in _FALSE:
-                return False
-            raise ValueError(text)
-        if setting.type is int:
-            return int(text)
-        if setting.type is float:
-            return float(text)
-    except ValueError:
-        raise SettingsError(f"expected {_expected(setting)}, got {text!r}") from None
-    return text
-
-
-def _expected(setting: Setting) -> str:
-    if setting.type is bool:
-        what = "true or false (also yes/no, on/off, 1/0 in the environment)"
-    else:
-        what = {str: "text", int: "a whole number", float: "a number"}[setting.type]
-    return what + (", or empty to leave it unset" if setting.optional else "")
-
-
-def _validate(setting: Setting, value: Any) -> Any:
-    if value is None:
-        return value
-    if value == "" and setting.type is str:
-        raise SettingsError(
-            f"expected text, got an empty value; the default is {setting.default!r}"
-        )
-    if setting.choices and value not in setting.choices:
-        allowed = ", ".join(setting.choices)
-        raise SettingsError(f"{value!r} is not one of: {allowed}")
-    if setting.minimum is not None and value < setting.minimum:
-        raise SettingsError(f"{value!r} is below the minimum {setting.minimum:g}")
-    if setting.maximum is not None and value > setting.maximum:
-        raise SettingsError(f"{value!r} is above the maximum {setting.maximum:g}")
-    if setting.check is not None and (problem := setting.check(value)):
-        raise SettingsError(f"{value!r}: {problem}")
-    return value
-
-
-def _unknown(what: str, name: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(name, known, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"unknown {what} {name!r}{hint}; known: {', '.join(known)}"
-
-
-def _read_file(path: Path) -> tuple[dict[tuple[str, str], Any], list[str]]:
-    try:
-        with path.open("rb") as fh:
-            document = tomllib.load(fh)
-    except OSError as exc:
-        raise SettingsError(f"cannot read settings file {path}: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise SettingsError(f"{path} is not valid TOML: {exc}") from None
-    values: dict[tuple[str, str], Any] = {}
-    errors: list[str] = []
-    for section, table in document.items():
-        if section not in _SECTIONS:
-            errors.append(f"{path}: {_unknown('section', section, list(_SECTIONS))}")
-            continue
-        if not isinstance(table, dict):
-            errors.append(f"{path}: {section} must be a table: write [{section}] and keys below")
-            continue
-        known = [s.key for s in SETTINGS if s.section == section]
-        for key, raw in table.items():
-            setting = _BY_NAME.get((section, key))
-            if setting is None:
-                errors.append(f"{path}: [{section}] {_unknown('key', key, known)}")
-                continue
-            try:
-                values[section, key] = _validate(setting, _from_toml(setting, raw))
-            except SettingsError as exc:
-                errors.append(f"{path}: {setting.name}: {exc}")
-    return values, errors
-
-
-def load_settings(path: Path | None = None, environ: Mapping[str, str] | None = None) -> Settings:
-    """Defaults, then the file at `path` (if any), then MAILJUDGE_* variables of `environ`.
-
-    All problems are reported together in one SettingsError, one per line. Variables
-    with the prefix that name no setting are left alone: other tools share the prefix.
-    """
-    values: dict[tuple[str, str], Any] = {}
-    errors: list[str] = []
-    if path is not None:
-        values, errors = _read_file(path)
-    for setting in SETTINGS:
-        if environ is not None and setting.env in environ:
-            try:
-                value = _from_text(setting, environ[setting.env])
-                values[setting.section, setting.key] = _validate(setting, value)
-            except SettingsError as exc:
-                errors.append(f"{setting.env} ({setting.name}): {exc}")
-    if errors:
-        raise SettingsError("\n".join(errors))
-    settings = Settings()
-    for section in _SECTIONS:
-        changes = {key: v for (sec, key), v in values.items() if sec == section}
-        if changes:
-            settings = replace(
-                settings, **{section: replace(getattr(settings, section), **changes)}
-            )
-    return settings
-
-
-def value_of(settings: Settings, setting: Setting) -> Any:
-    return getattr(getattr(settings, setting.section), setting.key)
-
-
-# The settings a running judge was started with, for the few places deep in the service
-# that need one (a country list's address needs the judge's domain).
 _CURRENT: Settings | None = None
 
 
@@ -630,4 +439,8 @@ def use_settings(settings: Settings) -> None:
 
 def current_settings() -> Settings:
     """The running judge's settings; the defaults and environment when none was set."""
-    return _CURRENT if _CURRENT is not None else load_settings(None, os.environ)
+    if _CURRENT is not None:
+        return _CURRENT
+    from mailjudge.settings_files import load_settings  # it builds on this module
+
+    return load_settings(None, os.environ)

@@ -7,7 +7,8 @@ import re
 import textwrap
 from typing import Any
 
-from mailjudge.settings import _SECTIONS, SETTINGS, Settings, value_of
+from mailjudge.settings import Settings
+from mailjudge.settings_files import _SECTIONS, SETTINGS, value_of
 
 
 def _toml_literal(value: Any) -> str:

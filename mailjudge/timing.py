@@ -19,7 +19,14 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from mailjudge.engine.state import ADJUSTMENT, MOVEMENT, RETREAT
 
 DAY_NAMES = ("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
-_LENGTH = re.compile(r"(\d+)\s*([DHM])")
+_LENGTH = re.compile(r"([0-9]+)\s*([DHM])")
+# The longest length a TIMING line or a VOTE EXTEND may give: ten years is no game's pace,
+# and a number of thousands of digits (or past what a timedelta holds) must be refused,
+# not raised.
+LONGEST = timedelta(days=3650)
+# IANA zone names are short (the longest, America/Argentina/ComodRivadavia, has 32
+# letters); a longer name is no zone, and the zone database would try it as a file name.
+LONGEST_ZONE = 64
 _KEYS = ("MOVE", "RETREAT", "ADJUST", "AT", "ZONE", "DAYS", "WARN", "GRACE")
 # Diplonomic rule 15: a turn is a day of negotiation (00:00 to 24:00 UTC), then orders
 # until 12:00 UTC the next day; retreats and adjustments are settled by 24:00 that day.
@@ -38,10 +45,20 @@ def parse_length(text: str) -> timedelta:
         raise TimingError(f"{text!r} is not a length; write it like 3D, 36H, 90M or 1D12H")
     total = timedelta()
     for number, unit in parts:
+        if len(number) > 7:  # ten million minutes is already beyond LONGEST
+            raise _too_long(text)
         total += {"D": timedelta(days=1), "H": timedelta(hours=1), "M": timedelta(minutes=1)}[
             unit
         ] * int(number)
+    if total > LONGEST:
+        raise _too_long(text)
     return total
+
+
+def _too_long(text: str) -> TimingError:
+    shown = text if len(text) <= 24 else text[:21] + "..."
+    return TimingError(f"{shown!r} is longer than {LONGEST.days} days; write a length like 3D, "
+                       "36H or 90M")  # fmt: skip
 
 
 def format_length(length: timedelta) -> str:
@@ -54,13 +71,25 @@ def format_length(length: timedelta) -> str:
     return out or "0M"
 
 
-def zone_of(name: str) -> ZoneInfo:
+def known_zone(name: str) -> ZoneInfo | None:
+    """The time zone of that IANA name, or None when there is none (a name too long for a
+    file name made the zone database raise OSError, not the usual error)."""
+    if not name or len(name) > LONGEST_ZONE:
+        return None
     try:
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        return None
+
+
+def zone_of(name: str) -> ZoneInfo:
+    zone = known_zone(name)
+    if zone is None:
+        shown = name if len(name) <= LONGEST_ZONE else name[:LONGEST_ZONE] + "..."
         raise TimingError(
-            f"{name!r} is not a time zone; use a name like UTC, Europe/London or America/New_York"
-        ) from None
+            f"{shown!r} is not a time zone; use a name like UTC, Europe/London or America/New_York"
+        )
+    return zone
 
 
 def _parse_days(text: str) -> frozenset[int]:

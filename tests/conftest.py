@@ -3,6 +3,7 @@
 `postgres_url`: a PostgreSQL URL whose connections work in a fresh, empty schema that is
 dropped afterwards. The server is MAILJUDGE_TEST_POSTGRES_URL (default below). When it
 cannot be reached the test is skipped, or fails if MAILJUDGE_REQUIRE_POSTGRES=1.
+`harness_any_db`: the end-to-end harness's judge on SQLite and on PostgreSQL.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-import psycopg2
+import psycopg
 import pytest
 
 pytest_plugins = ["mailstack"]  # the loopback Dovecot and SMTP sink fixtures
@@ -29,6 +30,7 @@ DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
 LONGEST_FIRST = (
     "test_quickstart.py", "test_packaging.py", "test_demo.py", "test_outlines.py",
     "test_e2e_maps.py", "test_web_browser.py", "test_deploy_postfix.py",
+    "test_kill_soak.py", "test_failover.py", "test_sqlite_faults.py",
     "test_reliability_load.py", "test_reliability_judges_kill.py", "test_reliability_crash.py",
     "test_reliability_outage.py", "test_e2e_imap.py", "test_serve_lifecycle.py",
 )  # fmt: skip
@@ -46,8 +48,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def postgres_server() -> str:
     url = os.environ.get("MAILJUDGE_TEST_POSTGRES_URL", DEFAULT_POSTGRES_URL)
     try:
-        psycopg2.connect(url, connect_timeout=3).close()
-    except psycopg2.OperationalError as exc:
+        psycopg.connect(url, connect_timeout=3).close()
+    except psycopg.OperationalError as exc:
         reason = f"PostgreSQL at {url} is not reachable ({' '.join(str(exc).split())})"
         if os.environ.get("MAILJUDGE_REQUIRE_POSTGRES") == "1":
             pytest.fail(f"{reason}, and MAILJUDGE_REQUIRE_POSTGRES=1 requires it")
@@ -58,7 +60,7 @@ def postgres_server() -> str:
 @pytest.fixture
 def postgres_url(postgres_server: str) -> Iterator[str]:
     schema = f"test_{uuid.uuid4().hex[:12]}"
-    admin = psycopg2.connect(postgres_server)
+    admin = psycopg.connect(postgres_server)
     admin.autocommit = True
     try:
         with admin.cursor() as cursor:
@@ -124,6 +126,21 @@ def harness(tmp_path: Path, smtp_sink: Any, cheap_scrypt: None) -> Iterator[Any]
     from e2e import running_judge
 
     with running_judge(tmp_path / "judge.db", smtp_sink) as h:
+        yield h
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def harness_any_db(
+    request: pytest.FixtureRequest, tmp_path: Path, smtp_sink: Any, cheap_scrypt: None
+) -> Iterator[Any]:
+    """The harness's judge on SQLite, and on PostgreSQL in a schema of the test's own: the
+    same play by mail on both databases."""
+    from e2e import running_judge
+
+    extra = {}
+    if request.param == "postgresql":
+        extra["database_url"] = request.getfixturevalue("postgres_url")
+    with running_judge(tmp_path / "judge.db", smtp_sink, **extra) as h:
         yield h
 
 

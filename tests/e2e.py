@@ -53,9 +53,10 @@ class Harness(mailroom.Harness):
 
 
 @contextmanager
-def running_judge(database: Path, sink: MailSink) -> Iterator[mailroom.Harness]:
-    """A judge on loopback for one test, stopped afterwards."""
-    with mailroom.running_judge(database, sink, JUDGE) as harness:
+def running_judge(database: Path, sink: MailSink, **extra: str) -> Iterator[mailroom.Harness]:
+    """A judge on loopback for one test, stopped afterwards; ``extra`` settings as
+    mailroom.judge_settings takes them (``database_url`` for PostgreSQL)."""
+    with mailroom.running_judge(database, sink, JUDGE, **extra) as harness:
         HARNESSES.append(harness)
         yield harness
 
@@ -67,13 +68,24 @@ def seated(h: Harness, game: str) -> Table:
 
 
 def join_by_mail(h: mailroom.Harness, address: str, text: str) -> str:
-    """JOIN by mail; a Democratic game asks a new address to CONFIRM a token first (issue
-    38: a forged JOIN puts nobody on a country's list), which it answers. The JOIN's reply."""
+    """JOIN by mail; a new address is asked to CONFIRM a token first (issue 38: a forged JOIN
+    puts nobody on a country's list; issue 52: nor in any game's seat), which the harness
+    answers (mailroom.Harness.command). The JOIN's reply, then the CONFIRM's."""
+    reply = h.command(address, text)
+    if re.search(r"CONFIRM (\w+)", reply):
+        assert "you are a citizen" in reply or "you joined" in reply.split("CONFIRM")[-1]
+    return reply
+
+
+def takeover_by_mail(h: mailroom.Harness, address: str, text: str) -> str:
+    """TAKEOVER by mail; from an address the judge never had an answer from it waits for
+    the CONFIRM of a token mailed there (issue 52: a forged From takes no power), which it
+    answers. The answer that settled it: the CONFIRM's, or the TAKEOVER's own."""
     reply = h.command(address, text)
     token = re.search(r"CONFIRM (\w+)", reply)
-    if token is not None:
-        assert "you are a citizen" in h.command(address, f"CONFIRM {token.group(1)}")
-    return reply
+    if token is None:
+        return reply
+    return h.command(address, f"CONFIRM {token.group(1)}")
 
 
 def set_up_game(h: Harness, game: str) -> None:

@@ -10,6 +10,7 @@ apart from two different answers to one mail (`duplicates`).
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import smtplib
@@ -248,6 +249,67 @@ class Stream:
         _drop(client)
 
 
+class MxStream:
+    """Order mails at ``rate`` a second from a thread, to the first of ``ports`` that takes
+    them, as an MTA goes to the next MX: a port that refuses or drops the connection (its
+    judge killed, or answering 4xx while the database is away) is left for the next one,
+    and the mail tried again until it gets 250. ``accepted`` holds each mail's Message-ID
+    with the moment (time.monotonic) of its 250."""
+
+    def __init__(self, ports: list[int], mails: list[tuple[str, str]], rate: float,
+                 first: int = 0) -> None:  # fmt: skip
+        self.ports = ports
+        self.mails = mails
+        self.rate = rate
+        self.first = first  # the number of the first mail (Message-IDs differ by stream)
+        self.accepted: list[tuple[str, float]] = []
+        self.refused = 0
+        self.refusals: Counter[str] = Counter()  # by SMTP code, or how the connection failed
+        self.stop_event = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    @property
+    def message_ids(self) -> list[str]:
+        return [message_id for message_id, _ in self.accepted]
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self.stop_event.set()
+        self._thread.join(120)
+
+    def _run(self) -> None:
+        ports, client = itertools.cycle(self.ports), None
+        port, started = next(ports), time.monotonic()
+        for n, (sender, body) in enumerate(itertools.cycle(self.mails)):
+            if self.stop_event.is_set():
+                break
+            message_id, raw = order_mail(sender, body, self.first + n)
+            while True:
+                try:
+                    client = client or smtplib.SMTP("127.0.0.1", port, timeout=10)
+                    client.sendmail(sender, [JUDGE], raw)
+                    break
+                except (smtplib.SMTPException, OSError) as err:
+                    self.refused += 1
+                    self.refusals[_refusal(err)] += 1
+                    client, port = _drop(client), next(ports)  # the next MX
+                    time.sleep(0.05)
+            self.accepted.append((message_id, time.monotonic()))
+            time.sleep(max(0.0, started + (n + 1) / self.rate - time.monotonic()))
+        _drop(client)
+
+
+def _refusal(err: Exception) -> str:
+    """An SMTP refusal's code ("451"), or how the connection failed."""
+    if isinstance(err, smtplib.SMTPRecipientsRefused):
+        return ",".join(sorted({str(code) for code, _ in err.recipients.values()}))
+    if isinstance(err, smtplib.SMTPResponseException):
+        return str(err.smtp_code)
+    return "no connection" if isinstance(err, OSError | smtplib.SMTPServerDisconnected) else "other"
+
+
 def _drop(client: smtplib.SMTP | None) -> None:
     if client is not None:
         with suppress(OSError):
@@ -342,6 +404,61 @@ def sink_on(port: int | None = None) -> Iterator[SmtpSink]:
         yield sink
     finally:
         sink.stop()
+
+
+# -- answers and when they came ------------------------------------------------------------
+
+
+class TimedSink(SmtpSink):
+    """The relay: keeps each mail with the moment (time.monotonic) it arrived."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.arrived: list[float] = []
+
+    def keep(self, mail: Received) -> int:
+        with self.changed:
+            self.arrived.append(time.monotonic())
+            return super().keep(mail)
+
+
+@contextmanager
+def timed_sink() -> Iterator[TimedSink]:
+    sink = TimedSink()
+    sink.start()
+    try:
+        yield sink
+    finally:
+        sink.stop()
+
+
+def answer_times(sink: TimedSink) -> list[tuple[float, str]]:
+    """(arrival, In-Reply-To) of every answer at the sink, in order of arrival."""
+    with sink.changed:
+        pairs = list(zip(sink.arrived, sink.mails, strict=True))
+    found = []
+    for at, mail in pairs:
+        about = _header(mail.raw, b"In-Reply-To")
+        if about:
+            found.append((at, about))
+    return found
+
+
+def next_answer(sink: TimedSink, accepted: dict[str, float], after: float) -> float | None:
+    """Seconds from ``after`` to the first answer to a mail accepted after it; None if no
+    such answer has come yet."""
+    for at, about in answer_times(sink):
+        if at > after and accepted.get(about, 0.0) > after:
+            return at - after
+    return None
+
+
+def answer_waits(sink: TimedSink, accepted: dict[str, float]) -> list[float]:
+    """For each mail answered, the seconds from its 250 to its first answer."""
+    first: dict[str, float] = {}
+    for at, about in answer_times(sink):
+        first.setdefault(about, at)
+    return [first[m] - at for m, at in accepted.items() if m in first]
 
 
 # -- the scenarios (short in tests/, long in tests/soak/) ------------------------------------

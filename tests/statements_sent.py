@@ -1,5 +1,4 @@
-"""The statements a test's code hands the database, as it hands them: on PostgreSQL a
-statement held back to go with the next one (db.FewerRoundTrips) is not among them."""
+"""The statements a test's code hands the database, as it hands them."""
 
 from __future__ import annotations
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 import mailjudge.commands  # noqa: F401  (registers the commands)
-from mailjudge.commands.arguments import SpecError, fits, parse, secret_positions
+from mailjudge.commands.arguments import SpecError, fits, parse, secret_place
 from mailjudge.commands.registry import unique_commands
+from mailjudge.secret_words import SecretPlace
 
 
 @pytest.mark.parametrize(
@@ -28,8 +29,11 @@ def test_values_keywords_and_repeats() -> None:
         "power order...", ["X"]
     )
     assert fits("", []) and not fits("", ["x"])
-    assert secret_positions("game password [AS name]") == (1,)
-    assert secret_positions("newpassword") == (0,)
+    assert secret_place("game password [AS name]") == SecretPlace((1,), to_end=False)
+    assert secret_place("newpassword") == SecretPlace((0,), to_end=True)
+    assert secret_place("power order...") is None
+    with pytest.raises(SpecError):  # its place would change with the words before it
+        secret_place("game [power] password")
     with pytest.raises(SpecError):
         parse("game [power")
 
@@ -40,4 +44,3 @@ def test_every_declared_spec_reads_and_makes_the_usage_line() -> None:
     for command in declared:
         parse(command.arguments)
         assert command.usage == f"{command.name} {command.arguments}".strip()
-        assert all(p < len(command.arguments.split()) for p in command.secret_words)

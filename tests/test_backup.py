@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-import psycopg2
+import psycopg
 import pytest
 
 from mailjudge import db, migrations
@@ -22,7 +22,7 @@ from mailjudge.cli import main
 from mailjudge.demo.sink import free_port, wait_for_port
 from mailjudge.models import Game
 from mailjudge.outbound.sent_record import record_path
-from mailjudge.running import no_judge_running, serving
+from mailjudge.running import JudgeRunning, no_judge_running, serving
 from mailjudge.service import games, seats
 
 MAILJUDGE = str(Path(sys.executable).parent / "mailjudge")
@@ -131,7 +131,7 @@ def scratch_databases(postgres_server: str) -> Iterator[tuple[str, str]]:
     """Two new, empty PostgreSQL databases (the live one and where it is restored),
     dropped afterwards."""
     names = [f"mailjudge_backup_{uuid.uuid4().hex[:10]}" for _ in range(2)]
-    admin = psycopg2.connect(postgres_server)
+    admin = psycopg.connect(postgres_server)
     admin.autocommit = True
     parts = urlsplit(postgres_server)
     try:
@@ -211,9 +211,22 @@ def test_restore_refuses_while_a_judge_serves_the_database(
             client.sendmail("p@players.test", ["judge@example.test"], b"Subject: x\r\n\r\nHELP")
         assert main(["restore", "--force", str(tmp_path / "b.db")]) == 1
         assert "a judge is running on" in capsys.readouterr().err
-        # A second judge on the same database is not refused (they share the mark).
-        with serving(url):
+        # Issue 51.6: a second judge on the same SQLite file is refused, with the reason
+        # (it started without a word); the commands that only read work beside the first.
+        second = dict(env, MAILJUDGE_SMTP_PORT=str(free_port()))
+        refused = subprocess.run([MAILJUDGE, "serve"], env=second, capture_output=True,
+                                 text=True, timeout=120)  # fmt: skip
+        assert refused.returncode == 1 and "Traceback" not in refused.stderr
+        assert refused.stderr.strip() == (
+            f"mailjudge serve: another judge is serving {tmp_path}/judge.db (process "
+            f"{judge.pid}): one judge at a time on a SQLite database (each keeps files of "
+            "its own beside it); stop that one first, or move to PostgreSQL to run several"
+        )
+        with pytest.raises(JudgeRunning, match="another judge is serving"), serving(url):
             pass
+        status = subprocess.run([MAILJUDGE, "status"], env=env, capture_output=True,
+                                text=True, timeout=120)  # fmt: skip
+        assert "Games:" in status.stdout and "Traceback" not in status.stderr
     finally:
         judge.send_signal(signal.SIGTERM)
         assert judge.wait(timeout=60) == 0

@@ -16,7 +16,8 @@ from icalendar import Calendar, Event, vCalAddress
 from test_calendar import FRANCE, STAMP, event
 
 from mailjudge.demo.mailroom import wire
-from mailjudge.inbound.parse import parse_mail, silence_reason
+from mailjudge.inbound.parse import parse_mail
+from mailjudge.inbound.silence import silence_reason
 from mailjudge.models import InboundMessage
 from mailjudge.outbound.invitation import add_invitation, calendar_part
 from mailjudge.render.calendar import Method, invitation

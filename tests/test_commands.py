@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from joining import execute_confirming
 
 import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge.commands.base import Context
@@ -21,7 +22,7 @@ POWERS = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"
 
 
 def send(text: str, sender: str = "gm@example.org", game: str | None = None) -> Context:
-    return execute(text, sender, JUDGE, NOW, default_game=game)
+    return execute_confirming(text, sender, JUDGE, NOW, default_game=game)
 
 
 def setup_game(rules: str = "POWER_CHOICE") -> None:
@@ -153,7 +154,8 @@ def test_grey_press_hides_the_sender() -> None:
 
 
 def test_passwords_are_never_echoed() -> None:
-    ctx = send("CREATE beta hunter2\nJOIN beta swordfish\nSET PASSWORD letmein2\n", "x@example.org")
+    text = "CREATE beta hunter2\nJOIN beta swordfish\nSET PASSWORD letmein2\n"
+    ctx = execute(text, "x@example.org", JUDGE, NOW)  # the JOIN's own answer, not its CONFIRM
     text = everything_sent(ctx)
     for secret in ("hunter2", "swordfish", "letmein2"):
         assert secret not in text

@@ -40,10 +40,30 @@ def test_parentheses_and_canonical_text_round_trip() -> None:
         "NOT (A PAR OR F BRE)",
         "(A PAR OR F BRE) AND NOT A MAR",
         "RUSSIA A MOS AND FRANCE OWNS BEL",
-        "NOT NOT A PAR",
     ):
         cond = parse_condition(text, GMAP)
         assert str(cond) == text
+    # A double NOT (an ELSE inside an IF NOT ...) is written as what it means.
+    assert str(parse_condition("NOT NOT A PAR", GMAP)) == "A PAR"
+
+
+def test_njudges_own_forms_of_a_condition() -> None:
+    """As njudge's syntax file writes them: a trailing THEN, the type left out (any unit),
+    power, type and province in any order, a power cut to two letters, a province in
+    words, and the end of the line closing a parenthesis."""
+    forms = {
+        "A Par THEN": "A PAR",
+        "NOT Fr Bur": "NOT FRANCE BUR",
+        "Army French Burgundy": "FRANCE A BUR",
+        "NOT French Army Ruhr AND (Russian Prussia OR Russian Silesia)":
+            "NOT FRANCE A RUH AND (RUSSIA PRU OR RUSSIA SIL)",
+        "F North Sea": "F NTH",
+        "(A Bur OR A Pic": "A BUR OR A PIC",
+        "Ger Mun": "GERMANY MUN",
+    }  # fmt: skip
+    for text, canonical in forms.items():
+        cond = parse_condition(text, GMAP)
+        assert str(cond) == canonical and parse_condition(canonical, GMAP) == cond
         assert parse_condition(str(cond), GMAP) == cond
 
 
@@ -83,9 +103,9 @@ def test_all_of_flattens() -> None:
         ("", "there is no condition"),
         ("A XYZ", "'XYZ' is not a province"),
         ("A PAR AND", "ends too soon"),
-        ("(A PAR OR F BRE", "parenthesis is not closed"),
+        ("(A PAR OR (F BRE) X", "parenthesis is not closed"),
         ("A PAR F BRE", "'F' is not AND, OR"),
-        ("PAR", "'PAR' is not a unit"),
+        ("LIKES", "'LIKES' is not a unit"),
         ("FRANCE LIKES BEL", "'LIKES' is not a unit"),
     ],
 )

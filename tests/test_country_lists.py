@@ -23,7 +23,8 @@ from mailjudge.render.outgoing import Outgoing
 from mailjudge.service import deadlines, processing
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.seats import join
-from mailjudge.settings import SecuritySettings, Settings, load_settings
+from mailjudge.settings import SecuritySettings, Settings
+from mailjudge.settings_files import load_settings
 from mailjudge.variants import democratic as dem
 from mailjudge.variants.democratic import country_lists as lists
 from mailjudge.variants.democratic import digests

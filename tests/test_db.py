@@ -8,12 +8,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-import psycopg2
+import psycopg
 import pytest
 from peewee import Database, DataError, IntegrityError
+from psycopg.conninfo import conninfo_to_dict
 
 from mailjudge import db, migrations
-from mailjudge.compiled_queries import select_compiled
 from mailjudge.migrations import ALL_TABLES
 from mailjudge.models import (
     Ballot,
@@ -111,17 +111,26 @@ def test_bad_url_says_how_to_write_one(url: str, fault: str) -> None:
 
 
 def test_postgres_url_parts_reach_the_driver() -> None:
-    database = db.open_database(
-        "postgresql://judge:s%40cret@db.example.org:6543/mail%20judge?sslmode=require"
-    )
-    assert database.database == "mail judge"
-    assert database.connect_params == {
-        "user": "judge",
-        "password": "s@cret",
-        "host": "db.example.org",
-        "port": 6543,
-        "sslmode": "require",
-    }
+    """The URL goes to libpq as it is (its own forms: several hosts, sslmode); the
+    connection's defaults fill in only what it does not say."""
+    url = "postgresql://judge:s%40cret@db.example.org:6543/mail%20judge?sslmode=require&connect_timeout=9"
+    database = db.open_database(url)
+    assert conninfo_to_dict(database.database) == {
+        "user": "judge", "password": "s@cret", "host": "db.example.org", "port": "6543",
+        "dbname": "mail judge", "sslmode": "require", "connect_timeout": "9",
+    }  # fmt: skip
+    assert "connect_timeout" not in database.connect_params
+    assert database.connect_params["keepalives_idle"] == db.CONNECTION_DEFAULTS["keepalives_idle"]
+    # postgres:// is libpq's other spelling: the same connection
+    assert db.open_database(url.replace("postgresql:", "postgres:")).database == url
+
+
+def test_a_url_with_several_hosts_is_libpqs_own() -> None:
+    """libpq's failover form: both hosts and target_session_attrs reach the driver."""
+    url = "postgresql://h1:5432,h2:5433/judge?target_session_attrs=read-write"
+    parsed = conninfo_to_dict(db.open_database(url).database)
+    assert parsed["host"] == "h1,h2" and parsed["port"] == "5432,5433"
+    assert parsed["target_session_attrs"] == "read-write"
 
 
 def test_postgres_tables_live_in_the_fixture_schema(postgres_url: str) -> None:
@@ -447,7 +456,7 @@ def test_postgres_workers_skip_rows_another_worker_holds(postgres_url: str) -> N
         migrations.upgrade()
         first = InboundMessage.create(message_id="<1@x>", body_hash="1", raw=b"1")
         second = InboundMessage.create(message_id="<2@x>", body_hash="2", raw=b"2")
-        other = psycopg2.connect(postgres_url)
+        other = psycopg.connect(postgres_url)
         try:
             with other.cursor() as cursor:
                 cursor.execute(
@@ -463,35 +472,13 @@ def test_postgres_workers_skip_rows_another_worker_holds(postgres_url: str) -> N
         db.close()
 
 
-def _game_by_id(game_id: int) -> Game:
-    """A game by a query built once, as the spool and the outbox run theirs."""
-    (game,) = select_compiled(
-        Game, "test-game-by-id", lambda: Game.select().where(Game.id == game_id), [game_id]
-    )
-    return game
-
-
-def test_a_built_once_query_reads_rows_as_peewee_does(database: Database) -> None:
-    """The rows the spool and the outbox read by a query built once hold the same values,
-    of the same types, as peewee's own rows: times, rules, booleans and keys."""
-    game = make_game()
-    game.deadline, game.phase, game.state = DEADLINE, "S1901M", "active"
-    game.rules = str(apply_change(RuleSet(), "+NO_PRESS"))
-    game.save()
-    read, plain = _game_by_id(game.id), Game.get_by_id(game.id)
-    assert read.__data__ == plain.__data__
-    assert {k: type(v) for k, v in read.__data__.items()} == {
-        k: type(v) for k, v in plain.__data__.items()
-    }
-    assert read.master.email == "master@example.org"
-
-
-def test_built_once_queries_are_prepared_once_per_postgresql_connection(postgres_url: str) -> None:
-    """A mail's statements are planned once per connection: prepared at first use, kept
-    when the transaction that prepared them rolls back, prepared again on a new
-    connection."""
-    game_by_id = _game_by_id
-
+def test_a_mail_s_statements_are_prepared_by_the_driver_once_per_connection(
+    postgres_url: str,
+) -> None:
+    """psycopg prepares on the server a statement its connection has run more than
+    db.PREPARE_AFTER times (what compiled_queries did by hand), planned at each run, gone
+    with the connection. (A ROLLBACK, of a transaction or to a savepoint, makes psycopg
+    forget them all: they are prepared again as they come.)"""
     db.connect(postgres_url)
     try:
         migrations.upgrade()
@@ -500,21 +487,23 @@ def test_built_once_queries_are_prepared_once_per_postgresql_connection(postgres
 
         def prepared() -> list[str]:
             cursor = db.database_proxy.execute_sql(
-                "SELECT name FROM pg_prepared_statements WHERE name = %s",
-                ["mailjudge_test_game_by_id"],
+                "SELECT name FROM pg_prepared_statements WHERE statement LIKE %s",
+                ['%FROM "game" AS "t1" WHERE ("t1"."id" = $1)%'],
             )
             return [row[0] for row in cursor.fetchall()]
 
-        with pytest.raises(RuntimeError), db.database_proxy.atomic():
-            assert game_by_id(game.id).name == "prep"
-            raise RuntimeError("rolled back")
-        assert prepared() == ["mailjudge_test_game_by_id"]
-        assert game_by_id(game.id).name == "prep"
-        assert prepared() == ["mailjudge_test_game_by_id"]
+        with db.database_proxy.atomic():
+            for _ in range(db.PREPARE_AFTER):
+                assert Game.get_by_id(game.id).name == "prep"
+            assert prepared() == []
+            assert Game.get_by_id(game.id).name == "prep"
+        [name] = prepared()
+        assert Game.get_by_id(game.id).name == "prep"
+        assert prepared() == [name]
+        setting = db.database_proxy.execute_sql("SHOW plan_cache_mode").fetchone()[0]
+        assert setting == "force_custom_plan"
         db.close()
         db.connect(postgres_url)
         assert prepared() == []
-        assert game_by_id(game.id).name == "prep"
-        assert prepared() == ["mailjudge_test_game_by_id"]
     finally:
         db.close()

@@ -224,9 +224,13 @@ def test_a_game_whose_clock_handling_raises_is_held_and_the_others_go_on(
     monkeypatch.setattr(processing, "process", real_process)
     env = {**os.environ, "MAILJUDGE_DATABASE_URL": any_db}
     mailjudge = str(Path(sys.executable).parent / "mailjudge")
-    status = subprocess.run([mailjudge, "status"], env=env, capture_output=True, text=True,
-                            timeout=60, check=True).stdout  # fmt: skip
+    shown = subprocess.run([mailjudge, "status"], env=env, capture_output=True, text=True,
+                           timeout=60, check=False)  # fmt: skip
+    status = shown.stdout
     assert "held by the clock: bad (" in status and "mailjudge requeue bad" in status
+    # A game held is a problem (issue 51.8): said first, and status exits 1.
+    assert shown.returncode == 1
+    assert status.splitlines()[1] == "    game bad is held by the clock after a failure"
     done = subprocess.run([mailjudge, "requeue", "bad"], env=env, capture_output=True,
                           text=True, timeout=60, check=False)  # fmt: skip
     assert done.returncode == 0, done.stderr

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mailjudge.paths import ROOT_DIR
-from mailjudge.settings import load_settings
+from mailjudge.settings_files import load_settings
 
 DEPLOY = ROOT_DIR / "deploy"
 

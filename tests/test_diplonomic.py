@@ -13,6 +13,7 @@ from mailjudge.commands.run import execute, reply_text
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.passive import Passive, Removal
 from mailjudge.engine.phases import EngineOptions, process_phase
+from mailjudge.game.calendar import invited_seats
 from mailjudge.game.state import get_game
 from mailjudge.models import Game, Proposal, Seat
 from mailjudge.render.outgoing import Outgoing
@@ -338,6 +339,24 @@ def test_three_years_without_a_change_of_owner_tell_the_master_who_may_declare_a
     assert game.state == "finished"
     assert game.outcome == f"DRAW {' '.join(POWERS)} with teammates bob"
     assert len([m for m in ended if "the game is over" in m.subject]) == 9
+
+
+def test_the_declared_draw_withdraws_the_deadline_from_every_invited_calendar() -> None:
+    """Rule 9's draw ends the game two days after it is declared, on the clock: its notice
+    is the one every ending sends (service/results.game_over_mails), with the current
+    phase's event cancelled in each invited seat's calendar: 8 of 8 (it was 0)."""
+    game = diplonomic()
+    for _ in range(6):  # 1901 to 1903 without a change of owner
+        next_turn(game)
+    assert "the draw is declared" in reply(as_master("DECLARE DRAW"))
+    ended = deadlines.tick(NOW + timedelta(days=2, minutes=1))
+    assert get_game("dn").state == "finished"
+    over = [m for m in ended if "the game is over" in m.subject]
+    invited = {s.person.email for s in invited_seats(game)}
+    assert len(invited) == 8  # the seven players and the master
+    cancelled = {m.to[0] for m in over if m.calendar and b"METHOD:CANCEL" in m.calendar}
+    assert cancelled == invited
+    assert len(over) == 8
 
 
 def test_players_do_not_vote_draws() -> None:

@@ -7,6 +7,7 @@ import random
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from joining import execute_confirming
 
 import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge.commands.run import execute
@@ -141,7 +142,7 @@ def test_seven_players_sit_in_the_ring_at_random() -> None:
 
 
 def send(text: str, sender: str) -> list[str]:
-    ctx = execute(text, sender, JUDGE, NOW)
+    ctx = execute_confirming(text, sender, JUDGE, NOW)
     return [line for a in ctx.answers for line in a.lines]
 
 
@@ -321,3 +322,32 @@ def test_a_vacant_seat_does_not_veto_its_partners_orders() -> None:
     submit_orders(game, other, power, [move])
     done = processing.process(game, force=True, now=NOW)
     assert done is not None and any(r["order"] == move for r in done.results)
+
+
+def test_a_rollback_undoes_the_overrides_of_later_phases_and_rollforward_redoes_them() -> None:
+    """Seed 004, Lytton's rule 4: "Once every 2 years, every player may OVERRIDE one order
+    by their joint leader and have their own order followed." An OVERRIDE used in a phase
+    a ROLLBACK undid is the player's again; ROLLFORWARD, replaying that phase, uses it up
+    once more (SPEC 6: ROLLBACK and ROLLFORWARD are exact)."""
+    seats = double_game(rules="+DOUBLE_LYTTON")
+    a, b = seats["england-turkey"], seats["austria-england"]
+    double.override(get_game("twin"), a, "ENGLAND", "F LON - NTH")
+    processing.process(get_game("twin"), force=True, now=NOW)
+    double.override(get_game("twin"), b, "ENGLAND", "F EDI - NWG")  # F1901M
+    processing.process(get_game("twin"), force=True, now=NOW)
+    game = get_game("twin")
+    with pytest.raises(NotAllowed, match="used your OVERRIDE for 1901-1902 in F1901M"):
+        double.override(game, b, "ENGLAND", "F EDI H")
+    processing.rollback(game, "S1901M")
+    game = get_game("twin")
+    # England-turkey's, sent before S1901M was played, is on file again; b's is b's again.
+    again = double.override(game, a, "ENGLAND", "F LON - NTH")
+    assert "it replaces your earlier OVERRIDE F LON - NTH" in again
+    processing.rollforward(game)
+    game = get_game("twin")
+    assert game.phase == "S1902M"
+    with pytest.raises(NotAllowed, match="used your OVERRIDE for 1901-1902 in F1901M"):
+        double.override(game, b, "ENGLAND", "F EDI H")
+    processing.rollback(game, "S1901M")
+    processing.process(get_game("twin"), force=True, now=NOW)
+    assert "F1901M" in double.override(get_game("twin"), b, "ENGLAND", "F EDI - NWG")

@@ -115,9 +115,9 @@ def test_a_thanks_mail_leaves_the_orders_on_file(harness: Harness) -> None:
 def test_held_back_answers_give_one_notice(
     tmp_path: Path, smtp_sink: Any, cheap_scrypt: None
 ) -> None:
-    with running_judge(tmp_path / "judge.db", smtp_sink, JUDGE, outbound_reply_limit="3") as h:
+    with running_judge(tmp_path / "judge.db", smtp_sink, JUDGE, outbound_reply_limit="4") as h:
         HARNESSES.append(h)
-        set_up_game(h, "busy")  # France's JOIN reply is the first of its three
+        set_up_game(h, "busy")  # France's JOIN and CONFIRM replies: the first two of four
         table = seated(h, "busy")
         sent = [h.send(player("FRANCE"), f"{table.signon('FRANCE')}\nA PAR - {to}")
                 for to in ("PIC", "GAS", "BUR", "PIC", "BUR")]  # fmt: skip

@@ -32,11 +32,13 @@ def test_a_refused_order_keeps_the_order_on_file(harness: Harness) -> None:
     assert "not accepted: A Par-Mun" in answer
     assert "A PAR - BUR kept: the order on file stands" in answer
     assert france("keep") == sorted(BASE)
-    # In an ORDERS block too: the refused line's unit keeps its order, the others change.
+    # In an ORDERS block too: the refused line's unit keeps its order, the named one
+    # changes, and the unit the block does not name keeps its order (issue 53 point 2).
     answer = h.command(player("FRANCE"),
                        f"{table.signon('FRANCE')}\nORDERS\nA PAR - MUN\nA MAR - SPA\nEND\n")  # fmt: skip
     assert "A PAR - BUR kept" in answer
-    assert france("keep") == ["A MAR - SPA", "A PAR - BUR"]
+    assert "kept on file, as the block does not name their units: F BRE - MAO" in flat(answer)
+    assert france("keep") == ["A MAR - SPA", "A PAR - BUR", "F BRE - MAO"]
 
 
 def test_a_stray_line_after_join_is_answered_and_the_player_joined(harness: Harness) -> None:

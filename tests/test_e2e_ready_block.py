@@ -80,7 +80,7 @@ def test_the_started_mail_carries_a_block_that_round_trips(harness: Harness) -> 
     started = last_mail_to(h, player("FRANCE"), "the game has started")
     block = ready_block_lines(text_of(started))
     assert block[0] == f"SIGNON france@blk {PASSWORD_PLACEHOLDER}"
-    assert "ORDERS FRANCE" in block and "A PAR H" in block
+    assert "ORDERS FRANCE S1901M" in block and "A PAR H" in block
     assert "// (no order on file: the judge's default)" in block
     assert any(
         line.startswith("// A PAR: H, - BRE, - BUR, - GAS, - PIC, S F BRE,") for line in block
@@ -123,7 +123,7 @@ def test_results_and_reminders_carry_the_block_to_players_only(harness: Harness)
     seated(h, "blk2").play_phase({})
     results = last_mail_to(h, player("ENGLAND"), "results S1901M")
     block = ready_block_lines(text_of(results))
-    assert "ORDERS ENGLAND" in block and "F LON H" in block
+    assert "ORDERS ENGLAND F1901M" in block and "F LON H" in block
     assert "ORDERS " not in text_of(last_mail_to(h, "master@example.test", "results S1901M"))
 
 

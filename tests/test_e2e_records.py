@@ -15,7 +15,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from e2e import JUDGE, MASTER, Harness, player, seated, text_of
+from e2e import JUDGE, MASTER, Harness, player, seated, takeover_by_mail, text_of
 from test_e2e_security_outsider import prove
 
 from mailjudge.demo import mailroom
@@ -136,7 +136,9 @@ def test_a_fair_record_by_mail_and_on_the_web(served: Harness) -> None:
 
     # Italy leaves; a newcomer takes its power over, to its credit.
     table.say(table.players["ITALY"], f"{table.signon('ITALY')}\nRESIGN", "ITALY is vacant")
-    assert "you now play ITALY" in h.command("saviour@players.test", "TAKEOVER italy@fair pw-s")
+    assert "you now play ITALY" in takeover_by_mail(
+        h, "saviour@players.test", "TAKEOVER italy@fair pw-s"
+    )
     saviour = h.command("saviour@players.test", "RECORD")
     assert figures(saviour)["powers taken over"] == 1 and figures(saviour)["phases owed"] == 0
     assert "share on time: 100% of 0 phases and 1 takeover(s) (new: under 10)" in saviour

@@ -29,6 +29,7 @@ from e2e import (
     text_of,
     wire,
 )
+from replyforms import reply_mail
 
 from mailjudge import settings
 from mailjudge.demo.mailroom import running_judge
@@ -118,3 +119,24 @@ def test_an_outlook_thanks_with_the_tokened_copy_below_changes_nothing(
     )
     _reply(h, results, outlook, dkim)
     assert "F LON - NTH" in _orders() and "F LON H" not in _orders()
+
+
+def test_a_tokened_block_edited_in_the_copy_files_its_orders(tokened: Harness) -> None:
+    """Issue 53 point 1: the token is the judge's word, so the block in the copy counts
+    only once its orders were changed there: then, in Outlook's unquoted copy, Samsung's
+    or a quote, the token signs on as in a block written above the copy."""
+    h = tokened
+    set_up_game(h, "rt")
+    seated(h, "rt").play_phase({})
+    results = last_mail_to(h, player("ENGLAND"), "results S1901M")
+    dkim = f"{MTA}; dkim=pass (2048-bit key) header.d=players.test header.s=mail"
+    for form, new in (("outlook-desktop", "F LON - NTH"), ("samsung", "F LON - ENG"),
+                      ("mutt", "F LON - YOR")):  # fmt: skip
+        copy = text_of(results).replace("\nF LON H\n", f"\n{new}\n", 1)
+        mail = reply_mail(form, "My orders.", copy, str(results["Subject"]), player("ENGLAND"),
+                          make_msgid(domain="players.test"), str(results["Message-ID"]))  # fmt: skip
+        mail["Authentication-Results"] = dkim
+        h.deliver(player("ENGLAND"), wire(mail))
+        answer = text_of(h.reply(str(mail["Message-ID"])))
+        assert "ERROR" not in answer and "by the token" in answer, (form, answer)
+        assert new in _orders(), (form, answer)

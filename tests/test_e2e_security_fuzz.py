@@ -77,8 +77,13 @@ def test_forged_and_malformed_mail_changes_nothing(guarded: Harness) -> None:
     h.judge.work_once()
     assert snapshot() == before
     received = Counter(r for m in h.sink.mails[sent_before:] for r in m.rcpt_tos)
+    # Beyond the answers, one notice an hour says they are held (and one that the same
+    # text came too often): issue 53 point 5.
+    held = Counter(r for m in h.sink.mails[sent_before:] for r in m.rcpt_tos
+                   if m.message["Subject"] == "answers held")  # fmt: skip
     for outsider in OUTSIDERS:
-        assert received[outsider] <= CAPS.unproven_per_hour, (outsider, received[outsider])
+        answers = received[outsider] - held[outsider]
+        assert answers <= CAPS.unproven_per_hour and held[outsider] <= 2, (outsider, answers)
     for power in POWERS:
         wrong = [m for m in h.sink.mails[sent_before:] if player(power) in m.rcpt_tos
                  and "wrong password" in str(m.message["Subject"])]  # fmt: skip

@@ -4,7 +4,7 @@ notes (seeds 001, 002, 003), Lytton's outcome lines (seed 004)."""
 from __future__ import annotations
 
 from boards import position
-from e2e import MASTER, POWERS, Harness, player, secret, text_of
+from e2e import MASTER, POWERS, Harness, player, secret, takeover_by_mail, text_of
 
 from mailjudge.demo.sink import Received
 from mailjudge.game.state import get_game
@@ -190,7 +190,9 @@ def test_the_assignments_of_great_powers_are_published(harness: Harness) -> None
     alices = next(p for p in powers if f"{p:<10} played by alice" in listed)
     signon = "SIGNON alice@nomic25 pw-alice\nRESIGN"
     assert f"{alices} is vacant" in h.command("alice@people.test", signon)
-    taken = h.command("newbie@people.test", f"TAKEOVER {alices.lower()}@nomic25 pw-newbie")
+    taken = takeover_by_mail(
+        h, "newbie@people.test", f"TAKEOVER {alices.lower()}@nomic25 pw-newbie"
+    )
     assert "you now play" in taken, taken
     new = f"{alices} has a new contestant"
     h.wait_until(lambda: len(mails(h, new)) == 8)  # the master, the six and the newcomer

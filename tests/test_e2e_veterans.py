@@ -168,7 +168,7 @@ def test_clear_says_what_it_withdrew_and_what_stays(harness: Harness) -> None:
 def test_the_masters_resign_power_points_to_eject(harness: Harness) -> None:
     seated(harness, "resign").sign_on()
     reply = master(harness, "resign", "RESIGN TURKEY")
-    assert "EJECT power" in reply and "write RESIGN" not in reply
+    assert "EJECT TURKEY" in reply and "write RESIGN" not in reply
     game = get_game("resign")
     assert Seat.get((Seat.game == game) & (Seat.role == "master")).status != "resigned"
     assert Seat.get((Seat.game == game) & (Seat.name == "turkey")).person is not None

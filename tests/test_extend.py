@@ -8,10 +8,11 @@ from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 
 import pytest
+from joining import execute_confirming
 
 import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge.commands.base import Context
-from mailjudge.commands.run import execute, reply_text
+from mailjudge.commands.run import reply_text
 from mailjudge.game import options
 from mailjudge.game.state import get_game
 from mailjudge.models import Ballot, DeadlineExtension, Seat
@@ -25,7 +26,7 @@ H = timedelta(hours=1)
 
 
 def send(text: str, sender: str = "gm@example.org", now: datetime = NOW) -> Context:
-    return execute(text, sender, JUDGE, now)
+    return execute_confirming(text, sender, JUDGE, now)
 
 
 def vote(power: str, words: str = "VOTE EXTEND", now: datetime = NOW) -> Context:
@@ -189,3 +190,14 @@ def test_in_double_a_power_two_players_share_counts_once(sqlite_db: object) -> N
     extend.vote(game, partner, 4 * H, NOW)  # a shared power: once, at the shorter length
     asked = extend.asked_lengths(game)
     assert len(asked) == 3 and asked[first.powers[0]] == 4 * H
+
+
+@pytest.mark.usefixtures("alpha")
+def test_a_bare_number_is_hours_as_the_command_was_asked_for() -> None:
+    """Issue 53: VOTE EXTEND [hours]; 24 was refused as "longer than nothing"."""
+    for words, hours in (("VOTE EXTEND 24", 24), ("VOTE EXTEND 36 hours", 36),
+                         ("VOTE EXTEND 2 days", 48), ("VOTE EXTEND 12h", 12)):  # fmt: skip
+        answer = reply_text(vote("FRANCE", words))
+        assert "is recorded" in answer, answer
+        assert extend.asked_lengths(get_game("alpha"))["FRANCE"] == hours * H
+    assert "not a length" in reply_text(vote("FRANCE", "VOTE EXTEND soon"))

@@ -18,8 +18,8 @@ from mailjudge.inbound.parse import (
     TooManyLines,
     parse_mail,
     return_path_header,
-    silence_reason,
 )
+from mailjudge.inbound.silence import silence_reason
 from mailjudge.inbound.spool import identity
 
 JUDGE = "judge@example.org"

@@ -18,7 +18,8 @@ from mailjudge.inbound import group_store, spool
 from mailjudge.inbound.landing import Landing, landing_path
 from mailjudge.inbound.smtp import Listener, judge_recipients
 from mailjudge.models import InboundMessage
-from mailjudge.settings import Settings, SmtpSettings, load_settings
+from mailjudge.settings import Settings, SmtpSettings
+from mailjudge.settings_files import load_settings
 
 JUDGE = "judge@example.org"
 
@@ -141,12 +142,15 @@ def test_mail_over_the_hard_limit_is_refused(sqlite_db: str) -> None:
         with smtp(running) as client, pytest.raises(smtplib.SMTPSenderRefused) as early:
             client.sendmail("player@example.com", [JUDGE], big)
         assert early.value.smtp_code == 552
+        # ... in words that name the limit and the way out (a bounce quotes them).
+        assert b"at most 2000 bytes; send the commands without" in early.value.smtp_error
         # Not announced: refused after DATA.
         with smtp(running) as client:
             client.ehlo()
             client.mail("player@example.com")
             client.rcpt(JUDGE)
-            assert client.data(big)[0] == 552
+            code, words = client.data(big)
+            assert code == 552 and b"at most 2000 bytes" in words
     assert InboundMessage.select().count() == 0
 
 

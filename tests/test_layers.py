@@ -34,28 +34,17 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "commands": ("app", "web"),
     # The web pages read; they never take mail in or send it, nor run commands.
     "web": ("app", "commands", "inbound", "outbound", "permissions"),
+    # The hand-written SQL: named reads and writes on top of the connection, asking no layer.
+    "store": ("app", "commands", "inbound", "outbound", "permissions", "render", "service",
+              "game", "variants", "engine", "voting", "web", "benchmarks", "demo"),
 }  # fmt: skip
 
 # The modules at the top of the package belong to no layer: every layer may use them.
-SHARED_TOP = {"addresses", "backup", "db", "db_writes", "docs", "kept_reads", "logs", "masking", "migrations", "models", "model_fields",
-              "passwords", "paths", "preflight", "remembered", "rules", "running", "settings", "settings_docs", "status",
+SHARED_TOP = {"addresses", "backup", "db", "docs", "health", "logs", "masking", "migrations", "models", "model_fields", "outages", "settings_files",
+              "passwords", "paths", "preflight", "remembered", "restored_mail", "rules", "running", "secret_words", "settings", "settings_docs", "status",
               "timing", "cli"}  # fmt: skip
 TOOLS = {"benchmarks", "demo"}  # run the judge from outside, as an operator would
 TOP = {"app"}  # the judge process: it may import everything
-# Top-level modules only a few modules may import: the queries built once are the spool's
-# and the outbox's (docs/performance.md says what they buy); the rest of the judge uses
-# plain peewee.
-# The queries built once pay where every mail passes: the spool, the outbox, and an order
-# mail's own statements (its seat, game and person, the sender's counters, its bounces, the
-# orders on file, a Democratic citizen's ballot); docs/performance.md gives what each buys,
-# measured.
-ONLY_FOR = {
-    "compiled_queries": (
-        "mailjudge.inbound.spool", "mailjudge.outbound.outbox", "mailjudge.game.state",
-        "mailjudge.game.guard", "mailjudge.game.bounces", "mailjudge.service.orders",
-        "mailjudge.variants.democratic.ballots",
-    )
-}  # fmt: skip
 
 
 def test_every_package_is_placed() -> None:
@@ -64,7 +53,7 @@ def test_every_package_is_placed() -> None:
         name = path.stem if path.suffix == ".py" else path.name
         if name.startswith("__") or (path.is_dir() and not (path / "__init__.py").exists()):
             continue
-        placed = SHARED_TOP | TOOLS | TOP | set(ONLY_FOR)
+        placed = SHARED_TOP | TOOLS | TOP
         assert name in FORBIDDEN or name in placed, f"{name} has no layer"
 
 
@@ -213,27 +202,78 @@ def test_the_variant_rule_sees_a_comparison() -> None:
     assert not NAMES_A_VARIANT.search("if command.variant != ctx.game.variant:")
 
 
-def importers_outside(module: str, allowed: tuple[str, ...]) -> list[str]:
-    """Every import of ``mailjudge.<module>`` (or a name in it) by a module not allowed."""
-    target = f"mailjudge.{module}"
-    bad = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        importer = module_name(path)
-        if importer in (target, *allowed):
+# A string that is SQL text: a statement's first words, written as SQL writes them (upper
+# case), so that the commands' names (SET PASSWORD, CREATE game, ROLLBACK) are not taken
+# for SQL. Docstrings are prose and are not looked at.
+SQL_TEXT = re.compile(
+    r"""^\s*(?:SELECT\s+\S|INSERT\s+INTO\s|UPDATE\s+"?\w+"?\s+(?:\w+\s+)?SET\s|DELETE\s+FROM\s
+    |WITH\s+(?:RECURSIVE\s+)?\w+(?:\(\w+\))?\s+AS\s|CREATE\s+(?:TEMP\s+|UNIQUE\s+)?(?:TABLE|INDEX
+    |SCHEMA|DATABASE)\s|DROP\s+(?:TABLE|INDEX|SCHEMA|DATABASE)\s|ALTER\s+TABLE\s|PRAGMA\s+\w
+    |SAVEPOINT\s|RELEASE\s+SAVEPOINT|ROLLBACK\s+TO\s|BEGIN\s+(?:IMMEDIATE|TRANSACTION|EXCLUSIVE)
+    |EXPLAIN\s|SET\s+\w+\s*(?:=|TO\s)|SHOW\s+\w+\s*$|VACUUM\b|ANALYZE\b|TRUNCATE\s|PREPARE\s+\w+\s+AS
+    |DEALLOCATE\s|LOCK\s+TABLE)""",
+    re.VERBOSE,
+)
+# Where SQL text may be: the hand-written statements (store/) and the schema's changes.
+SQL_HOMES = ("store/", "migrations.py")
+
+
+def sql_texts(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, text) of each string literal in ``tree`` that is SQL text (an f-string's
+    holes read as {}), docstrings left out."""
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    # An f-string's own pieces are read with it, not apart.
+    docstrings |= {
+        id(part)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.JoinedStr)
+        for part in node.values
+    }
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            text = "".join(
+                part.value if isinstance(part, ast.Constant) else "{}" for part in node.values
+            )
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if id(node) in docstrings:
+                continue
+            text = node.value
+        else:
             continue
-        for line, name in judge_imports(path):
-            if name == target or name.startswith(target + "."):
-                bad.append(f"{importer}:{line} imports {name}")
-    return bad
+        if SQL_TEXT.match(text):
+            found.append((node.lineno, text))
+    return found
 
 
-@pytest.mark.parametrize("module", sorted(ONLY_FOR))
-def test_restricted_modules_have_only_their_users(module: str) -> None:
-    assert importers_outside(module, ONLY_FOR[module]) == []
+def test_sql_text_is_only_in_the_store_and_the_migrations() -> None:
+    """Every statement the judge writes by hand is a named read or write of store/;
+    everything else is peewee's (issue 58)."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if relative.startswith(SQL_HOMES):
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        found += [f"{relative}:{line}: {text[:60]!r}" for line, text in sql_texts(tree)]
+    assert found == []
 
 
-def test_the_restriction_sees_an_importer() -> None:
-    """The compiled queries have users; take one away from the allowed and it is caught."""
-    allowed = tuple(m for m in ONLY_FOR["compiled_queries"] if m != "mailjudge.inbound.spool")
-    users = importers_outside("compiled_queries", allowed)
-    assert {entry.split(":")[0] for entry in users} == {"mailjudge.inbound.spool"}
+def test_the_sql_search_finds_sql_and_not_the_commands() -> None:
+    """The search sees SQL in plain strings and f-strings, and not the commands' words."""
+    source = (
+        'def f(x):\n    """SELECT ... FOR UPDATE is prose here."""\n'
+        '    a = "SELECT id FROM game WHERE name = %s"\n'
+        '    b = f"UPDATE outbox o SET {x} FROM k"\n'
+        '    c = ("WITH cleared AS (DELETE FROM bounce RETURNING 1) "\n         "UPDATE outbox")\n'
+        '    d = "SET PASSWORD"; e = "CREATE game password"; g = "ROLLBACK"; h = "SET ZONE UTC"\n'
+        '    i = "PRAGMA busy_timeout = 0"; j = "SAVEPOINT s1"\n'
+    )
+    assert sorted(line for line, _ in sql_texts(ast.parse(source))) == [3, 4, 5, 8, 8]

@@ -37,8 +37,12 @@ from mailjudge.models import (
     Confirmation,
     DeadlineExtension,
     DiaryEntry,
+    JoinRequest,
+    JudgeBeat,
+    JudgeOutage,
     Opening,
     OpeningsSubscriber,
+    OperatorAlert,
     RecordEntry,
     SchemaVersion,
     Seat,
@@ -50,7 +54,8 @@ RELEASES = Path(__file__).parent / "data" / "releases"
 RELEASE_DUMPS = sorted(RELEASES.glob("*.sql"))
 NEW_TABLES = [
     AddressCounter, Confirmation, Bounce, DiaryEntry, RecordEntry, Opening, OpeningsSubscriber,
-    DeadlineExtension, StalemateQuestion,
+    DeadlineExtension, StalemateQuestion, JudgeOutage, JudgeBeat, OperatorAlert,
+    JoinRequest,
 ]  # fmt: skip
 # The columns that point at a seat and are blanked (or their rows deleted) if a rebuild of
 # `seat` lets the foreign-key actions fire: (table, column).
@@ -192,7 +197,9 @@ ADDED_COLUMNS = (
     ("game", "deadline_sequence"), ("outbox", "relay_reply"), ("game", "options"),
     ("seat", "standin"),
     ("person", "record_name"), ("person", "record_public"),
-    ("inbound_message", "game_key"),
+    ("inbound_message", "game_key"), ("inbound_message", "claimed_by"), ("person", "address"),
+    ("phase_record", "kept"), ("game", "privacy_hash"),
+    ("outbox", "leased_by"),
 )  # fmt: skip
 
 
@@ -293,3 +300,77 @@ def test_every_row_of_an_earlier_release_survives_the_upgrade_on_postgresql(
         ]
     finally:
         db.close()
+
+
+def test_mail_an_earlier_release_held_for_a_bouncing_address_goes_out_at_signon(
+    tmp_path: Path, smtp_sink: Any, cheap_scrypt: None
+) -> None:
+    """Issue 51.7: release 8c26d25 (0.1.0) gave up on mail to an address that bounced
+    three times ("failed", "not sent: ... it is held until the player signs on again"),
+    and the SIGNON of this judge wakes only queued held mail: after the upgrade it was
+    never sent. Migration 17 holds it as this judge does: it stays held while the address
+    bounces, and goes out when the player signs on."""
+    from datetime import UTC, datetime, timedelta
+
+    from mailjudge.models import Outbox
+    from mailjudge.outbound.outbox import HELD
+
+    path = load_release(RELEASES / "8c26d25.sql", tmp_path / "judge.db")
+    france, when = player("FRANCE"), datetime.now(UTC) - timedelta(days=2)
+    stamp = when.replace(tzinfo=None).isoformat(" ")
+    with sqlite3.connect(path) as conn:  # as release 8c26d25 left them
+        for _ in range(3):
+            conn.execute("INSERT INTO bounce (address, outbox_id, status, diagnostic, created_at) "
+                         "VALUES (?, NULL, '5.1.1', 'user unknown', ?)", (france, stamp))  # fmt: skip
+        raw = (b"From: judge@example.test\r\nTo: france@players.test\r\nSubject: [classic] "
+               b"held results\r\nMessage-ID: <held-in-0.1.0@example.test>\r\n\r\nThe results.\r\n")  # fmt: skip
+        conn.execute(
+            "INSERT INTO outbox (to_addrs, subject, raw, draft, state, attempts, "
+            "next_attempt_at, last_error, message_id, game_id, inbound_id, created_at, sent_at) "
+            "VALUES (?, '[classic] held results', ?, NULL, 'failed', 0, ?, ?, "
+            "'<held-in-0.1.0@example.test>', NULL, NULL, ?, NULL)",
+            (france, raw, stamp, f"not sent: mail to {france} bounced 3 times; it is held "
+             "until the player signs on again", stamp),
+        )  # fmt: skip
+    conn.close()
+
+    def held() -> Outbox:
+        return Outbox.get(Outbox.message_id == "<held-in-0.1.0@example.test>")
+
+    def delivered() -> list[Any]:
+        return [m for m in smtp_sink.mails if b"<held-in-0.1.0@example.test>" in m.raw]
+
+    with running_judge(path, smtp_sink) as h:
+        # Looked at by the sender once and held again: the address still bounces.
+        h.wait_until(lambda: held().attempts == 0 and held().next_attempt_at > when + timedelta(days=2),
+                     what="the held mail looked at")  # fmt: skip
+        row = held()
+        assert row.state == "queued" and row.last_error == (
+            f"{HELD}mail to {france} bounced 3 times; sent when the player signs on again"
+        )
+        assert delivered() == []
+        assert "ERROR" not in h.command(france, signon("FRANCE") + "STATUS")
+        h.wait_until(lambda: len(delivered()) == 1, what="the held mail sent at SIGNON")
+        h.wait_until(lambda: held().state == "sent", what="its outcome recorded")
+    assert delivered()[0].rcpt_tos == [france]
+
+
+def test_migration_17_on_both_databases(any_db: str) -> None:
+    """The conversion itself on SQLite and PostgreSQL: the held mail of 0.1.0 becomes
+    queued and held; other failed mail is left as it was."""
+    from mailjudge.migrations import OLD_HELD_END, OLD_HELD_START, _held_mail_queued
+    from mailjudge.models import Outbox
+    from mailjudge.outbound.outbox import HELD
+
+    old = f"{OLD_HELD_START}mail to a@b.test bounced 3 times{OLD_HELD_END}"
+    Outbox.create(to_addrs="a@b.test", raw=b"x", state="failed", last_error=old,
+                  message_id="<old-held@x>")  # fmt: skip
+    Outbox.create(to_addrs="c@b.test", raw=b"x", state="failed",
+                  last_error="SMTPRecipientsRefused: 550 no such user", message_id="<gone@x>")  # fmt: skip
+    _held_mail_queued(db.database_proxy.obj, None)  # type: ignore[arg-type]
+    converted = Outbox.get(Outbox.message_id == "<old-held@x>")
+    assert (converted.state, converted.last_error) == (
+        "queued",
+        f"{HELD}mail to a@b.test bounced 3 times; sent when the player signs on again",
+    )
+    assert Outbox.get(Outbox.message_id == "<gone@x>").state == "failed"

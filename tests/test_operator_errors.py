@@ -104,3 +104,44 @@ def test_a_database_that_does_not_exist_or_has_no_tables(command: str, tmp_path:
         assert done.returncode == 0, done.stderr
         if command == "status":  # it names the judge's version
             assert f"mailjudge {mailjudge.__version__})" in done.stdout
+
+
+RELEASES = Path(__file__).parent / "data" / "releases"
+
+
+@pytest.mark.parametrize("command", [["status"], ["prune"], ["requeue", "classic"],
+                                     ["export", "classic"]])  # fmt: skip
+def test_a_database_not_yet_upgraded_says_run_init(command: list[str], tmp_path: Path) -> None:
+    """Issue 51.7: status on a database of an earlier release printed a 47-line traceback;
+    each command that reads the tables says in one line what to do, and init says what it
+    did."""
+    from mailjudge.migrations import LATEST, MIGRATIONS
+
+    path = tmp_path / "judge.db"
+    with sqlite3.connect(path) as conn:  # release 8c26d25: schema version 3
+        conn.executescript((RELEASES / "8c26d25.sql").read_text())
+    conn.close()
+    env = env_for(tmp_path)
+    line = one_line(run(command, env))
+    assert line == (f"mailjudge {command[0]}: the database is at schema version 3, this judge "
+                    f"needs {LATEST}: run `mailjudge init` to upgrade it (or start "
+                    "`mailjudge serve`, which does)")  # fmt: skip
+    done = run(["init"], env)
+    assert done.returncode == 0, done.stderr
+    said = [m for m in MIGRATIONS if m.number > 3]
+    assert [f"migration {m.number} applied: {m.what}" for m in said] == [
+        line for line in done.stdout.splitlines() if line.startswith("migration ")
+    ]
+    done = run(command, env)
+    assert "Traceback" not in done.stderr and "schema version" not in done.stderr
+    assert "already" in run(["init"], env).stdout
+    # A database newer than the judge: refused the same way, and init does not touch it.
+    with sqlite3.connect(path) as conn:
+        conn.execute("INSERT INTO schema_version (version, what, applied_at) VALUES (?, 'newer', '2027-01-01')",
+                     (LATEST + 1,))  # fmt: skip
+    conn.close()
+    line = one_line(run(command, env))
+    assert line == (f"mailjudge {command[0]}: the database is at schema version {LATEST + 1}, "
+                    f"newer than this judge's {LATEST}: install the judge that made it (a "
+                    "judge never downgrades)")  # fmt: skip
+    assert one_line(run(["init"], env)).startswith("mailjudge init: the database is at schema")

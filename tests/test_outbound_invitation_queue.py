@@ -15,7 +15,8 @@ from mailjudge.outbound.draft import MailDraft, Outgoing
 from mailjudge.outbound.outbox import render_draft
 from mailjudge.outbound.queue import queue_outgoing
 from mailjudge.render.calendar import Attendee, DeadlineEvent, Method, event_uid, invitation
-from mailjudge.settings import Settings, load_settings
+from mailjudge.settings import Settings
+from mailjudge.settings_files import load_settings
 
 NOW = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
 

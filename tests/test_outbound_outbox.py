@@ -21,7 +21,7 @@ from mailstack import LOOPBACK, SmtpSink, free_port
 from mailjudge.demo.sink import MailSink, _Recorder
 from mailjudge.inbound import spool
 from mailjudge.models import Outbox, utcnow
-from mailjudge.outbound import outbox
+from mailjudge.outbound import answered, outbox
 from mailjudge.outbound.message import build_message
 from mailjudge.outbound.outbox import RetryPolicy
 from mailjudge.outbound.send import Handed, SmtpSender, is_permanent
@@ -81,13 +81,15 @@ def test_envelope_has_bcc_but_the_mail_does_not(any_db: str, smtp_sink: SmtpSink
     )
     message["Bcc"] = "master@example.com"
     row = outbox.enqueue(message)
-    assert row.to_addrs == "a@example.com b@example.com master@example.com"
+    # The local part as written (issue 51.11: B@ may not be b@ to its server), the domain
+    # lower-cased.
+    assert row.to_addrs == "a@example.com B@example.com master@example.com"
     assert b"master@example.com" not in row.raw
     assert message["Bcc"] == "master@example.com"  # the caller's message is left alone
     with sender_for(smtp_sink) as sender:
         outbox.flush(sender)
     (received,) = smtp_sink.wait_for(1)
-    assert received.rcpt_tos == ["a@example.com", "b@example.com", "master@example.com"]
+    assert received.rcpt_tos == ["a@example.com", "B@example.com", "master@example.com"]
     assert "Bcc" not in received.message
 
 
@@ -103,7 +105,7 @@ def test_enqueue_is_idempotent_and_checks_its_input(any_db: str) -> None:
     with pytest.raises(ValueError, match="no recipient"):
         outbox.enqueue(bare)
     explicit = outbox.enqueue(bare, to_addrs=["Someone@Example.com"])
-    assert explicit.to_addrs == "someone@example.com"
+    assert explicit.to_addrs == "Someone@example.com"  # the local part's case kept
 
 
 def test_relay_outage_delays_mail_and_loses_nothing(any_db: str, smtp_sink: SmtpSink) -> None:
@@ -237,18 +239,18 @@ def test_reply_rate_limit_counts_answers_per_address(any_db: str) -> None:
     answer("val@example.com")  # contains "al@example.com", but is someone else
     notice(1, to="al@example.com")  # a notice, not an answer
     window = timedelta(minutes=60)
-    assert outbox.replies_sent("AL@example.com", window) == 3
+    assert answered.replies_sent("AL@example.com", window) == 3
     # The answer to val@ was for al@'s mail (a Reply-To): it never spends val@'s limit.
-    assert outbox.replies_sent("val@example.com", window) == 0
+    assert answered.replies_sent("val@example.com", window) == 0
     own, _ = spool.store(b"Message-ID: <v@x>\r\n\r\nHELP\r\n", "val@example.com", [JUDGE], "smtp")
     outbox.enqueue(build_message(sender=JUDGE, to=["val@example.com"], subject="Re: HELP",
                                  text="x", in_reply_to="<v@x>"), inbound=own)  # fmt: skip
-    assert outbox.replies_sent("val@example.com", window) == 1
-    assert outbox.replies_sent("al@example.com", window, now=utcnow() + timedelta(hours=2)) == 0
+    assert answered.replies_sent("val@example.com", window) == 1
+    assert answered.replies_sent("al@example.com", window, now=utcnow() + timedelta(hours=2)) == 0
     limits = OutboundSettings(reply_limit=3, reply_window_minutes=60)
-    assert not outbox.may_reply("al@example.com", limits)
-    assert outbox.may_reply("val@example.com", limits)
-    assert outbox.may_reply("al@example.com", OutboundSettings(reply_limit=0))
+    assert not answered.may_reply("al@example.com", limits)
+    assert answered.may_reply("val@example.com", limits)
+    assert answered.may_reply("al@example.com", OutboundSettings(reply_limit=0))
 
 
 def test_which_failures_are_permanent() -> None:
@@ -413,3 +415,104 @@ def test_a_refused_data_raises_as_sendmail_did_and_the_next_mail_goes(tmp_path: 
         assert len(keeper.mails) == 3
     finally:
         controller.stop()
+
+
+@pytest.mark.parametrize("table", ["bounce", "board_picture"])
+def test_mail_the_database_went_away_under_is_put_back_not_counted_failed(
+    pg: str, smtp_sink: SmtpSink, cheap_scrypt: None, table: str
+) -> None:
+    """The sender's session is ended (a failover, a restart) after it leased a results
+    mail and before it sent it: while it asks which addresses bounce (`bounce`), or reads
+    the board picture to make the mail (`board_picture`). The mail is put back as it was,
+    due at once: no failed attempt counted (it would wait outbound.retry_first_seconds),
+    not left leased (it would wait lease_seconds), not logged as the relay's refusal."""
+    import psycopg
+
+    from mailjudge import db
+    from mailjudge.models import BoardPicture
+    from mailjudge.outages import DatabaseAway
+    from mailjudge.outbound.draft import MailDraft
+    from mailjudge.service import games
+
+    game = games.create_game("ivory", "gm@example.com", "gm-pw")
+    picture = BoardPicture.create(game=game, phase="S1901M", sequence=0, key="k", svg="<svg/>",
+                                  png=b"\x89PNG")  # fmt: skip
+    draft = MailDraft(sender=JUDGE, to=("alice@example.com",), subject="results S1901M",
+                      text="Results\n", board=picture.id)  # fmt: skip
+    row = outbox.enqueue_draft(draft)
+    retry = RetryPolicy(first_delay=timedelta(minutes=5), lease=timedelta(minutes=10))
+    outcome: dict[str, object] = {}
+
+    def send() -> None:
+        with sender_for(smtp_sink) as sender:
+            try:
+                outbox.flush(sender, retry=retry)
+            except DatabaseAway as err:
+                outcome["away"] = str(err)
+            db.forget_connection()  # as mailjudge.outages does; the next round connects
+            outcome["then"] = outbox.flush(sender, retry=retry)
+
+    blocker = psycopg.connect(pg)
+    try:
+        with blocker.cursor() as cursor:
+            cursor.execute(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
+            thread = threading.Thread(target=send)
+            thread.start()
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                # The sender's session, waiting for this schema's table (by its lock).
+                cursor.execute("SELECT pid FROM pg_locks WHERE relation = %s::regclass "
+                               "AND NOT granted", (table,))  # fmt: skip
+                if found := cursor.fetchall():
+                    break
+                time.sleep(0.05)
+            assert found, "the sender never waited for the table"
+            cursor.execute("SELECT pg_terminate_backend(%s)", (found[0][0],))
+        blocker.rollback()
+        thread.join(30)
+    finally:
+        blocker.close()
+    assert "away" in outcome  # the round ended as an outage, not as a failed send
+    then = outcome["then"]
+    assert isinstance(then, outbox.FlushResult) and then.sent == 1 and then.retried == 0
+    assert len(smtp_sink.wait_for(1)) == 1
+    kept = Outbox.get_by_id(row.id)
+    assert kept.state == "sent" and kept.attempts == 1 and kept.last_error == ""
+
+
+def test_a_killed_senders_mails_are_sent_at_once_not_when_the_lease_runs_out(
+    any_db: str, smtp_sink: SmtpSink
+) -> None:
+    """Another process leases a mail and is killed before sending it (a judge killed with
+    mail in hand). The next sender of the machine sends it at once; the lease of a live
+    sender (this process's own) is left alone until it runs out."""
+    import os
+    import signal
+    import sys
+
+    from mailjudge.outbound import leases
+
+    mine = notice(1)
+    assert [r.id for r in outbox.claim_due(utcnow(), 1, lease=timedelta(minutes=10))] == [mine.id]
+    theirs = notice(2)
+    code = (
+        "import time; from datetime import timedelta; from mailjudge import db; "
+        "from mailjudge.models import utcnow; from mailjudge.outbound import outbox; "
+        f"db.connect({any_db!r}); "
+        "rows = outbox.claim_due(utcnow(), 1, lease=timedelta(minutes=10)); "
+        "print(rows[0].id, flush=True); time.sleep(600)"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, env=env)
+    assert child.stdout is not None
+    assert int(child.stdout.readline()) == theirs.id
+    child.send_signal(signal.SIGKILL)  # killed with the mail in hand
+    child.wait(10)
+    leased = Outbox.get_by_id(theirs.id)
+    assert leased.state == "sending" and f":{child.pid}:" in leased.leased_by
+    assert Outbox.get_by_id(mine.id).leased_by == leases.holder()
+    outbox._leases_looked = 0.0  # look for gone senders now, not a second after the last look
+    with sender_for(smtp_sink) as sender:
+        result = outbox.flush(sender)
+    assert result.sent == 1 and Outbox.get_by_id(theirs.id).state == "sent"
+    assert Outbox.get_by_id(mine.id).state == "sending"  # still leased to a live sender

@@ -14,11 +14,12 @@ from email.message import EmailMessage
 
 import pytest
 from e2e import Harness, player, seated, set_up_game, text_of, wire
-from replyforms import ALL_FORMS, reply_mail
+from replyforms import ALL_FORMS, UNQUOTED_FORMS, reply_mail
 
 from mailjudge.game.state import get_game, orders_on_file
-from mailjudge.inbound.own_words import cut_at_own_words, opening
-from mailjudge.inbound.replies import reply_parts
+from mailjudge.inbound.html2text import html_to_text
+from mailjudge.inbound.own_words import _agrees, cut_at_own_words, opening
+from mailjudge.inbound.replies import reply_parts, unquoted_copy_at
 
 BASE = ["A MAR H", "A PAR - BUR", "F BRE - MAO"]
 
@@ -159,3 +160,62 @@ def test_a_forward_is_told_apart_from_a_reply() -> None:
                "Date: Mon, Nov 23, 2026 at 11:43 PM\nSubject: orders\nTo: <judge@example.test>"
                "\n\nORDERS\nA PAR H\nEND\n")  # fmt: skip
     assert reply_parts(forward) == ("FYI\n", True)
+
+
+@pytest.mark.parametrize("form", [f for f in UNQUOTED_FORMS if f != "unknown-unquoted"])
+def test_each_unquoted_form_ends_the_writers_text_at_its_copy(form: str) -> None:
+    """Issue 53: Outlook (desktop, web, iOS, Android; German, French), Samsung Email
+    (English, German, French) and Yahoo copy the mail unquoted: the reader stops at their
+    header block or attribution, the phone client's own line ("Get Outlook for iOS", read
+    before as njudge's GET) left out too, and says where the copy begins."""
+    copy = "Results of own, S1901M:\n\nSIGNON france@own YOUR-PASSWORD\nORDERS FRANCE\nEND\n"
+    mail = reply_mail(form, "SIGNON france@own pw\nA PAR - BUR", copy, "[own] results",
+                      "france@players.test", "<x@players.test>", "<y@example.test>")  # fmt: skip
+    body = mail.get_body(preferencelist=("html", "plain") if form == "yahoo-web" else ("plain",))
+    assert body is not None
+    text = body.get_content()
+    if form == "yahoo-web":
+        text = html_to_text(text)
+    kept, forwarded = reply_parts(text)
+    assert (
+        kept.split() == ["SIGNON", "france@own", "pw", "A", "PAR", "-", "BUR"] and not forwarded
+    ), kept
+    at = unquoted_copy_at(text)
+    assert at is not None and "Results of own" in text.replace("\r\n", "\n")[at:], form
+
+
+@pytest.mark.parametrize(
+    "attribution",
+    ["On Mon, Nov 23, 2026 at 11:43:24PM +0000, judge@example.test wrote:",
+     "On 11/23/26 23:43, mailjudge wrote:",
+     "Am 23.11.26 um 23:43 schrieb mailjudge:",
+     "On Mon, Nov 23, 2026 at 11:43 PM mailjudge <judge@example.test> wrote:"],
+)  # fmt: skip
+def test_a_signon_line_right_above_an_attribution_is_the_writers(attribution: str) -> None:
+    text = f"SIGNON france@own pw\n{attribution}\n> Results\nA PAR - BUR\n"
+    assert reply_parts(text) == ("SIGNON france@own pw\n> Results\nA PAR - BUR\n", False)
+
+
+def test_a_copy_run_on_after_yahoos_attribution_is_cut_inside_the_line() -> None:
+    sent = "Game own has started (S1901M).\n\nYou play FRANCE. Sign on with: SIGNON " \
+           "france@own yourpassword\nFirst deadline: Thu 2026-12-10 20:02 UTC\n"  # fmt: skip
+    body = ("A PAR - BUR\n\nSent from Yahoo Mail on Android \n \n  On Mon, Nov 23, 2026 at "
+            f"11:43 PM, mailjudge<judge@example.test> wrote:   {sent}")  # fmt: skip
+    cut = cut_at_own_words(body, [sent])
+    assert cut is not None and cut.endswith("wrote:") and "Game own" not in cut
+    assert reply_parts(cut) == ("A PAR - BUR\n", False)
+    # A short mail's few words inside a writer's sentence are no copy.
+    assert cut_at_own_words("I said ok: signed on as france here", ["ok: signed on as"]) is None
+
+
+@pytest.mark.parametrize(
+    ("said", "agrees"),
+    [("Yes, confirm.", True), ("Confirmed", True), ("OK", True), ("Oui", True),
+     ("Bestätigt.", True), ("What is this about?", False), ("Yes? Who is this?", False),
+     ("Please do not confirm", False), ("This is not ok", False), ("I didn't ask", False),
+     ("Thanks", False)],
+)  # fmt: skip
+def test_only_a_plain_yes_confirms_by_reply(said: str, agrees: bool) -> None:
+    """Issue 53 point 4: a Reply that says yes to a mail asking for CONFIRM confirms; a
+    question, a no, or anything else does not (the answer says how to confirm)."""
+    assert _agrees(said) is agrees

@@ -148,6 +148,37 @@ def test_the_version_is_one_number_in_two_places() -> None:
     assert mailjudge.__version__ != "0.1.0"  # every release before 32's fix was 0.1.0
 
 
+RELEASES = ROOT_DIR / "tests" / "data" / "releases"
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """ "0.10.1" -> (0, 10, 1): compared as numbers, not as text."""
+    return tuple(int(part) for part in version.split("."))
+
+
+def test_every_release_has_a_version_of_its_own() -> None:
+    """Issue 51.7: three releases shipped as 0.2.0, so `pip install` of a newer one said
+    "already installed" and the old code stayed. tests/data/releases/versions.toml lists
+    the releases (each database kept there among them); the judge's own version must be
+    above all of them, so a release listed there cannot leave the version as it was."""
+    listed = tomllib.loads((RELEASES / "versions.toml").read_text())["releases"]
+    kept = {dump.stem for dump in RELEASES.glob("*.sql")}
+    assert kept <= set(listed), f"releases kept without their version: {kept - set(listed)}"
+    own = version_key(mailjudge.__version__)
+    older = {commit: r["version"] for commit, r in listed.items()
+             if version_key(r["version"]) >= own}  # fmt: skip
+    assert not older, f"mailjudge {mailjudge.__version__} is not newer than {older}"
+    # One version, one schema: only the releases from before this test (0.1.0 and 0.2.0,
+    # the fault itself) broke it.
+    schemas: dict[str, set[int]] = {}
+    for release in listed.values():
+        schemas.setdefault(release["version"], set()).add(release["schema"])
+    assert {v for v, s in schemas.items() if len(s) > 1} <= {"0.1.0", "0.2.0"}
+    from mailjudge.migrations import LATEST
+
+    assert max(release["schema"] for release in listed.values()) <= LATEST
+
+
 def readme_commands(marker: str) -> list[str]:
     """The shell lines of deploy/README.md's code blocks that contain `marker`."""
     text = (ROOT_DIR / "deploy" / "README.md").read_text()

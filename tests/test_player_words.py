@@ -8,10 +8,11 @@ from datetime import UTC, datetime
 
 import pytest
 from boards import position
+from joining import execute_confirming
 
 import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge.commands.base import Context
-from mailjudge.commands.run import execute, reply_text
+from mailjudge.commands.run import reply_text
 from mailjudge.game.state import get_game
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
@@ -20,7 +21,7 @@ POWERS = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"
 
 
 def send(text: str, sender: str = "gm@example.org") -> Context:
-    return execute(text, sender, "judge@example.org", NOW)
+    return execute_confirming(text, sender, "judge@example.org", NOW)
 
 
 def winter_game() -> None:

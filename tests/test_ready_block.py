@@ -9,9 +9,17 @@ import pytest
 from boards import position
 
 from mailjudge.game.state import get_game
-from mailjudge.inbound.parse import command_lines
-from mailjudge.inbound.quoted_block import edited_quoted_block
-from mailjudge.models import Game, Seat
+from mailjudge.inbound.own_words import read_reply
+from mailjudge.inbound.parse import command_lines, parse_mail
+from mailjudge.inbound.quoted_block import (
+    MASKED,
+    PLACEHOLDER_LEFT,
+    TOKEN,
+    TYPED,
+    copied_blocks,
+    edited_quoted_block,
+)
+from mailjudge.models import Game, Outbox, Seat
 from mailjudge.render.ready_block import PASSWORD_PLACEHOLDER, comment, ready_block
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.orders import submit_orders
@@ -56,7 +64,7 @@ def test_movement_orders_on_file_and_defaults() -> None:
     submit_orders(game, seat, "FRANCE", ["A PAR - BUR"])
     lines = ready_lines(get_game("rb"), seat)
     assert lines[lines.index(f"SIGNON {seat.name.lower()}@rb {PASSWORD_PLACEHOLDER}") + 1] == (
-        "ORDERS FRANCE"
+        "ORDERS FRANCE S1901M"
     )
     assert lines[lines.index("F BRE H") + 1] == DEFAULT
     assert lines[lines.index("A PAR - BUR") + 1].startswith("// A PAR: H, - BRE, - BUR,")
@@ -106,3 +114,57 @@ def test_only_a_block_signed_inside_a_single_quote_is_taken_out_of_it() -> None:
     assert edited_quoted_block(quoted("****")) == []  # an answer's masked echo
     assert edited_quoted_block(quoted("s3cret", "> > ")) == []  # a mail quoted in a mail
     assert edited_quoted_block(quoted("s3cret").replace("> END", "> (end)")) == []
+
+
+def test_a_block_in_an_unquoted_copy_is_found_only_in_the_copy() -> None:
+    """Outlook, Samsung and Yahoo copy the mail unquoted (issue 53 point 1): from where
+    the copy begins, a block is found as it stands, and what its SIGNON line holds says
+    whose hand it shows; the writer's own lines above the copy are not the copy's."""
+    mine = "SIGNON france@g mine\nORDERS FRANCE\nA PAR H\nEND\n"
+    copy = ("From: mailjudge <judge@example.test>\nSent: Monday\n\nResults.\n\n"
+            "// Ready to send\n  SIGNON france@g {pw} \nORDERS FRANCE S1901M\nA PAR - BUR\n"
+            "// A PAR: H, - BUR\n\nEND\nORDERS ITALY S1901M\nA VEN H\nEND\n\nYou are FRANCE.\n")  # fmt: skip
+    body = mine + "\n" + copy.format(pw="s3cret")
+    found = copied_blocks(body, len(mine) + 1)
+    assert len(found) == 1 and found[0].signed == TYPED and found[0].name == "france@g"
+    assert found[0].lines[0] == "SIGNON france@g s3cret" and found[0].lines[-1] == "END"
+    assert "ORDERS ITALY S1901M" in found[0].lines  # a second power's block goes with it
+    assert copied_blocks(body, None) == []  # no copy: nothing unquoted is the copy's
+    kinds = {pw: copied_blocks(mine + copy.format(pw=pw), len(mine))[0].signed
+             for pw in (PASSWORD_PLACEHOLDER, "****", "TOKEN:ABCDEFGHIJKLMNOP", "s3cret")}  # fmt: skip
+    assert kinds == {PASSWORD_PLACEHOLDER: PLACEHOLDER_LEFT, "****": MASKED,
+                     "TOKEN:ABCDEFGHIJKLMNOP": TOKEN, "s3cret": TYPED}  # fmt: skip
+    # What the player edits is the order lines, whatever the spacing and case.
+    edited = copied_blocks(mine + copy.format(pw="x").replace("A PAR - BUR", "a par -  pic"), 0)
+    unedited = copied_blocks(mine + copy.format(pw="x").replace("A PAR - BUR", "a par -  bur"), 0)
+    assert edited[1].orders != unedited[1].orders == found[0].orders
+
+
+OLD_STYLE = """Results of rb, S1901M:
+
+// Ready to send for Fall 1901 movement: write your password in the SIGNON
+//     line, change the orders you want to change and send these lines.
+SIGNON france@rb YOUR-PASSWORD
+ORDERS FRANCE
+A PAR H
+// (no order on file: the judge's default)
+END
+"""
+
+
+@pytest.mark.usefixtures("sqlite_db")
+def test_a_block_of_a_mail_sent_before_blocks_named_their_phase_gets_it() -> None:
+    """A mail the judge sent before its ORDERS lines named their phase: the block read
+    from the copy of it names the phase the block's first line gave (so, sent back in a
+    later phase, it is refused), as a block of today's mails does (issue 53 point 2)."""
+    Outbox.create(to_addrs="france@players.test", subject="[rb] results S1901M",
+                  raw=f"Message-ID: <old@judge.test>\n\n{OLD_STYLE}".encode(),
+                  message_id="<old@judge.test>", state="sent")  # fmt: skip
+    edited = OLD_STYLE.replace("YOUR-PASSWORD", "s3cret").replace("A PAR H", "A PAR - BUR")
+    quoted = "\n".join(f"> {line}" for line in edited.splitlines())
+    raw = ("From: france@players.test\nTo: judge@example.test\nSubject: Re: results\n"
+           "Message-ID: <r@players.test>\nIn-Reply-To: <old@judge.test>\n\nHere.\n\n"
+           f"On Mon, Nov 23, 2026 at 11:43:24PM +0000, judge@example.test wrote:\n{quoted}\n")  # fmt: skip
+    text = read_reply(parse_mail(raw.encode()), "judge@example.test").text
+    assert text.splitlines() == ["Here.", "SIGNON france@rb s3cret", "ORDERS FRANCE F1901M",
+                                 "A PAR - BUR", "END"]  # fmt: skip

@@ -6,7 +6,7 @@ rolled back out; newcomers read as new; MIN_RECORD refusing a JOIN and a TAKEOVE
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 
 import pytest
@@ -17,9 +17,10 @@ from mailjudge.game.state import current_position, get_game
 from mailjudge.models import Game, OrderLine, Outbox, RecordEntry
 from mailjudge.service import processing, records
 from mailjudge.service.games import create_game, start_game
+from mailjudge.service.openings import take_over
 from mailjudge.service.orders import submit_orders
 from mailjudge.service.records import Record, meets, record_for
-from mailjudge.service.seats import join, resign, seat_for_power, takeover
+from mailjudge.service.seats import join, resign, seat_for_power
 
 POWERS = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
 TIMING = "MOVE 20H RETREAT 12H ADJUST 12H GRACE 2H"
@@ -130,7 +131,7 @@ def test_takeover_counts_in_the_takers_favour_and_min_record_refuses_the_unrelia
     play_first_phase(game)
     game = get_game("left")
     resign(seat_for_power(game, "ITALY"))
-    takeover(game, "ITALY", "saviour@players.test", "pw")
+    take_over(game, "ITALY", "saviour@players.test", "pw", datetime.now(UTC), proven=True)
     saviour = record_for("saviour@players.test")
     assert (saviour.took_over, saviour.counted, saviour.share) == (1, 0, 1)
     assert saviour.is_new()
@@ -152,8 +153,9 @@ def test_takeover_counts_in_the_takers_favour_and_min_record_refuses_the_unrelia
     # TAKEOVER is held to the game's MIN_RECORD too.
     set_option(game, "MIN_RECORD", "0.5 OVER 1")
     resign(seat_for_power(game, "TURKEY"))
-    with pytest.raises(NotAllowed, match="MIN_RECORD"):
-        takeover(game, "TURKEY", address("RUSSIA"), "pw")
+    for proven in (True, False):  # refused at once: no token is sent to wait for CONFIRM
+        with pytest.raises(NotAllowed, match="MIN_RECORD"):
+            take_over(game, "TURKEY", address("RUSSIA"), "pw", datetime.now(UTC), proven)
 
 
 def test_the_share_on_time_and_the_min_record_comparison() -> None:

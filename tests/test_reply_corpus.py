@@ -1,6 +1,7 @@
 """Replies as real mail clients write them (tests/data/replies/: mutt, Thunderbird, Gmail,
-Outlook, Apple Mail; English, French, German, Spanish, Italian, Dutch; top and bottom
-posted, HTML-only), each sent through the judge's SMTP listener after the orders are on
+Outlook desktop, web, iOS and Android, Apple Mail, iPhone, Samsung Email, Yahoo on the web
+and on Android; English, French, German, Spanish, Italian, Dutch; top and bottom posted,
+HTML-only), each sent through the judge's SMTP listener after the orders are on
 file: none is answered with an error, and none changes an order it does not name.
 
 The samples named FORM-to-KIND.eml are Replies (and Forwards) in each client's form
@@ -8,7 +9,8 @@ The samples named FORM-to-KIND.eml are Replies (and Forwards) in each client's f
 (tests/data/replies/judge/: its answer to France's orders, the results, the notice that
 the game started, a press copy with order lines in it), quoted and unquoted. The judge's
 outbox holds those four when they arrive, as it would. MAKE_REPLY_CORPUS=1 captures the
-four from a running judge again and rewrites the samples.
+four from a running judge again and rewrites the samples; MAKE_REPLY_CORPUS=missing writes
+only those of a form added to tests/replyforms.py, from the four as captured.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ def judge_sent_them() -> None:
 
 def test_the_corpus_covers_the_common_clients_and_languages() -> None:
     names = {p.stem for p in samples()}
-    for client in ("mutt", "thunderbird", "gmail", "outlook", "apple-mail"):
+    for client in ("mutt", "thunderbird", "gmail", "outlook", "apple-mail", "samsung", "yahoo"):
         assert any(n.startswith(client) for n in names), client
     for form in ALL_FORMS:  # every client's Reply to every kind of the judge's mail
         for kind in KINDS:
@@ -64,28 +66,39 @@ def france_orders() -> list[str]:
     return sorted(line.text for line in orders_on_file(get_game("corpus")).get("FRANCE", []))
 
 
-@pytest.mark.parametrize("sample", samples(), ids=lambda p: p.stem)
-def test_a_reply_from_a_real_client_keeps_the_orders(harness: Harness, sample: Path) -> None:
+def client_of(sample: Path) -> str:
+    """A sample's client form (FORM-to-KIND.eml), or its own name."""
+    return sample.stem.split("-to-")[0]
+
+
+CLIENTS = sorted({client_of(sample) for sample in samples()})
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_a_reply_from_a_real_client_keeps_the_orders(harness: Harness, client: str) -> None:
+    """Each of a client's samples in turn, in one game, the orders given again before
+    each (one game a client, not one a sample: the corpus grows with every round)."""
     h = harness
     set_up_game(h, "corpus")
     table = seated(h, "corpus")
-    table.send_orders("FRANCE", ["ORDERS", *ORDERS, "END"])
-    assert france_orders() == sorted(ORDERS)
     judge_sent_them()
-    raw = sample.read_bytes().replace(b"pw-france-7", table.players["FRANCE"].password.encode())
-    h.deliver(player("FRANCE"), raw)
-    reply = text_of(h.reply(f"<{sample.stem}@players.test>"))
-    if "forward-to-" in sample.stem:  # the answer says the forwarded mail was not read
-        assert "never a forwarded mail" in " ".join(reply.split()), reply
-        reply = reply.split("\n\n", 1)[1]
-    assert "ERROR" not in reply and "not accepted" not in reply, reply
-    expected = list(ORDERS)
-    if sample.stem in CHANGES:
-        old, new = CHANGES[sample.stem]
-        expected[expected.index(old)] = new
-    else:
-        assert "orders on file are unchanged" in reply, reply
-    assert france_orders() == sorted(expected)
+    for sample in (s for s in samples() if client_of(s) == client):
+        table.send_orders("FRANCE", ["ORDERS", *ORDERS, "END"])
+        assert france_orders() == sorted(ORDERS)
+        raw = sample.read_bytes().replace(b"pw-france-7", table.players["FRANCE"].password.encode())
+        h.deliver(player("FRANCE"), raw)
+        reply = text_of(h.reply(f"<{sample.stem}@players.test>"))
+        if "forward-to-" in sample.stem:  # the answer says the forwarded mail was not read
+            assert "never a forwarded mail" in " ".join(reply.split()), (sample.stem, reply)
+            reply = reply.split("\n\n", 1)[1]
+        assert "ERROR" not in reply and "not accepted" not in reply, (sample.stem, reply)
+        expected = list(ORDERS)
+        if sample.stem in CHANGES:
+            old, new = CHANGES[sample.stem]
+            expected[expected.index(old)] = new
+        else:
+            assert "orders on file are unchanged" in reply, (sample.stem, reply)
+        assert france_orders() == sorted(expected), sample.stem
 
 
 WRITER = "SIGNON france@corpus pw-france-7\nThanks, see you next turn."
@@ -100,6 +113,22 @@ def text_parts_only(raw: bytes) -> bytes:
             kept = [p for p in part.iter_parts() if p.is_multipart() or p.get_content_maintype() == "text"]  # fmt: skip
             part.set_payload(kept)
     return mail.as_bytes(policy=policy.SMTP)
+
+
+@pytest.mark.skipif(os.environ.get("MAKE_REPLY_CORPUS") != "missing", reason="adds to the corpus")
+def test_make_the_missing_samples() -> None:
+    """Write the samples of the forms that have none yet (a form added to
+    tests/replyforms.py) from the judge's four mails as captured, leaving the others as
+    they are: MAKE_REPLY_CORPUS=missing."""
+    for path in sorted(JUDGE_MAILS.glob("*.eml")):
+        sent = message_from_bytes(path.read_bytes(), policy=policy.default)
+        for form in ALL_FORMS:
+            stem = f"{form}-to-{path.stem}"
+            if (CORPUS / f"{stem}.eml").exists():
+                continue
+            mail = reply_mail(form, WRITER, text_of(sent), str(sent["Subject"]), player("FRANCE"),
+                              f"<{stem}@players.test>", str(sent["Message-ID"]))  # fmt: skip
+            (CORPUS / f"{stem}.eml").write_bytes(mail.as_bytes(policy=policy.SMTP))
 
 
 @pytest.mark.skipif(os.environ.get("MAKE_REPLY_CORPUS") != "1", reason="rewrites the corpus")

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from mailjudge import settings
+from mailjudge import settings, settings_files
 from mailjudge.commands.run import execute
 from mailjudge.game import reply_tokens
 from mailjudge.game.state import get_game, orders_on_file, person_of
@@ -17,10 +17,11 @@ from mailjudge.inbound.auth_results import parse, sender_proven
 from mailjudge.inbound.parse import parse_mail
 from mailjudge.inbound.quoted_block import edited_quoted_block
 from mailjudge.masking import mask_text
-from mailjudge.models import Seat
+from mailjudge.models import Seat, utcnow
 from mailjudge.service.games import create_game, start_game
+from mailjudge.service.openings import take_over
 from mailjudge.service.ready_block import ready_lines
-from mailjudge.service.seats import join, resign, set_password, takeover
+from mailjudge.service.seats import join, resign, set_password
 
 MTA = "mx.judge.test"
 ADDRESS = "p0@players.test"
@@ -31,7 +32,7 @@ def tokens_on() -> Iterator[None]:
     before = settings._CURRENT
     environ = {"MAILJUDGE_SECURITY_TRUSTED_AUTHSERV_ID": MTA,
                "MAILJUDGE_SECURITY_TOKEN_KEY": "a-long-random-key-for-tests-only"}  # fmt: skip
-    settings.use_settings(settings.load_settings(None, environ))
+    settings.use_settings(settings_files.load_settings(None, environ))
     yield
     settings.use_settings(before)  # type: ignore[arg-type]
 
@@ -139,7 +140,7 @@ def test_resign_and_takeover_end_the_token_even_for_the_same_address() -> None:
     assert token is not None
     resign(Seat.get_by_id(seat.id))
     assert "takes no token" in str(_check(seat, token))
-    takeover(get_game("tk"), seat.powers[0], ADDRESS, "pw0")
+    take_over(get_game("tk"), seat.powers[0], ADDRESS, "pw0", utcnow(), proven=True)
     assert "no longer" in str(_check(seat, token))
 
 
@@ -158,18 +159,28 @@ def test_a_token_is_masked_and_never_read_from_a_quote() -> None:
 
 @pytest.mark.usefixtures("sqlite_db", "tokens_on")
 def test_a_mail_signed_on_by_token_gives_orders_and_nothing_else() -> None:
+    """A token mail of orders alone files them; one that holds anything else files
+    nothing (issue 52: a refused PHASE line left the orders after it, meant for a later
+    phase, filed for this one)."""
     seat = _seat()
     token = reply_tokens.token_for(get_game("tk"), seat)
     power = seat.powers[0]
     unit = next(u for u in ready_lines(get_game("tk"), seat) if u.endswith(" H"))
-    text = (f"SIGNON {seat.name}@tk {token}\nORDERS {power}\n{unit}\nEND\n"
-            "SET PASSWORD stolen\nPRESS TO ALL\nhello\nENDPRESS\n")  # fmt: skip
+    orders = f"SIGNON {seat.name}@tk {token}\nORDERS {power}\n{unit}\nEND\n"
+    text = orders + "SET PASSWORD stolen\nPRESS TO ALL\nhello\nENDPRESS\n"
     now = datetime.now(UTC)
     ctx = execute(text, ADDRESS, "judge@judge.test", now, sender_proven=True)
-    assert [a.ok for a in ctx.answers] == [True, True, False, False], ctx.answers
-    assert "may only give orders" in ctx.answers[2].lines[0]
-    assert [o.text for o in orders_on_file(get_game("tk"))[power]] == [unit]
+    assert [a.ok for a in ctx.answers] == [True, False, False, False], ctx.answers
+    assert "none of it was filed" in ctx.answers[1].lines[0]
+    assert all("may only give orders" in a.lines[0] for a in ctx.answers[2:])
+    assert orders_on_file(get_game("tk")).get(power, []) == []
     assert Seat.get_by_id(seat.id).password_hash == seat.password_hash
+    ahead = f"SIGNON {seat.name}@tk {token}\nPHASE F1901M\n{unit}\n"
+    assert not execute(ahead, ADDRESS, "judge@judge.test", now, sender_proven=True).answers[1].ok
+    assert orders_on_file(get_game("tk")).get(power, []) == []
+    assert all(a.ok for a in execute(orders, ADDRESS, "judge@judge.test", now,
+                                     sender_proven=True).answers)  # fmt: skip
+    assert [o.text for o in orders_on_file(get_game("tk"))[power]] == [unit]
     unproven = execute(text, ADDRESS, "judge@judge.test", now)
     assert not unproven.answers[0].ok and "SIGNON" in unproven.answers[0].lines[0]
     assert unproven.seat is None and all(not a.ok for a in unproven.answers)

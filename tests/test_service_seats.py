@@ -10,9 +10,10 @@ from test_service_rules import game_with, hold_all
 
 from mailjudge.game.errors import BadSecret, NotAllowed, NotFound, ServiceError
 from mailjudge.game.state import current_position, get_game, orders_on_file
-from mailjudge.models import OrderLine
+from mailjudge.models import Game, OrderLine, Seat, utcnow
 from mailjudge.service import processing
 from mailjudge.service.games import create_game, pause_game, resume_game
+from mailjudge.service.openings import take_over
 from mailjudge.service.orders import clear_orders, submit_orders
 from mailjudge.service.seats import (
     eject,
@@ -21,7 +22,6 @@ from mailjudge.service.seats import (
     revive,
     seat_for_power,
     signon,
-    takeover,
 )
 from mailjudge.settings import current_settings
 
@@ -60,6 +60,13 @@ def test_a_right_password_always_works_and_wrong_ones_go_unanswered() -> None:
     with pytest.raises(NotFound):
         signon(game, "narnia", "pw")
     assert signon(game, "master", "gm-pw").role == "master"
+
+
+def takeover(game: Game, power: str, address: str, password: str) -> Seat:
+    """TAKEOVER from an address that answered the judge before (no CONFIRM to wait for)."""
+    seat = take_over(game, power, address, password, utcnow(), proven=True).seat
+    assert seat is not None
+    return seat
 
 
 def test_resign_then_takeover() -> None:

@@ -140,7 +140,11 @@ def test_a_silent_power_the_stand_in_plays_is_open_and_one_away_is_not(sqlite_db
     for power in ("ENGLAND", "GERMANY", "ITALY", "RUSSIA", "TURKEY"):
         units = current_position(game).units_of(power)
         submit_orders(game, seat_for_power(game, power), power, [f"{u} H" for u in units])
-    done = processing.process(get_game("sd"), force=True)
+    # After the deadline and its grace: Austria really missed it (issue 52).
+    deadline = get_game("sd").deadline
+    assert deadline is not None
+    after_grace = deadline + schedule.timing_of(game).grace + timedelta(minutes=1)
+    done = processing.process(get_game("sd"), force=True, now=after_grace)
     assert done is not None
     assert all(r.get("standin") for r in done.results if r["power"] in ("FRANCE", "AUSTRIA"))
     openings.after_phase(get_game("sd"), done)

@@ -9,8 +9,6 @@ import threading
 import time
 from datetime import timedelta
 
-from statements_sent import statements_sent
-
 from mailjudge import db
 from mailjudge.inbound import game_batches, spool
 from mailjudge.inbound.game_key import game_key
@@ -36,6 +34,25 @@ def test_the_game_comes_from_the_signon_or_the_address() -> None:
     assert game_key(mail(6, "HELP"), JUDGE) == ""
     # Headers are not the body: a Subject that says SIGNON names nothing.
     assert game_key(b"Subject: about\r\n signon france@x\r\n\r\nHELP\r\n", JUDGE) == ""
+
+
+def test_the_game_comes_from_the_commands_that_name_one_without_signon() -> None:
+    # Seven JOINs of one game are one game's mails: one worker answers them in turn.
+    assert game_key(mail(1, "JOIN Race pw"), JUDGE) == "race"
+    assert game_key(mail(2, "Hi,\r\n> join race pw FRANCE AS Bob"), JUDGE) == "race"
+    assert game_key(mail(3, "OBSERVE bob@Race pw"), JUDGE) == "race"
+    assert game_key(mail(4, "TAKEOVER france@race pw"), JUDGE) == "race"
+    assert game_key(mail(5, "CREATE race pw VARIANT gunboat"), JUDGE) == "race"
+    assert game_key(mail(6, "STOP race"), JUDGE) == "race"
+    assert game_key(mail(7, "SIGN ON france@race pw"), JUDGE) == "race"
+    # The first such line counts; commands that only read a game name none.
+    assert game_key(mail(8, "LIST race\r\nSIGNON france@other pw\r\nJOIN race pw"), JUDGE) == (
+        "other"
+    )
+    assert game_key(mail(9, "HISTORY race\r\nSUMMARY race"), JUDGE) == ""
+    # An OBSERVE without its @game leaves the address to say; the JOIN's own game wins.
+    assert game_key(mail(10, "OBSERVE bob pw"), ["judge+race@example.org"]) == "race"
+    assert game_key(mail(11, "JOIN race pw"), ["judge+other@example.org"]) == "race"
 
 
 def store_games(games: list[str], each: int) -> None:
@@ -196,20 +213,6 @@ def test_a_dead_claim_past_the_oldest_looked_at_comes_before_its_games_queued_ma
     assert claimed is not None and claimed[0] == "late"
     assert [row.attempts for row in claimed[1]] == [2, 1]  # the dead claim, then the new
     game_batches.release_game("late")
-
-
-def test_under_the_games_lock_a_mail_is_marked_done_with_the_next_statement(pg: str) -> None:
-    store_games(["alpha"], 2)
-    claimed = game_batches.claim_game_batch(10)
-    assert claimed is not None
-    answered: list[int] = []
-    batch = [(row, lambda r: answered.append(r.id)) for row in claimed[1]]
-    with statements_sent() as sent:
-        spool.process_batch(batch, locked=True)
-    game_batches.release_game("alpha")
-    assert not [s for s in sent if s.startswith("EXECUTE mailjudge_finish_inbound")], sent
-    assert sent[-1] == "COMMIT"  # the marks went with it
-    assert [r.state for r in InboundMessage.select()] == ["done", "done"]
 
 
 def test_a_mail_claimed_without_a_lock_is_not_marked_once_another_worker_took_it(

@@ -337,3 +337,27 @@ def test_ballots_by_command_and_by_press_to_the_master() -> None:
     assert "ballot recorded" not in to_all and "TURKEY" not in vo.out_ballots(game)
     assert "vote-out ballot recorded: FRANCE 2" in mail("TURKEY", "VOTE OUT FRANCE 2")
     assert "write VOTE VICTOR" in mail("TURKEY", "VOTE VICTOR")
+
+
+def test_a_rollback_to_a_counted_victor_vote_opens_it_again() -> None:
+    """Seed 002, rule 5b: "the outcast powers remaining cast one vote on who should be the
+    victor. ... These votes then determine who wins the game." A ROLLBACK to the phase of
+    a counted victor vote puts the game back as it was when the phase was processed: the
+    vote open among all its candidates (not the victor alone), its ballots on file, the
+    outcasts still its voters; counted again, it names the same victor."""
+    game = two_left("again", ["ENGLAND F nth", "GERMANY A kie", "ITALY A tyr"])
+    process(game)
+    for power, choice in [("ENGLAND", "TURKEY"), ("GERMANY", "FRANCE"), ("ITALY", "TURKEY")]:
+        vo.vote_victor(game, seat_for_power(game, power), choice)
+    process(game)
+    assert game.outcome == "WIN TURKEY"
+    processing.rollback(game, "W1902A")
+    game = get_game("again")
+    assert game.state == "active" and game.phase == "W1902A"
+    assert vo.tied(game) == ["FRANCE", "TURKEY"]
+    assert vo.victor_voters(game) == (["ENGLAND", "GERMANY", "ITALY"], False)
+    assert vo.victor_ballots(game) == {"ENGLAND": "TURKEY", "GERMANY": "FRANCE", "ITALY": "TURKEY"}
+    assert processing.readiness(game, NOW).ready
+    process(game)
+    assert game.outcome == "WIN TURKEY"
+    assert outcasts(game, game.sequence) >= {"FRANCE"}

@@ -76,13 +76,20 @@ def check_effect(h: Harness, line: Line, start: int, who: str) -> None:
     if effect.startswith("press:"):
         body = line.mail.split("\n")[-2]  # the last line before ENDPRESS
         wanted = effect.split(":", 1)[1].split()
-        if wanted == ["ALL"]:
+        if wanted[0].startswith("ALL"):  # ALL, or ALL-FM: everyone but France and the master
             sender = player(who) if who != "MASTER" else MASTER
             seated_now = Seat.select().where(
                 (Seat.game == game) & (Seat.role == "player") & Seat.person.is_null(False)
             )
+            left_out = {p for p in POWERS if p[0] in wanted[0][4:]}
             everyone = {s.person.email for s in seated_now} - {sender}
+            everyone -= {player(p) for p in left_out}
             h.wait_until(lambda: press_reached(h, start, body) >= everyone, what=line.mail)
+            h.wait_until(outbox_empty, what="the judge to send everything")
+            reached = press_reached(h, start, body)
+            assert not reached & {player(p) for p in left_out}, line.mail
+            if "M" in wanted[0][4:]:
+                assert MASTER not in reached, line.mail
         else:
             addresses = {MASTER if p == "MASTER" else player(p) for p in wanted}
             h.wait_until(lambda: press_reached(h, start, body) >= addresses, what=line.mail)
@@ -121,6 +128,9 @@ def check_effect(h: Harness, line: Line, start: int, who: str) -> None:
         "ejected": lambda: Seat.get((Seat.game == game) & (Seat.name == "turkey")).person is None,
         "resigned": lambda: seat is not None and Seat.get_by_id(seat.id).person is None,
         "password": lambda: True,  # the next mails sign on with the new one
+        "deadline": lambda: game.deadline is not None,
+        "private": lambda: game.private,
+        "public": lambda: not game.private,
     }  # fmt: skip
     assert checks[effect](), f"{line.mail!r}: {effect} not done"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from browser import chromium, require_browser
-from e2e import JUDGE, MASTER, POWERS, Harness, player, seated, secret
+from e2e import JUDGE, MASTER, POWERS, Harness, player, seated, secret, takeover_by_mail
 from test_web_browser import keep, not_blank, overflow
 
 from mailjudge.demo import mailroom
@@ -65,7 +65,9 @@ def test_a_visitor_finds_a_power_to_take_over(
         feed = browser.find_element(By.LINK_TEXT, "Atom feed").get_attribute("href")
         assert feed == base + "/openings.atom"
 
-        answer = served.command("newcomer@players.test", "TAKEOVER austria@vacancy pw-new-1")
+        answer = takeover_by_mail(
+            served, "newcomer@players.test", "TAKEOVER austria@vacancy pw-new-1"
+        )
         assert "you now play AUSTRIA in vacancy" in answer
         browser.refresh()
         rows = browser.find_elements(By.CSS_SELECTOR, "table.openings tbody tr")

@@ -7,22 +7,27 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from dataclasses import dataclass
 from datetime import datetime
 
 from mailjudge.app import replies
-from mailjudge.commands.base import Context
+from mailjudge.app.caps import GAME_KINDS, queue_within_caps
+from mailjudge.commands.base import Answer, Context
+from mailjudge.commands.finder import BARE, find_blocks
+from mailjudge.commands.registry import lookup
 from mailjudge.commands.run import execute, reply_text
 from mailjudge.game import guard
 from mailjudge.game.bounces import Failure, take_bounce
 from mailjudge.game.errors import BadSecret, ServiceError
 from mailjudge.inbound.auth_results import sender_proven
 from mailjudge.inbound.bounces import failures
-from mailjudge.inbound.own_words import reading_notes, without_own_words
+from mailjudge.inbound.own_words import read_reply, reading_notes
 from mailjudge.inbound.parse import ParsedMail
-from mailjudge.models import Game, InboundMessage
+from mailjudge.models import Game, InboundMessage, Person
+from mailjudge.outbound.answered import may_reply
 from mailjudge.outbound.draft import Outgoing
-from mailjudge.outbound.outbox import may_reply, picture_bytes
-from mailjudge.outbound.queue import queue_all, queue_outgoing
+from mailjudge.outbound.mailbox import mailbox
+from mailjudge.render import render
 from mailjudge.settings import Settings
 from mailjudge.variants import list_target, variant_of
 from mailjudge.variants.base import ListThread
@@ -37,8 +42,24 @@ def handle_bounce(
     their games' masters told. A bounce is never answered."""
     reported = [Failure(f.recipient, f.status, f.diagnostic) for f in failures(row.raw)]
     what, notices = take_bounce(target, reported)
-    queue_all(notices, settings, now)
+    queue_within_caps(notices, settings, now)
     return what
+
+
+def handle_calendar_note(
+    row: InboundMessage, mail: ParsedMail, settings: Settings, now: datetime
+) -> str:
+    """A calendar's answer to a deadline's invitation with a note typed into it (an
+    Accept or Decline "with a note"): the note is meant for someone, and nobody reads a
+    calendar's answer, so its writer is told (within their caps), never the calendar."""
+    body = render("calendar_note.txt.j2", note=mail.calendar_note, judge=settings.judge.address)
+    target = replies.answer_address(mail)
+    if may_reply(target, settings.outbound, now) and replies.may_answer(
+        mail, target, len(body), settings, now
+    ):
+        replies.queue_reply(mail, body, row, settings, now, target)
+        return "a calendar's answer with a note: answered, the note reaches nobody"
+    return "a calendar's answer with a note: not answered (its caps)"
 
 
 def list_post_target(row: InboundMessage, mail: ParsedMail, judge: str) -> tuple[Game, str] | None:
@@ -54,29 +75,109 @@ def handle_list_post(
     row: InboundMessage, mail: ParsedMail, settings: Settings, now: datetime, game: Game, power: str
 ) -> str:
     """A post to a country's list: out to its citizens, and a short answer to the sender
-    (to its Reply-To only as any answer: game.guard.is_proven), within its caps."""
+    (to its Reply-To only as any answer: game.guard.is_proven), within its caps. A copy of
+    the judge's own mail below the writer's text (a Reply to a list mail, in a client the
+    reply reader does not know) is cut off, as from any mail. Commands in it (NOMINATE,
+    VOTE: a Reply to the list's mail is an easy way to send them) are done, not posted."""
     done = f"a post to the list of {power} in {game.name}"
-    try:
-        thread = ListThread(mail.message_id, mail.in_reply_to, mail.references)
-        seat, item = variant_of(game).post_to_list(
-            game, power, mail.text, mail.subject, mail.sender, thread
-        )
-        queue_outgoing(item, settings, now)
-        answer = f"ok: your post went to the list of {power} in {game.name}.\n"
-        if seat.person is not None and seat.person.email != mail.reply_to.lower():
-            answer += f"(Posted as {seat.name}.)\n"
-    except BadSecret as err:
-        if not err.answered:
-            return done
-        answer = f"ERROR: nothing was posted to the list of {power}: {err}\n"
-    except ServiceError as err:
-        answer = f"ERROR: nothing was posted to the list of {power}: {err}\n"
+    text = read_reply(mail, settings.judge.address).text
+    post = split_post(text)
+    if post.commands:
+        return _list_post_with_commands(row, mail, settings, now, game, power, post)
+    outcome = _post(mail, settings, now, game, power, text)
+    if outcome is None:
+        return done
+    ok, words = outcome
+    answer = f"{'ok' if ok else 'ERROR'}: {words}\n"
     target = replies.answer_address(mail)
     if may_reply(target, settings.outbound, now) and replies.may_answer(
-        mail, target, len(answer), False, settings, now
+        mail, target, len(answer), settings, now
     ):
         replies.queue_reply(mail, answer, row, settings, now, target)
     return done
+
+
+def _post(
+    mail: ParsedMail, settings: Settings, now: datetime, game: Game, power: str, text: str
+) -> tuple[bool, str] | None:
+    """Post ``text`` (its SIGNON line first) to the list: whether it went, and the words
+    that say so; None when the mail gets no answer (a wrong password beyond a few)."""
+    try:
+        thread = ListThread(mail.message_id, mail.in_reply_to, mail.references)
+        seat, item = variant_of(game).post_to_list(
+            game, power, text, mail.subject, mail.sender, thread
+        )
+        queue_within_caps([item], settings, now)
+        words = f"your post went to the list of {power} in {game.name}."
+        if seat.person is not None and seat.person.email != mail.reply_to.lower():
+            words += f"\n(Posted as {seat.name}.)"
+        return True, words
+    except BadSecret as err:
+        if not err.answered:
+            return None
+        return False, f"nothing was posted to the list of {power}: {err}"
+    except ServiceError as err:
+        return False, f"nothing was posted to the list of {power}: {err}"
+
+
+@dataclass(frozen=True)
+class ListPost:
+    """A mail to a list, cut up: its SIGNON lines, the text to post, the commands in it
+    (with their blocks) and their names."""
+
+    signon: list[str]
+    posted: list[str]
+    commands: list[str]
+    names: list[str]
+
+
+def split_post(text: str) -> ListPost:
+    """A list post's lines: a command is a line that begins with a command's name written
+    in capitals as the judge's HELP writes it (with its block, up to END), so that "Vote
+    for Ann!" stays the writer's words."""
+    post = ListPost([], [], [], [])
+    for block in find_blocks(text):
+        words = list(block.words)
+        if words[0] == BARE:
+            post.posted.append(" ".join(words[1:]))
+        elif words[0].upper() == "SIGNON":
+            post.signon.append(" ".join(words))
+        elif not words[0].isupper():
+            post.posted.extend([" ".join(words), *block.body])
+        else:
+            found = lookup(words)
+            ends = found is not None and found[0].block_end is not None and not block.unterminated
+            post.commands.extend([" ".join(words), *block.body, *(["END"] if ends else [])])
+            if found is not None and found[0].name not in post.names:
+                post.names.append(found[0].name)
+    return post
+
+
+def _list_post_with_commands(
+    row: InboundMessage,
+    mail: ParsedMail,
+    settings: Settings,
+    now: datetime,
+    game: Game,
+    power: str,
+    post: ListPost,
+) -> str:
+    """A mail to a list with commands in it: they are done as in a mail to the judge, the
+    rest of its text (if any) goes to the list, and one answer says what came of each."""
+    ctx = _run(mail, settings, now, None, None, "\n".join([*post.signon, *post.commands]), [])
+    note = [f"its commands ({', '.join(post.names)}) were done, as below"]
+    ok = True
+    if any(line.strip() for line in post.posted):
+        outcome = _post(mail, settings, now, game, power, "\n".join([*post.signon, *post.posted]))
+        if outcome is not None:
+            ok, words = outcome
+            note.append(f"and the rest of it: {words}")
+    else:
+        note.append("nothing else was in it, so nothing was posted to the list")
+    ctx.answers.insert(0, Answer(f"(your mail to the list of {power})", ok, note))
+    return f"a mail to the list of {power} in {game.name} with commands, " + _answer_and_send(
+        row, mail, settings, now, ctx
+    )
 
 
 def handle_press_reply(
@@ -98,6 +199,7 @@ def handle_commands(
 ) -> str:
     """A mail of commands; `game` stands in for the game's name in SIGNON when the mail
     went to judge+GAME@."""
+    remember_written(mail)  # before: the mail the commands cause goes as it is written
     ctx = _run_commands(mail, settings, now, game, None)
     return _answer_and_send(row, mail, settings, now, ctx)
 
@@ -109,12 +211,26 @@ def _run_commands(
     game: str | None,
     press_to: list[str] | None,
 ) -> Context:
+    reading = read_reply(mail, settings.judge.address)
+    notes = [*reading_notes(mail), *reading.notes]
+    return _run(mail, settings, now, game, press_to, reading.text, notes)
+
+
+def _run(
+    mail: ParsedMail,
+    settings: Settings,
+    now: datetime,
+    game: str | None,
+    press_to: list[str] | None,
+    text: str,
+    notes: list[tuple[str, str]],
+) -> Context:
     judge = settings.judge.address
     proven = sender_proven(mail.auth_results, settings.security.trusted_authserv_id, mail.sender)
     return execute(
-        without_own_words(mail, judge), mail.sender or mail.reply_to, judge, now, game,
-        press_to, settings.security.max_commands, notes=reading_notes(mail),
-        sender_proven=proven,
+        text, mail.sender or mail.reply_to, judge, now, game, press_to,
+        settings.security.max_commands, notes=notes, sender_proven=proven,
+        subject=mail.subject,
     )  # fmt: skip
 
 
@@ -123,85 +239,77 @@ def _answer_and_send(
 ) -> str:
     """The answer to a mail whose commands ran, within its caps, and the mail they caused."""
     answer_to = replies.answer_address(mail, ctx)
-    if answer_to != (mail.sender or mail.reply_to) and ctx.seat is None:
+    remember_written(mail, ctx)
+    if answer_to.lower() != (mail.sender or mail.reply_to) and ctx.seat is None:
         for answer in ctx.answers:  # a third address never reads an outsider's words
             answer.echo = answer.echo.split()[0] if answer.echo else answer.echo
     outgoing = _bounded(ctx.outgoing, settings.security.max_mails_out)
     errors = sum(1 for answer in ctx.answers if not answer.ok)
     summary = f"{len(ctx.answers)} commands, {errors} with errors, {len(outgoing)} mails out"
     body = replies.within_bytes(reply_text(ctx), settings.security.max_reply_bytes)
-    signed_on = ctx.seat is not None and _is_own(answer_to, mail, ctx)
     if ctx.unanswered:
         summary += ", not answered: a wrong password after too many"
     elif ctx.seat is None and _repeated(mail, now, settings):
         summary += f", not answered: the same text came from {mail.sender} too often this hour"
+        sender = mail.sender or mail.reply_to
+        until = guard.repeats_end_at(sender, _fingerprint(mail), now)
+        replies.tell_answers_held(mail, settings, now, sender, until, same=True)
     elif not may_reply(answer_to, settings.outbound, now):
         log.warning("reply to %s held back: too many replies lately", answer_to)
         replies.tell_answers_paused(mail, settings, now, answer_to)
         summary += ", answer held back (reply limit)"
-    elif not replies.may_answer(mail, answer_to, len(body), signed_on, settings, now):
+    elif not replies.may_answer(mail, answer_to, len(body), settings, now, ctx):
         summary += f", answer not sent: {answer_to} has had its hour's mail"
+        # Never a stranger told of another's mail: only the allowance's own address.
+        if mailbox(answer_to) == mailbox(replies.own_address(mail, ctx)):
+            until = guard.answers_reopen_at(answer_to, now)
+            replies.tell_answers_held(mail, settings, now, answer_to, until, same=False)
     else:
         replies.queue_reply(mail, body, row, settings, now, answer_to, ctx.game, ctx.seat)
         summary += ", answered"
     return summary + _send_caused(outgoing, mail, ctx, settings, now)
 
 
+def remember_written(mail: ParsedMail, ctx: Context | None = None) -> None:
+    """The case the sender writes their address in (Jean.Dupont@), kept on their Person
+    for the judge's mail to them: set the first time, and changed by a mail that signed on
+    to one of their seats with its password (``ctx``, once the commands ran). Nothing at
+    all for an address all in lower case, nearly every mail."""
+    written = mail.as_written(mail.sender) if mail.sender else ""
+    if written == mail.sender:
+        return
+    seat = ctx.seat if ctx is not None else None
+    signed_on = seat is not None and seat.person is not None and seat.person.email == mail.sender
+    change = Person.update(address=written).where(
+        (Person.email == mail.sender) & (Person.address != written)
+    )
+    if not signed_on:
+        change = change.where(Person.address == "")
+    change.execute()
+
+
 def _send_caused(
     outgoing: list[Outgoing], mail: ParsedMail, ctx: Context, settings: Settings, now: datetime
 ) -> str:
-    """Queue the mail the commands caused, each within its address's hour's caps; what
-    was held back, for the log line."""
-    held = ""
-    sender = (mail.sender or mail.reply_to).lower()
-    for item in outgoing:
-        if item.bcc or len(item.to) != 1 or item.kind in _ALWAYS_SENT:
-            queue_outgoing(item, settings, now)
-            continue
-        to = item.to[0].lower()
-        mine = to == sender or (ctx.seat is not None and _is_own(to, mail, ctx))
-        ledger = "own" if mine else "seat" if item.role else "others"
-        # A password proves nothing about an address: pictures and the like go to one
-        # that never answered the judge under the small caps, signed on or not.
-        proven = ledger == "seat" or guard.is_proven(to)
-        if guard.may_mail(to, _size(item), now, proven, ledger, settings.security):
-            queue_outgoing(item, settings, now)
-        else:
-            held += f", a mail to {to} not sent (its hour's cap)"
-    return held
-
-
-def _is_own(address: str, mail: ParsedMail, ctx: Context) -> bool:
-    """Whether `address` is the mail's sender or the signed-on seat's own address."""
-    address = address.lower()
-    if address == (mail.sender or mail.reply_to).lower():
-        return True
-    person = ctx.seat.person if ctx.seat is not None else None
-    return person is not None and person.email == address
+    """Queue the mail the commands caused, each recipient within its mailbox's hour's
+    caps (app/caps.py: a phase's results too); what was held back, for the log line."""
+    own = mailbox(replies.own_address(mail, ctx))
+    held = queue_within_caps(outgoing, settings, now, own=lambda a: mailbox(a) == own)
+    return "".join(f", a mail to {address} not sent (its hour's cap)" for address in held)
 
 
 def _repeated(mail: ParsedMail, now: datetime, settings: Settings) -> bool:
     """The same text from the same address more than `same_mail_answers` times this
     hour: an auto-responder that sets no auto-reply header. It is not answered. (Asked
     only of mail that signed on to no seat: a player may send the same orders again.)"""
-    words = " ".join(mail.text.split()).lower().encode("utf-8")
-    fingerprint = hashlib.sha256(words).hexdigest()[:16]
-    return guard.repeats(mail.sender or mail.reply_to, fingerprint, now) > (
+    return guard.repeats(mail.sender or mail.reply_to, _fingerprint(mail), now) > (
         settings.security.same_mail_answers
     )
 
 
-def _size(item: Outgoing) -> int:
-    """About how many bytes a mail comes to (its picture included)."""
-    size = len(item.body) + len(item.html or "") + sum(len(a[2]) for a in item.attachments)
-    size += len(item.calendar or "")
-    if item.board is not None:
-        size += picture_bytes(item.board)
-    return size + 1024  # headers
-
-
-# Mail a phase's processing sends is the game's, not the asker's: never cut.
-_ALWAYS_SENT = ("results", "list", "digest")
+def _fingerprint(mail: ParsedMail) -> str:
+    words = " ".join(mail.text.split()).lower().encode("utf-8")
+    return hashlib.sha256(words).hexdigest()[:16]
 
 
 def _bounded(items: list[Outgoing], limit: int) -> list[Outgoing]:
@@ -211,7 +319,7 @@ def _bounded(items: list[Outgoing], limit: int) -> list[Outgoing]:
     kept: list[Outgoing] = []
     counted = 0
     for item in items:
-        if item.kind not in _ALWAYS_SENT and not item.role:
+        if item.kind not in GAME_KINDS and not item.role:
             counted += 1
             if counted > limit:
                 continue

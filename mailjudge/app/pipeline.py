@@ -18,11 +18,12 @@ from mailjudge import db
 from mailjudge.addresses import bounced_outbox, judge_detail, press_reply_target
 from mailjudge.app import handlers, replies
 from mailjudge.game import guard
-from mailjudge.inbound.parse import MailLimitError, ParsedMail, silence_reason
+from mailjudge.inbound.parse import MailLimitError, ParsedMail
+from mailjudge.inbound.silence import CALENDAR_ANSWERS, carries_commands, silence_reason
 from mailjudge.inbound.spool import keep_masked_copy, parse_stored
 from mailjudge.masking import mask_mail
 from mailjudge.models import InboundMessage, utcnow
-from mailjudge.outbound.outbox import sent_to
+from mailjudge.outbound.answered import sent_to
 from mailjudge.render import render
 from mailjudge.settings import Settings
 
@@ -57,12 +58,13 @@ def handle(
     """Handle one stored mail, and log one line saying what came of it."""
     started = time.perf_counter()
     work = prepared if prepared is not None else prepare(row, settings)
-    outcome = _handle(row, settings, now or utcnow(), work.parsed)
-    # The stored copy loses its passwords in the same transaction as the mail's effects:
-    # if handling fails, the mail is retried with them.
+    # The stored copy loses its passwords with the mark that the mail is done, in the same
+    # transaction as the mail's effects, or with the mark that it is shunted: a mail that
+    # fails is never kept with a password in clear (issue 52).
     if work.masked != row.raw:
         keep_masked_copy(row, work.masked)
         db.secrets_overwritten()
+    outcome = _handle(row, settings, now or utcnow(), work.parsed)
     log.info("mail %s from %s: %s, %.0f ms", row.message_id, row.envelope_from or "<>",
              outcome, (time.perf_counter() - started) * 1000)  # fmt: skip
 
@@ -83,6 +85,9 @@ def _handle(
     reason = silence_reason(mail, judge)
     if reason is not None:
         return f"not answered: {reason}"
+    if mail.calendar_method in CALENDAR_ANSWERS and not carries_commands(mail):
+        # One with a note (the others are silent); with a SIGNON in it, read as any mail.
+        return handlers.handle_calendar_note(row, mail, settings, now)
     _note_round_trip(mail, now)
     listed = handlers.list_post_target(row, mail, judge)
     if listed is not None:
@@ -101,7 +106,7 @@ def _refuse(row: InboundMessage, err: MailLimitError, settings: Settings, now: d
     answer_to = replies.answer_address(err.mail)
     body = render("limit_error.txt.j2", reason=str(err), judge=judge)
     if silence_reason(err.mail, judge) is None and replies.may_answer(
-        err.mail, answer_to, len(body), False, settings, now
+        err.mail, answer_to, len(body), settings, now
     ):
         replies.queue_reply(err.mail, body, row, settings, now, answer_to)
     return f"refused: {err}"

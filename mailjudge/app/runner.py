@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import signal
 import socket
 import threading
@@ -22,7 +23,8 @@ from typing import Any
 import schedule
 
 from mailjudge import db, migrations
-from mailjudge.app import pipeline
+from mailjudge.app import alerts, orphan, pipeline
+from mailjudge.app.caps import queue_within_caps
 from mailjudge.app.doorbell import Doorbell
 from mailjudge.app.write_turns import SenderTurns, WorkerTurns, WriteTurns
 from mailjudge.game import guard
@@ -32,11 +34,12 @@ from mailjudge.inbound.landing import Landing
 from mailjudge.inbound.smtp import Listener, judge_recipients
 from mailjudge.logs import setup_logging
 from mailjudge.models import InboundMessage, utcnow
+from mailjudge.outages import Outages, probe, transient
 from mailjudge.outbound.connections import RelayConnections
 from mailjudge.outbound.outbox import RetryPolicy, flush, prune_sent
-from mailjudge.outbound.queue import queue_all
 from mailjudge.outbound.sent_record import SentRecord
 from mailjudge.service import deadlines
+from mailjudge.service import outages as judge_outages
 from mailjudge.settings import Settings, use_settings
 from mailjudge.variants import list_target
 from mailjudge.web import server as web_server
@@ -62,7 +65,7 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def _child_setup(
-    settings: Settings, ready: Doorbell, bell: Doorbell | None = None
+    settings: Settings, ready: Doorbell, parent: int, bell: Doorbell | None = None
 ) -> threading.Event:
     """In a worker, the sender or the web process: the judge's log format, marked with
     the process's role; SIGINT and SIGTERM (from the judge, or sent to the whole process
@@ -81,20 +84,60 @@ def _child_setup(
     for signum in STOP_SIGNALS:
         signal.signal(signum, on_signal)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+    # A judge killed outright (SIGKILL, the OOM killer) takes its children with it: each
+    # is sent SIGTERM when its parent dies, and stops as it would at the judge's stop.
+    # Without it they lived on, holding the web port and claiming mail nobody answered.
+    orphan.die_with_parent(parent, signal.SIGTERM)
     ready.set()
     role = multiprocessing.current_process().name.removeprefix("mailjudge-")
     setup_logging(settings.logging, role)
     return stop
 
 
-def _worker_process(
-    settings: Settings, wake: Doorbell, send: Doorbell, turns: WorkerTurns, ready: Doorbell
+def outages_of(settings: Settings, role: str, stop: threading.Event | None = None) -> Outages:
+    """The view of the database's outages of one part of the judge: an outage over is
+    noted in the database (the clock moves the deadlines that fell in it), and one that
+    lasts more than a minute is told to the operator once, by mail straight to the relay
+    (the outbox is in the database)."""
+
+    def note(began: datetime, ended: datetime, why: str) -> None:
+        with db.database_proxy.atomic():
+            judge_outages.record(began, ended, f"{role}: {why}")
+
+    return Outages(role, on_over=note, stop=stop, on_long=alerts.outage_alert(settings, role))
+
+
+def loop(
+    outages: Outages, work: Callable[[], object], bell: Any, what: str, wait: float = 1.0
 ) -> None:
+    """Run ``work`` round after round until ``outages.stop`` is set, through the
+    database's outages; between rounds wait ``wait`` seconds for ``bell`` to ring. A
+    round that fails otherwise is logged (a lock held too long in one line, anything
+    else with its traceback) and the loop goes on."""
+    while not outages.stop.is_set():
+        try:
+            outages.run(work)
+        except Exception as err:
+            if transient(err):
+                log.warning("%s round waited too long for a lock (%s); trying again", what,
+                            " ".join(str(err).split())[:200])  # fmt: skip
+            else:
+                log.exception("%s round failed; trying again", what)
+        if not outages.down:
+            bell.wait(timeout=wait)
+
+
+def _worker_process(
+    settings: Settings, wake: Doorbell, send: Doorbell, turns: WorkerTurns, ready: Doorbell,
+    parent: int,
+) -> None:  # fmt: skip
     """A worker in its own process: answer stored mail as it comes."""
-    stop = _child_setup(settings, ready, wake)
+    stop = _child_setup(settings, ready, parent, wake)
     use_settings(settings)
-    db.connect(settings.database.url)
+    # Connected by its first round: a database away when the worker starts is waited for.
+    db.bind(settings.database.url)
     landing = Landing.beside_database()
+    role = multiprocessing.current_process().name.removeprefix("mailjudge-")
 
     def handle(row: InboundMessage, prepared: Any = None) -> None:
         pipeline.handle(row, settings, prepared=prepared)
@@ -102,34 +145,33 @@ def _worker_process(
     def prepare(row: InboundMessage) -> Any:
         return pipeline.prepare(row, settings)
 
-    while not stop.is_set():
-        try:
-            # A few batches at a time, the sender woken after each round: in a burst the
-            # replies go out while more mail is answered, not after the queue is empty.
-            while spool.process_pending(
-                handle,
-                limit=4 * spool.BATCH,
-                prepare=prepare,
-                stopping=stop.is_set,
-                landing=landing,
-                turns=turns,
-                **claim_limits(settings),
-            ):
-                send.set()
-        except Exception:
-            log.exception("worker round failed; trying again")
-        wake.wait(timeout=1.0)
+    def work() -> None:
+        # A few batches at a time, the sender woken after each round: in a burst the
+        # replies go out while more mail is answered, not after the queue is empty.
+        while spool.process_pending(
+            handle,
+            limit=4 * spool.BATCH,
+            prepare=prepare,
+            stopping=stop.is_set,
+            landing=landing,
+            turns=turns,
+            **claim_limits(settings),
+        ):
+            send.set()
+
+    loop(outages_of(settings, role, stop), work, wake, "worker")
     if landing is not None:
         landing.close()
     db.close()
 
 
 def _sender_process(
-    settings: Settings, send: Doorbell, turns: SenderTurns, ready: Doorbell
+    settings: Settings, send: Doorbell, turns: SenderTurns, ready: Doorbell, parent: int
 ) -> None:
     """The outbound sender in its own process: its SMTP connections, kept open."""
-    stop = _child_setup(settings, ready, send)
-    db.connect(settings.database.url)
+    stop = _child_setup(settings, ready, parent, send)
+    use_settings(settings)
+    db.bind(settings.database.url)
     sender = RelayConnections.from_settings(
         settings.outbound, settings.judge.address, settings.dkim
     )
@@ -137,21 +179,20 @@ def _sender_process(
     # On SQLite the sender notes each outcome in a file of its own (outbound.sent_record)
     # instead of waiting for the database's one write lock between two mails.
     record = SentRecord.beside_database()
-    while not stop.is_set():
-        try:
-            flush(sender, retry=retry, record=record, stopping=stop.is_set, turn=turns)
-        except Exception:
-            log.exception("sending round failed; trying again")
-        send.wait(timeout=1.0)
+
+    def work() -> None:
+        flush(sender, retry=retry, record=record, stopping=stop.is_set, turn=turns)
+
+    loop(outages_of(settings, "sender", stop), work, send, "sending")
     sender.close()
     if record is not None:
         record.close()
     db.close()
 
 
-def _web_process(settings: Settings, sock: socket.socket, ready: Doorbell) -> None:
+def _web_process(settings: Settings, sock: socket.socket, ready: Doorbell, parent: int) -> None:
     """The pages in a process of their own, stopped like the others."""
-    web_server.web_process(settings, sock, _child_setup(settings, ready))
+    web_server.web_process(settings, sock, _child_setup(settings, ready, parent))
 
 
 class _Child:
@@ -199,7 +240,10 @@ class Judge:
         self.turns = WriteTurns(max(workers, 1))
         self._children: list[_Child] = []
         # Mails arriving together are kept in one commit; the worker is woken after each.
-        self.storer = group_store.GroupStore(on_stored=self.wake.set)
+        # The listener's view of the database: a mail that cannot be stored is answered
+        # 451 (its sender's server tries again later), the outage logged once.
+        self.listener_outages = outages_of(settings, "listener")
+        self.storer = group_store.GroupStore(on_stored=self.wake.set, outages=self.listener_outages)
         # The sender's record of outcomes (outbound.sent_record), on SQLite, when this
         # process sends.
         self.record: SentRecord | None = None
@@ -223,12 +267,14 @@ class Judge:
         if not workers:
             self.scheduler.every(5).seconds.do(self._flush_outbox)
         self.scheduler.every(10).seconds.do(self.clock_tick)
+        self.scheduler.every(1).minutes.do(alerts.clock_job, settings, self.clock)
         self.scheduler.every().day.do(self.prune)
         self._threads: list[threading.Thread] = []
 
     def _is_list(self, address: str) -> bool:
         """A country list the judge runs (checked in a thread: it reads the database)."""
-        return list_target(address, self.settings.judge.address) is not None
+        judge = self.settings.judge.address
+        return self.listener_outages.attempt(lambda: list_target(address, judge) is not None)
 
     def _store(self, raw: bytes, envelope_from: str, envelope_to: list[str], source: str) -> Any:
         return self.storer.store(raw, envelope_from, envelope_to, source)
@@ -293,7 +339,7 @@ class Judge:
         ready = Doorbell()
         process = self._mp.Process(
             target=target,
-            args=(self.settings, *args, ready),
+            args=(self.settings, *args, ready, os.getpid()),
             name=f"mailjudge-{name}",
             daemon=True,
         )
@@ -309,12 +355,12 @@ class Judge:
         self._children.append(_Child(process, ready))
 
     def _clock_loop(self) -> None:
-        while not self.stop_event.is_set():
-            try:
-                self.scheduler.run_pending()
-            except Exception:
-                log.exception("clock round failed; trying again")
-            self.stop_event.wait(timeout=1.0)
+        def work() -> None:
+            probe()  # every second: an outage is known to within a second of its start
+            self.scheduler.run_pending()
+
+        loop(outages_of(self.settings, "clock", self.stop_event), work, self.stop_event,
+             "clock")  # fmt: skip
 
     def stop(self) -> None:
         """Stop cleanly and within STOP_SECONDS: new mail is turned away (421), the mail
@@ -388,7 +434,11 @@ class Judge:
     def clock_tick(self) -> None:
         """What the clock decides: deadlines, reminders, grace (see service.deadlines)."""
         with db.database_proxy.atomic():
-            queue_all(deadlines.tick(self.clock()), self.settings, self.clock())
+            # The beat is the machine's own time, whatever clock the games run on (a
+            # test's fast one): a silence is time in which no judge was running.
+            judge_outages.beat(utcnow())
+            # Within each mailbox's hour's caps, as all the judge's mail (app/caps.py).
+            queue_within_caps(deadlines.tick(self.clock()), self.settings, self.clock())
         self.send.set()
 
     def prune(self) -> None:
@@ -398,16 +448,16 @@ class Judge:
         log.info("pruned %s sent mails older than %s days", pruned, days)
         with db.database_proxy.atomic():
             forgot = guard.prune_counters(self.clock())
+            judge_outages.forget_old(utcnow())
         log.info("forgot %s rate counters past their windows", forgot)
 
     def _work(self) -> None:
-        while not self.stop_event.is_set():
-            try:
-                self.work_once()
-                self.scheduler.run_pending()
-            except Exception:  # a broken round must not stop the judge
-                log.exception("worker round failed; trying again")
-            self.wake.wait(timeout=1.0)
+        def work() -> None:
+            probe()  # as the clock's loop: an outage is known to within a second
+            self.work_once()
+            self.scheduler.run_pending()
+
+        loop(outages_of(self.settings, "worker", self.stop_event), work, self.wake, "worker")
 
     def serve_forever(self) -> None:
         """Serve until SIGTERM (systemd's stop) or SIGINT (Ctrl-C), then stop cleanly."""

@@ -40,6 +40,7 @@ from mailjudge.models import Ballot, BaseModel, Game, Person, Seat, utcnow
 from mailjudge.passwords import hash_password
 from mailjudge.service import processing
 from mailjudge.service.games import create_game, start_game
+from mailjudge.store import tools
 
 
 def country_of(seat: Seat) -> str | None:
@@ -175,9 +176,9 @@ def _bulk_insert(model: type[BaseModel], rows: Iterable[dict[str, Any]]) -> int:
     row leaves out take their defaults. How many rows were written."""
     fields = [f for f in model._meta.sorted_fields if not f.primary_key]
     defaults = {f.name: f.default() if callable(f.default) else f.default for f in fields}
-    columns = ", ".join(f'"{f.column_name}"' for f in fields)
-    marks = ", ".join([db.database_proxy.param] * len(fields))
-    sql = f'INSERT INTO "{model._meta.table_name}" ({columns}) VALUES ({marks})'
+    sql = tools.insert_text(
+        model._meta.table_name, [f.column_name for f in fields], db.database_proxy.param
+    )
     written = 0
     cursor = db.database_proxy.cursor()
     batch: list[tuple[Any, ...]] = []

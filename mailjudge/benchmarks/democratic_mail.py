@@ -42,7 +42,9 @@ from mailjudge.benchmarks.mail_e2e import relay_process, scratch_database
 from mailjudge.demo.sink import free_port
 from mailjudge.game.state import get_game
 from mailjudge.models import Ballot, Seat
-from mailjudge.settings import Settings, load_settings
+from mailjudge.settings import Settings
+from mailjudge.settings_files import load_settings
+from mailjudge.store import tools
 
 JUDGE_ADDRESS = "judge@bench.test"
 
@@ -291,7 +293,7 @@ def _server_cpu_reader() -> Any:
     process's, from /proc: the server on this machine); 0 on SQLite or when unreadable."""
     if not db.is_postgres():
         return lambda: 0.0
-    pid = db.database_proxy.execute_sql("SELECT pg_backend_pid()").fetchone()[0]
+    pid = tools.session_pid(db.database_proxy)
     ticks = os.sysconf("SC_CLK_TCK")
 
     def read() -> float:

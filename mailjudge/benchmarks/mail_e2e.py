@@ -21,7 +21,7 @@ import statistics
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from email.message import EmailMessage
@@ -44,7 +44,9 @@ from mailjudge.inbound import spool
 from mailjudge.models import InboundMessage, Outbox
 from mailjudge.outbound.outbox import render_draft
 from mailjudge.service import games, seats
-from mailjudge.settings import Settings, load_settings, use_settings
+from mailjudge.settings import Settings, use_settings
+from mailjudge.settings_files import load_settings
+from mailjudge.store import tools
 
 JUDGE = "judge@bench.test"
 PLAYERS = 7  # the bench game's players (the standard map's powers), one mail each to warm up
@@ -194,11 +196,7 @@ def scratch_schema(database_url: str, name: str) -> Iterator[str]:
     """A new schema ``name`` in the PostgreSQL database ``database_url`` (its URL, whose
     sessions work in that schema), dropped afterwards."""
     joiner = "&" if "?" in database_url else "?"
-    with _made_and_dropped(
-        database_url,
-        f'CREATE SCHEMA "{name}"',
-        f'DROP SCHEMA IF EXISTS "{name}" CASCADE',
-    ):
+    with _made_and_dropped(database_url, name, tools.create_schema, tools.drop_schema):
         yield f"{database_url}{joiner}options={quote(f'-csearch_path={name}')}"
 
 
@@ -209,30 +207,28 @@ def scratch_postgres(server_url: str, prefix: str = "mailjudge_scratch") -> Iter
     import uuid
 
     name = f"{prefix}_{uuid.uuid4().hex[:10]}"
-    with _made_and_dropped(
-        server_url,
-        f'CREATE DATABASE "{name}"',
-        f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)',
-    ):
+    with _made_and_dropped(server_url, name, tools.create_database, tools.drop_database):
         yield urlunsplit(urlsplit(server_url)._replace(path=f"/{name}"))
 
 
 @contextmanager
-def _made_and_dropped(admin_url: str, make: str, drop: str) -> Iterator[None]:
-    """Run ``make`` on a connection of its own to ``admin_url``, and ``drop`` afterwards:
+def _made_and_dropped(
+    admin_url: str, name: str, make: Callable[[Any, str], None], drop: Callable[[Any, str], None]
+) -> Iterator[None]:
+    """Make ``name`` on a connection of its own to ``admin_url``, and drop it afterwards:
     a run that failed leaves nothing behind either."""
-    import psycopg2
+    import psycopg
 
-    admin = psycopg2.connect(admin_url)
+    admin = psycopg.connect(admin_url)
     admin.autocommit = True
     try:
         with admin.cursor() as cursor:
-            cursor.execute(make)
+            make(cursor, name)
         try:
             yield
         finally:
             with admin.cursor() as cursor:
-                cursor.execute(drop)
+                drop(cursor, name)
     finally:
         admin.close()
 

@@ -36,6 +36,7 @@ from mailjudge.game.state import current_position
 from mailjudge.models import InboundMessage
 from mailjudge.service import games, seats
 from mailjudge.settings import Settings
+from mailjudge.store import tools
 
 # Seats' passwords are hashed at this scrypt cost for the bench: every worker process checks
 # each seat's password once (then remembers it), and 350 checks at the judge's own cost
@@ -123,20 +124,16 @@ class LockSampler:
         self._thread.join(10)
 
     def _run(self) -> None:
-        import psycopg2
+        import psycopg
 
-        connection = psycopg2.connect(self.url)
+        connection = psycopg.connect(self.url)
         connection.autocommit = True
         try:
             with connection.cursor() as cursor:
                 while not self._stop.is_set():
-                    cursor.execute(
-                        "SELECT wait_event, left(regexp_replace(query, '\\s+', ' ', 'g'), 70)"
-                        " FROM pg_stat_activity WHERE datname = current_database()"
-                        " AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
-                    )
+                    waits = tools.lock_waits(cursor)
                     self.samples += 1
-                    for event, query in cursor.fetchall():
+                    for event, query in waits:
                         self.waits[f"{event}: {query}"] += 1
                     time.sleep(self.every)
         finally:
@@ -193,16 +190,12 @@ def _descendants(pid: int) -> list[int]:
 
 
 def _backends(url: str) -> list[int]:
-    import psycopg2
+    import psycopg
 
-    connection = psycopg2.connect(url)
+    connection = psycopg.connect(url)
     try:
         with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
-                " AND pid <> pg_backend_pid()"
-            )
-            return [int(pid) for (pid,) in cursor.fetchall()]
+            return tools.other_sessions(cursor)
     finally:
         connection.close()
 

@@ -11,11 +11,13 @@ from mailjudge.commands import (  # noqa: F401
     diary,
     extend,
     info,
+    joining,
     master,
     openings,
     orders,
     press,
     records,
+    seat_settings,
     veterans,
     vote,
 )

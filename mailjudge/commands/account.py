@@ -1,27 +1,26 @@
-"""Signing on and off, creating and joining games, and a player's own settings."""
+"""Signing on and off, creating a game, and a seat's password and address (joining a game
+is in joining.py, a seat's other settings in seat_settings.py)."""
 
 from __future__ import annotations
 
+from functools import cache
+
 from mailjudge.commands.base import Block, Command, CommandError, Context
-from mailjudge.commands.records import judged_by_record
 from mailjudge.commands.registry import register
 from mailjudge.engine.catalogue import playable_powers
-from mailjudge.game import confirmations, guard, openings, reply_tokens, schedule, state
+from mailjudge.engine.maps import load_map
+from mailjudge.game import confirmations, guard, reply_tokens, schedule, state
 from mailjudge.game.bounces import clear_bounces
-from mailjudge.game.calendar import Change, invitation_ics
 from mailjudge.game.errors import BadSecret, NotFound, ServiceError
-from mailjudge.models import Game, GameState, Seat
-from mailjudge.passwords import verify_password
+from mailjudge.models import Game, Seat
+from mailjudge.outbound.mailbox import writable
+from mailjudge.passwords import PLACEHOLDER
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
-from mailjudge.render.deadline import deadline_lines, deadline_text
-from mailjudge.render.outgoing import Outgoing, mail_to_seat, seat_country
-from mailjudge.service import games, seats, standin
-from mailjudge.service import openings as opening_mail
-from mailjudge.service.ready_block import ready_lines
+from mailjudge.render.outgoing import Outgoing, mail_to_seat
+from mailjudge.rules import catalogue
+from mailjudge.service import games, seats
 from mailjudge.settings import current_settings
-from mailjudge.timing import zone_of
-from mailjudge.variants import variant_of
 
 
 def spend_password_hash(ctx: Context) -> None:
@@ -48,13 +47,14 @@ def resolve_signon(ctx: Context, who: str) -> tuple[str, str]:
     """(game name, seat name) from ``france@game``, ``alice@game``, ``Fgame`` / ``Mgame``
     (DPjudge initials), or a bare name when the mail went to judge+GAME@ (where the
     initials work too)."""
-    if who[:1] == "?" or (who[:1].upper() == "O" and _is_game(who[1:])):
+    if who[:1] == "?" or (who[:1].upper() == "O" and is_game(who[1:])):
         # njudge's ways in: SIGNON ?game (join a forming game), SIGNON Ogame (observe).
-        game_name = who[1:].lower()
+        game_name = who[1:].lower() or "game"
         if who[:1] == "?":
             raise CommandError(
                 f"this judge has no SIGNON ?game: to join {game_name}, write JOIN {game_name} "
                 "password (and a power under POWER_CHOICE); then SIGNON power@game password"
+                + ("; LIST shows the games forming" if game_name == "game" else "")
             )
         raise CommandError(
             f"this judge has no SIGNON Ogame: to watch {game_name}, write OBSERVE "
@@ -68,16 +68,36 @@ def resolve_signon(ctx: Context, who: str) -> tuple[str, str]:
     initial, game_name = who[:1].upper(), who[1:].lower()
     if not game_name:
         raise CommandError("write SIGNON power@game password (or Fgame / Mgame)")
+    if not is_game(game_name) and (is_game(who) or who.upper() in _power_names()):
+        # "SIGNON england pw" (not Engl-and): a power, or a game, without the other half.
+        where = who.lower() if is_game(who) else "game"
+        seat = "power" if is_game(who) else who.lower()
+        raise CommandError(
+            f"write SIGNON {seat}@{where} password: the power, @ and the game's name (or "
+            "the power's initial and the game's name run together, like Fgame)"
+        )
     if initial == "M":
         return game_name, "master"
     game = state.get_game(game_name)
     for power in state.game_map(game).powers.values():
         if power.initial.upper() == initial:
             return game_name, power.name.lower()
+    if initial.isdigit():  # DPjudge numbers the powers of a game still forming
+        raise CommandError(
+            f"players here sign on by their power's name or initial: SIGNON power@{game.name} "
+            "password (or Fgame); a power has no number"
+        )
     raise CommandError(f"{initial} is not a power's initial in {game.name}")
 
 
-def _is_game(name: str) -> bool:
+@cache
+def _power_names() -> frozenset[str]:
+    """The standard map's powers, and MASTER: the words a SIGNON without its game most
+    likely names (reading every map would cost seconds)."""
+    return frozenset({*load_map().power_names, "MASTER"})
+
+
+def is_game(name: str) -> bool:
     return bool(name) and Game.get_or_none(Game.name == name.lower()) is not None
 
 
@@ -94,10 +114,18 @@ class Signon(Command):
     action = Action.INFO
     name = "SIGNON"
     arguments = "power@game password"
+    hint = "write SIGNON power@game password (to join a forming game: JOIN game password)"
     stops_mail = True  # a mail whose SIGNON cannot be read does nothing else
     summary = "sign on to a game; also SIGNON Fgame password (initial) or Mgame (master)"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        if args[1] == PLACEHOLDER:  # the ready-to-send block sent back as the judge wrote it
+            ctx.stopped = True  # no guess at anyone's password: nothing is counted
+            raise CommandError(
+                f"{PLACEHOLDER} stands for your password: write your own password in its "
+                f"place (SIGNON {args[0]} yourpassword) and send the lines again; nothing "
+                "after this line was done"
+            )
         game_name, name = resolve_signon(ctx, args[0])
         try:
             seat = seats.seat_for_signon(game_name, name, args[1])
@@ -168,7 +196,7 @@ class Create(Command):
     name = "CREATE"
     usage = "CREATE game password [VARIANT v] [MAP name] [RULES +X -Y]"
     summary = "create a game; you become its master"
-    secret_words = (1,)
+    followers = ("PRIVATE password",)  # DPjudge's setup line: the game's privacy password
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         ctx.require(Action.CREATE)
@@ -180,7 +208,10 @@ class Create(Command):
             )
         if len(args) < 2:
             raise CommandError("write CREATE game password [VARIANT v] [MAP name] [RULES +X -Y]")
-        opts = _options(args[2:], ("VARIANT", "MAP", "RULES"))
+        rest = list(args[2:])
+        if rest and rest[0].upper() not in ("VARIANT", "MAP", "RULES"):
+            rest.insert(0, "VARIANT")  # DPjudge: CREATE game password variant
+        opts = _options(rest, ("VARIANT", "MAP", "RULES"))
         game = games.create_game(
             args[0], ctx.sender, args[1], variant=opts.get("VARIANT", "standard").lower(),
             rules=opts.get("RULES", ""), map_name=opts.get("MAP", "standard").lower(),
@@ -191,26 +222,41 @@ class Create(Command):
         example = "FRANCE" if "FRANCE" in powers else powers[0]
         power = f" {example}" if state.has_rule(game, "POWER_CHOICE") else ""
         on_map = "" if game.map_name == "standard" else f" on the map {game.map_name}"
-        return [
+        lines = [
             f"game {game.name} created ({game.variant}{on_map}; rules: {rules}); "
             "you are its master",
             f"players join with: JOIN {game.name} password{power}",
             "(each player makes up their own password when joining: never send them yours)",
         ]
+        if game.rules.has("SOLITAIRE"):
+            # Sent once, to the From address only: a password of the judge's making, not
+            # one the master chose (seed 001: "automatically assigned").
+            ctx.token_for_sender = True
+            privacy = games.assign_privacy(game)
+            lines[1:] = [
+                f"a SOLITAIRE game is private: its privacy password is {privacy}",
+                f"give it to whoever may watch: they write OBSERVE name@{game.name} and this "
+                "password. It is not your master's password, and the judge sends it only "
+                "this once.",
+            ]
+        return lines
 
 
 # DPjudge's CREATE is followed by lines that set the game up, one a line, until the first
 # line that is something else. Those naming a feature this judge has are read as our own
 # commands would be; the others are answered with the form this judge uses instead.
 SETUP_WORDS = frozenset({"PRIVATE", "PUBLIC", "MAP", "TIMING", "RULE", "RULES", "VARIANT",
-                         "DEADLINE", "ZONE", "PRESS", "MORPH", "DESCRIPTION"})  # fmt: skip
+                         "DEADLINE", "ZONE", "PRESS", "MORPH", "DESCRIPTION", "DESC", "FORM",
+                         "ALLOW", "DENY", "UNLISTED", "LISTED"})  # fmt: skip
+_SETUP_ALONE = frozenset({"PRIVATE", "PUBLIC", "FORM", "UNLISTED", "LISTED"})
 
 
 def is_setup_line(words: list[str]) -> bool:
     """Whether a line right after CREATE is one of DPjudge's setup lines: a setup word
-    with something after it, or PRIVATE / PUBLIC alone (a bare MAP is our MAP command)."""
+    with something after it, or PRIVATE, PUBLIC or FORM alone (a bare MAP is our MAP
+    command)."""
     key = words[0].upper()
-    return key in SETUP_WORDS and (len(words) > 1 or key in ("PRIVATE", "PUBLIC"))
+    return key in SETUP_WORDS and (len(words) > 1 or key in _SETUP_ALONE)
 
 
 def create_setup(ctx: Context, game: Game, words: list[str]) -> list[str]:
@@ -218,6 +264,13 @@ def create_setup(ctx: Context, game: Game, words: list[str]) -> list[str]:
     2d``, ``rule no_press``) applied to the game just created, or a CommandError that
     names how to say it here."""
     key, rest = words[0].upper(), words[1:]
+    key = {"UNLISTED": "PRIVATE", "LISTED": "PUBLIC"}.get(key, key)
+    if key == "FORM" and not rest:
+        return [f"{game.name} is forming: players JOIN it now (it starts when it is full)"]
+    if key in ("DESC", "DESCRIPTION"):
+        raise CommandError(
+            "no description is kept here: LIST game shows a game's map, rules and players"
+        )
     if key in ("PRIVATE", "PUBLIC") and not rest:
         game.private = key == "PRIVATE"
         game.save()
@@ -225,10 +278,11 @@ def create_setup(ctx: Context, game: Game, words: list[str]) -> list[str]:
             return ["the game is private: LIST and the web site do not show it"]
         return ["the game is public: LIST shows it"]
     if key == "PRIVATE":
-        raise CommandError(
-            "this judge has no password for joining a private game: write PRIVATE alone, "
-            "which keeps the game off LIST and the web site; players JOIN with their own"
-        )
+        game.private = True
+        game.save()
+        return ["the game is private: LIST and the web site do not show it; this judge asks "
+                "no password for joining, so keep the privacy password to yourself: players "
+                "told the game's name JOIN with their own"]  # fmt: skip
     if key == "MAP" and len(rest) == 1:
         if rest[0].lower() != game.map_name:
             try:
@@ -243,8 +297,7 @@ def create_setup(ctx: Context, game: Game, words: list[str]) -> list[str]:
             raise CommandError(str(err)) from None
         return [f"timing: {timing}"]
     if key in ("RULE", "RULES") and rest:
-        change = " ".join(w if w[:1] in "+-" else f"+{w}" for w in rest).upper()
-        return [f"rules now: {state.set_rules(game, change) or 'none'}"]
+        return _setup_rules(game, rest)
     forms = {
         "VARIANT": f"name the variant on the CREATE line: CREATE {game.name} password VARIANT v",
         "DEADLINE": "the master sets it once the game runs: SET DEADLINE 2026-12-01 18:00",
@@ -257,214 +310,22 @@ def create_setup(ctx: Context, game: Game, words: list[str]) -> list[str]:
     )
 
 
-@register
-class Join(Command):
-    action = Action.JOIN
-    name = "JOIN"
-    arguments = "game password [power] [AS name]"
-    summary = "join a forming game (name a power only under POWER_CHOICE)"
-
-    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        ctx.require(Action.JOIN)
-        spend_password_hash(ctx)
-        game = state.get_game(args[0])
-        judged_by_record(ctx, game)  # MIN_RECORD: the answer goes to the From only
-        rest = args[2:]
-        name = None
-        if len(rest) >= 2 and rest[-2].upper() == "AS":
-            name, rest = rest[-1], rest[:-2]
-        if len(rest) > 1:
-            raise CommandError("write JOIN game password [power] [AS name]")
-        started: list[Outgoing] = []
-        proven = guard.is_proven(ctx.sender)
-        late = game.state == GameState.ACTIVE  # a citizen joining a running game
-        seat = seats.join(
-            game, ctx.sender, args[1], power=rest[0] if rest else None, name=name, started=started
-        )
-        game = state.get_game(game.name)
-        if seat.role == "citizen" and not proven:
-            # A citizen is on its country's list: only once its address answers a token
-            # (a forged JOIN would put a stranger there). Until then the seat waits.
-            seat.status = "invited"
-            seat.save()
-            token = confirmations.new_token("citizen", seat, ctx.sender)
-            ctx.token_for_sender = True  # the token goes to the joining address only
-            return [
-                f"you joined {game.name} as {seat.name} once this address confirms: answer "
-                "this mail with the line",
-                f"    CONFIRM {token}",
-                "from this address. Until then you are no citizen and get no list mail.",
-            ]
-        if seat.status == "invited":  # it waited for a token, and the address is proven now
-            seat.status = "active"
-            seat.save()
-        ctx.outgoing += started
-        ctx.game, ctx.seat = game, seat
-        lines = [f"you joined {game.name} as {seat.name}"]
-        if late:
-            ctx.outgoing += welcome_late_citizen(game, seat)
-            lines.append(f"the game is under way: you are a citizen of {seat_country(seat)}")
-        elif game.state == GameState.ACTIVE:
-            announce_start(ctx, game)
-            lines.append(f"the game has started: you play {seat.powers}")
-        elif seat.powers:
-            lines.append(f"you will play {seat.powers} when the game starts; you will be told "
-                         "by mail")  # fmt: skip
-        else:
-            lines.append("your power is dealt when the game starts; you will be told by mail")
-        return lines
-
-
-def welcome_late_citizen(game: Game, seat: Seat) -> list[Outgoing]:
-    """Seed 000: "this variant allows any number of citizens to play", and Setup
-    Rule 2: "Add each citizen to their country's mailing list". A citizen joining a running game is
-    told the game is under way, and its country's list is told once; nobody else is mailed
-    (each late join used to re-send "the game has started" to every citizen)."""
-    return [started_mail(game, seat), *variant_of(game).joined_late(game, seat)]
-
-
-def started_mail(game: Game, seat: Seat) -> Outgoing:
-    joined_as = (game.variant_state or {}).get("joined_as", {}).get(str(seat.id))
-    body = render("game_started.txt.j2", game=game, seat=seat,
-                  country=seat_country(seat), joined_as=joined_as,
-                  deadline=deadline_lines(game, seat.person, "First deadline"),
-                  ready=ready_lines(game, seat))  # fmt: skip
-    mail = mail_to_seat(seat, "the game has started", body, "notice")
-    mail.calendar = invitation_ics(game, seat, Change.NEW)  # the first deadline
-    return mail
-
-
-def announce_start(ctx: Context, game: Game) -> None:
-    for seat in Seat.select().where(Seat.game == game):
-        if seat.person is not None:
-            ctx.outgoing.append(started_mail(game, seat))
-
-
-@register
-class Observe(Command):
-    action = Action.OBSERVE
-    name = "OBSERVE"
-    arguments = "name@game password"
-    summary = "watch a game: you receive its public results"
-
-    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        name, game_name = split_at(args[0])
-        game = state.get_game(game_name)
-        ctx.game, ctx.seat = game, None
-        ctx.require(Action.OBSERVE)
-        spend_password_hash(ctx)
-        if game.rules.has("SOLITAIRE"):
-            require_privacy_password(game, args[1])
-        seat = seats.observe(game, ctx.sender, args[1], name)
-        token = confirmations.new_token("observe", seat, ctx.sender)
-        ctx.token_for_sender = True  # the token goes to the observer's address only
-        return [
-            f"to observe {game.name} as {seat.name}, answer this mail with the line",
-            f"    CONFIRM {token}",
-            "from this address. Nothing more is sent to it until then. If you did not ask "
-            f"for this, do nothing; STOP {game.name} stops all mail from {game.name}.",
-        ]
-
-
-def require_privacy_password(game: Game, password: str) -> None:
-    """Seed 001, SOLITAIRE: "A PRIVACY password will be automatically assigned, because
-    these are typically private games." Here the privacy password is the one the master
-    chose at CREATE (so no mail ever carries it): only who knows it may OBSERVE."""
-    master = Seat.get((Seat.game == game) & (Seat.role == "master"))
-    if not master.password_hash or not verify_password(password, master.password_hash):
+def _setup_rules(game: Game, names: list[str]) -> list[str]:
+    """DPjudge's ``rule no_press coastal_convoy``: the rules this judge has are set, and
+    those it has not are named (HELP RULES lists them); nothing is set if none is known."""
+    known = set(catalogue().names)
+    asked = [w.upper() if w[:1] in "+-" else f"+{w.upper()}" for w in names]
+    unknown = [w[1:] for w in asked if w[1:] not in known]
+    change = [w for w in asked if w[1:] in known]
+    if not change:
         raise CommandError(
-            f"{game.name} is a SOLITAIRE game, private: OBSERVE it with its privacy password "
-            f"(the one its master created it with): OBSERVE name@{game.name} privacy-password"
+            f"this judge has no rule {', '.join(unknown)}: HELP RULES lists the rules here"
         )
-
-
-@register
-class Confirm(Command):
-    action = Action.INFO
-    name = "CONFIRM"
-    arguments = "token"
-    hint = "write CONFIRM and the token the judge sent to this address"
-    summary = "confirm, from the address it was sent to, an OBSERVE or a SET ADDRESS"
-
-    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        if openings.holds_token(args[0]):  # OPENINGS ON's token
-            openings.confirm(args[0], ctx.sender)
-            return ["this address gets a mail whenever a power needs a player (OPENINGS OFF "
-                    "stops it)"]  # fmt: skip
-        done = confirmations.confirm(args[0], ctx.sender)
-        seat, game = done.seat, done.seat.game
-        if done.kind == "observe":
-            return [f"you observe {game.name} as {seat.name}: its results come to this address"]
-        if done.kind == "citizen":
-            if game.state == GameState.ACTIVE:  # a late citizen: told now, and its list once
-                ctx.outgoing += welcome_late_citizen(game, seat)
-            return [f"you are a citizen of {game.name} as {seat.name}"]
-        if not done.old_address:
-            return [f"mail for {seat.name} in {game.name} now comes to this address"]
-        ctx.outgoing.append(Outgoing(
-            to=[done.old_address], subject=f"[{game.name}] your address changed",
-            body=f"Mail for {seat.name} in {game.name} now goes to {done.address}.\n",
-            kind="notice", game=game.name,
-        ))  # fmt: skip
-        return [f"mail for {seat.name} in {game.name} now comes to this address"]
-
-
-@register
-class Stop(Command):
-    action = Action.INFO
-    name = "STOP"
-    arguments = "game"
-    summary = "no more mail from a game to this address's observer seats (no password)"
-
-    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        game = state.get_game(args[0])
-        stopped = confirmations.stop(game, ctx.sender)
-        return [f"no more mail from {game.name} to {ctx.sender} "
-                f"({', '.join(s.name for s in stopped)})"]  # fmt: skip
-
-
-@register
-class Takeover(Command):
-    action = Action.TAKEOVER
-    name = "TAKEOVER"
-    arguments = "power@game password"
-    summary = "take a power nobody holds"
-
-    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        power, game_name = split_at(args[0])
-        game = state.get_game(game_name)
-        spend_password_hash(ctx)
-        judged_by_record(ctx, game)
-        seat, told, lines = opening_mail.take_over(game, power, ctx.sender, args[1], ctx.now)
-        ctx.outgoing += told  # the power leaves the openings; the deadline may move
-        ctx.outgoing += variant_of(game).on_takeover(game, seat)  # Diplonomic rule 25
-        ctx.game, ctx.seat = game, seat
-        return [f"you now play {seat.powers} in {game.name}", *lines]
-
-
-@register
-class Resign(Command):
-    action = Action.SEAT
-    name = "RESIGN"
-    arguments = ""
-    hint = (
-        "RESIGN takes no words: a player leaves with RESIGN alone; a master removes a "
-        "player with EJECT power"
-    )
-    summary = "leave the game (your power becomes vacant)"
-
-    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        game, seat = ctx.signed_on()
-        ctx.require(Action.SEAT)
-        refused = variant_of(game).resign_refused(game, seat)
-        if refused:
-            raise CommandError(refused)
-        seats.resign(seat)
-        if seat.role == "player":  # the power is open: told to who asked (OPENINGS ON)
-            ctx.outgoing += opening_mail.announce(game, seat.powers, "resigned", ctx.now)
-        ctx.outgoing += variant_of(game).on_resign(game, seat)  # Diplonomic rule 24
-        ctx.seat = None
-        return [f"you left {game.name}; {seat.powers or seat.name} is vacant"]
+    lines = [f"rules now: {state.set_rules(game, ' '.join(change)) or 'none'}"]
+    if unknown:
+        lines.append(f"not a rule here, so not set: {', '.join(unknown)} (HELP RULES lists "
+                     "the rules)")  # fmt: skip
+    return lines
 
 
 @register
@@ -494,126 +355,25 @@ class SetAddress(Command):
         if len(args) != 1 or "@" not in args[0] or "," in args[0]:
             raise CommandError("write SET ADDRESS you@example.org (one address)")
         new = args[0].strip("<>").lower()
+        if not writable(new):
+            raise CommandError(f"the judge cannot write to {new!r} (an address in ASCII only); "
+                               "write SET ADDRESS you@example.org")  # fmt: skip
         token = confirmations.new_token("address", seat, new)
-        body = render("confirm_address.txt.j2", game=game, seat=seat, token=token, judge=ctx.judge)
+        old = seat.person.email if seat.person is not None else "your old address"
+        limits = current_settings().security
+        if seat.person is not None and guard.guessed_at(seat, ctx.now) >= limits.signon_slow_after:
+            # The seat is under guessing: the password that signed this mail on may be a
+            # guesser's, so the token goes to the seat's address, never to the new one.
+            body = render("confirm_address.txt.j2", game=game, seat=seat, token=token,
+                          judge=ctx.judge, new=new)  # fmt: skip
+            ctx.outgoing.append(mail_to_seat(seat, "confirm your new address", body, "notice"))
+            return [f"{seat.name} has had wrong passwords this hour, so the token went to its "
+                    f"own address ({old}), not to {new}: send CONFIRM and the token from {new} "
+                    "to move the mail there"]  # fmt: skip
+        body = render(
+            "confirm_address.txt.j2", game=game, seat=seat, token=token, judge=ctx.judge, new=""
+        )
         ctx.outgoing.append(Outgoing(to=[new], subject=f"[{game.name}] confirm your address",
                                      body=body, kind="notice", game=game.name))  # fmt: skip
-        old = seat.person.email if seat.person is not None else "your old address"
         return [f"a token went to {new}: mail for {seat.name} moves there once it is answered "
                 f"with CONFIRM from that address; until then it keeps coming to {old}"]  # fmt: skip
-
-
-@register
-class SetWait(Command):
-    action = Action.SEAT
-    name = "SET WAIT"
-    arguments = ""
-    summary = "do not process before the deadline, even when all orders are in"
-
-    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        _, seat = ctx.signed_on()
-        seats.set_wait(seat, True)
-        return ["the game waits for the deadline"]
-
-
-@register
-class SetNoWait(Command):
-    action = Action.SEAT
-    name = "SET NOWAIT"
-    aliases = ("SET NO WAIT",)
-    arguments = ""
-    summary = "process as soon as all orders are in"
-
-    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        _, seat = ctx.signed_on()
-        seats.set_wait(seat, False)
-        ctx.touched.add(seat.game_id)
-        return ["no longer waiting for the deadline"]
-
-
-@register
-class SetAbsence(Command):
-    action = Action.SEAT
-    name = "SET ABSENCE"
-    usage = "SET ABSENCE 2026-12-01 TO 2026-12-05"
-    summary = "no deadline falls while you are away (at most 14 days; dates in the game's zone)"
-
-    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        _, seat = ctx.signed_on()
-        words = [w for w in args if w.upper() != "TO"]
-        if len(words) != 2:
-            raise CommandError("write SET ABSENCE 2026-12-01 TO 2026-12-05")
-        schedule.set_absence(seat, words[0], words[1], ctx.now)
-        game = seat.game
-        when = deadline_text(game, seat.person) or "none"
-        return [f"absence noted from {words[0]} to {words[1]}; the deadline is {when}"]
-
-
-@register
-class SetNoAbsence(Command):
-    action = Action.SEAT
-    name = "SET NOABSENCE"
-    aliases = ("SET NO ABSENCE",)
-    arguments = ""
-    summary = "cancel the absences you planned (a deadline already moved stays)"
-
-    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        _, seat = ctx.signed_on()
-        cancelled = schedule.clear_absence(seat, ctx.now)
-        if not cancelled:
-            return ["you had no absence planned; nothing to cancel"]
-        return [f"{cancelled} planned absence(s) cancelled; deadlines fall as the timing says"]
-
-
-@register
-class SetStandin(Command):
-    action = Action.SEAT_STANDIN
-    name = "SET STANDIN"
-    usage = "SET STANDIN ON | OFF"
-    summary = (
-        "under STANDIN: while you are away (SET ABSENCE) the stand-in orders for your power"
-        " and the deadline does not wait for you (HELP STANDIN)"
-    )
-
-    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        _, seat = ctx.signed_on()
-        word = args[0].upper() if len(args) == 1 else ""
-        if word not in ("ON", "OFF"):
-            raise CommandError("write SET STANDIN ON, or SET STANDIN OFF to take it back")
-        return [standin.set_standin(seat, word == "ON")]
-
-
-@register
-class SetPreference(Command):
-    action = Action.SEAT
-    name = "SET PREFERENCE"
-    usage = "SET PREFERENCE E,F,G"
-    summary = (
-        "njudge's power preference, best first (initials or names), honoured when the"
-        " powers are dealt at random; SET PREFERENCE RANDOM clears it"
-    )
-
-    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        _, seat = ctx.signed_on()
-        if not args:
-            raise CommandError("write SET PREFERENCE E,F,G (power initials, best first)")
-        wanted = seats.set_preference(seat, args)
-        if not wanted:
-            return ["no preference: your power is dealt at random"]
-        return [f"your preference, best first: {', '.join(wanted)}"]
-
-
-@register
-class SetZone(Command):
-    action = Action.SEAT
-    name = "SET ZONE"
-    usage = "SET ZONE Europe/Paris"
-    summary = "show deadlines in your own time zone too"
-
-    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        _, seat = ctx.signed_on()
-        if len(args) != 1 or seat.person is None:
-            raise CommandError("write SET ZONE Europe/Paris (a zone name)")
-        seat.person.timezone = zone_of(args[0]).key
-        seat.person.save()
-        return [f"times are shown in {seat.person.timezone} too"]

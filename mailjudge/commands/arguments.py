@@ -1,8 +1,9 @@
 """A command's arguments, declared once: ``game password [power] [AS name]``.
 
-From that one spec the judge writes the usage line HELP shows, masks the passwords in
-every echo, and refuses a command with the wrong words before it runs ("write JOIN game
-password [power] [AS name]"). The grammar:
+From that one spec the judge writes the usage line HELP shows, says where its passwords
+stand (secret_place: the registry holds secret_words.SECRET_COMMANDS, which the masking
+of every echo, stored mail and press goes by, to it), and refuses a command with the
+wrong words before it runs ("write JOIN game password [power] [AS name]"). The grammar:
 
 - a word with a lower-case letter (``game``, ``name@game``, ``address|JUDGE``) is one
   value; ``password`` and ``newpassword`` are secret;
@@ -16,7 +17,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from mailjudge.secret_words import SecretPlace
+
 SECRET_NAMES = frozenset({"password", "newpassword"})
+# The most digits a number written in a command may have: every count, rank, version or
+# entry a mail names is far below a billion, and int() of thousands of digits raises (as a
+# database does at a number past 2**63), which would shunt the mail unanswered.
+MOST_DIGITS = 9
+
+
+def is_number(word: str) -> bool:
+    """Whether ``word`` is a number a command may read: ASCII digits ("²" is a digit to
+    str.isdigit, not to int()), at most MOST_DIGITS of them."""
+    return 0 < len(word) <= MOST_DIGITS and word.isascii() and word.isdigit()
 
 
 @dataclass(frozen=True)
@@ -95,13 +108,29 @@ def fits(spec: str, words: list[str]) -> bool:
     return len(words) in _match(parse(spec).items, words, 0)
 
 
-def secret_positions(spec: str) -> tuple[int, ...]:
-    """Where the passwords stand among the arguments, for the echo's masking. Only the
-    fixed words before any optional or repeated one count (the passwords come first)."""
+def secret_place(spec: str) -> SecretPlace | None:
+    """Where the spec's passwords stand among the arguments (secret_words.SecretPlace), or
+    None when it has none. They stand among the fixed words before any optional or
+    repeated one, so that their places are the same in every form written; every word
+    after the last is secret too when the spec ends with it."""
+    items = parse(spec).items
     found: list[int] = []
-    for n, item in enumerate(parse(spec).items):
+    fixed = True
+    for n, item in enumerate(items):
         if isinstance(item, Group) or item.many:
-            break
-        if item.text in SECRET_NAMES:
+            fixed = False
+            if _names_secret(item):
+                raise SpecError(f"{spec!r}: a password after an optional or repeated word")
+        elif item.text in SECRET_NAMES:
+            if not fixed:
+                raise SpecError(f"{spec!r}: a password after an optional or repeated word")
             found.append(n)
-    return tuple(found)
+    if not found:
+        return None
+    return SecretPlace(tuple(found), to_end=found[-1] == len(items) - 1)
+
+
+def _names_secret(item: Token | Group) -> bool:
+    if isinstance(item, Token):
+        return item.text in SECRET_NAMES
+    return any(_names_secret(inner) for inner in item.items)

@@ -6,9 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from mailjudge.engine.maps import MapError
+from mailjudge.engine.maps import GameMap, MapError
 from mailjudge.engine.orders import OrderError
+from mailjudge.engine.readings import Readings
 from mailjudge.game.errors import ServiceError
+from mailjudge.masking import mask_text
 from mailjudge.models import Game, Seat
 from mailjudge.permissions.actors import Actor
 from mailjudge.permissions.policy import check
@@ -72,7 +74,21 @@ class Context:
     # njudge's IF ... ELSE ... ENDIF blocks open here, outermost first: each IF's condition
     # (canonical text; None for one refused) and whether its ELSE was passed.
     conditions: list[tuple[str | None, bool]] = field(default_factory=list)
+    chained_ifs: list[bool] = field(default_factory=list)  # each IF opened by an ELSE IF
+    # DPjudge's power named on a line of its own ([ENGLAND]): the bare lines after it are
+    # that power's orders.
+    line_power: str | None = None
     stopped_by: str = "SIGNON"  # the command whose failure stopped the mail
+    # The master's command of this mail that moved a game's phase (PROCESS, ROLLBACK ...)
+    # and what it did: one mail moves a phase once (issue 52).
+    phase_moved: str | None = None
+    # The order lines this mail read, each once, for every step of filing them to share.
+    readings: Readings | None = None
+
+    def readings_for(self, gmap: GameMap, phase_type: str) -> Readings:
+        """The mail's readings of order lines of this map and kind of phase."""
+        self.readings = Readings.of(self.readings, gmap, phase_type)
+        return self.readings
 
     @property
     def actor(self) -> Actor:
@@ -116,15 +132,18 @@ class Command:
     # What it does, for the permission table: the runner asks the table before run.
     action: Action
     # The words after the name, declared once (commands/arguments.py): the usage line,
-    # the masking of passwords and the refusal of a wrong form come from it. None: the
-    # command reads its words itself (it has several forms).
+    # where its passwords stand (secret_words.py) and the refusal of a wrong form come
+    # from it. None: the command reads its words itself (it has several forms), and its
+    # usage and veteran forms say where its passwords stand.
     arguments: str | None = None
     hint: str = ""  # what to write when the words do not fit; "write <usage>" by default
     stops_mail: bool = False  # a wrong form stops the rest of the mail (SIGNON)
     usage: str = ""
     summary: str = ""
     block_end: str | None = None  # "END" or "ENDPRESS" for commands with a block
-    secret_words: tuple[int, ...] = ()  # positions (after the name) of passwords to mask
+    # Lines that may follow the command and belong to it, each a spec after its opening
+    # word: DPjudge's setup lines after CREATE ("PRIVATE password").
+    followers: tuple[str, ...] = ()
     master_only: bool = False
     # How players of njudge and DPjudge write the same thing, shown by HELP beside ours.
     veteran_forms: tuple[str, ...] = ()
@@ -132,13 +151,14 @@ class Command:
     # for, not as a command of its own.
     listed: bool = True
 
+    def claims(self, words: list[str]) -> bool:
+        """Whether a line opening with the command's name and then ``words`` is the
+        command; a name that is also a word of small talk (SEND) claims only its shape."""
+        return True
+
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         raise NotImplementedError
 
     def echo(self, block: Block) -> str:
-        words = list(block.words)
-        skip = len(self.name.split())
-        for pos in self.secret_words:
-            if skip + pos < len(words):
-                words[skip + pos] = "****"
-        return " ".join(words)
+        """The command's line as the reply shows it: its passwords masked."""
+        return mask_text(" ".join(block.words))

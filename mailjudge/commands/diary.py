@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mailjudge.commands.arguments import is_number
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.game import diary
@@ -9,8 +10,8 @@ from mailjudge.permissions.vocabulary import Action
 
 
 def _number(args: list[str], usage: str) -> int:
-    if len(args) != 1 or not args[0].isdigit():
-        raise CommandError(f"write {usage}")
+    if len(args) != 1 or not is_number(args[0]):
+        raise CommandError(f"write {usage} (n: a diary entry's number, as DIARY LIST shows it)")
     return int(args[0])
 
 

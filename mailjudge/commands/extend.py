@@ -24,26 +24,17 @@ from mailjudge.timing import TimingError, format_length, parse_length
 class VoteExtend(Command):
     action = Action.VOTE_EXTEND
     name = "VOTE EXTEND"
-    usage = "VOTE EXTEND [length]"
+    usage = "VOTE EXTEND [hours | length]"
     summary = (
-        "your secret vote to move this phase's deadline, e.g. VOTE EXTEND 24H (no length: "
-        "the game's EXTEND_MAX); when EXTEND_QUORUM of the powers in play agree it moves"
+        "your secret vote to move this phase's deadline, e.g. VOTE EXTEND 24 (hours) or 2D "
+        "(no length: the game's EXTEND_MAX); when EXTEND_QUORUM of the powers in play agree "
+        "it moves"
     )
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
         ctx.require(Action.VOTE_EXTEND)
-        if len(args) > 1:
-            raise CommandError("write VOTE EXTEND, or VOTE EXTEND with a length like 24H or 2D")
-        asked = None
-        if args:
-            try:
-                asked = parse_length(args[0])
-            except TimingError:
-                raise CommandError(
-                    f"{args[0]!r} is not a length; write VOTE EXTEND 24H (or 2D, 90M), or "
-                    "VOTE EXTEND alone for the game's longest (EXTEND_MAX)"
-                ) from None
+        asked = asked_length(args) if args else None
         done = extend.vote(game, seat, asked, ctx.now)
         cap = extend.longest(game)
         cut = asked is not None and asked > cap
@@ -57,6 +48,27 @@ class VoteExtend(Command):
         told = tell_extended(ctx, game, done.length)
         shown = deadline_text(game, seat.person)
         return [f"the deadline moved by {format_length(done.length)}: {shown}; {told} told"]
+
+
+_UNITS = {"H": "H", "HOUR": "H", "HOURS": "H", "D": "D", "DAY": "D", "DAYS": "D",
+          "M": "M", "MIN": "M", "MINUTE": "M", "MINUTES": "M"}  # fmt: skip
+
+
+def asked_length(args: list[str]) -> timedelta:
+    """The length a VOTE EXTEND asks for: ``24`` (a bare number is hours, as the command
+    was first asked for: VOTE EXTEND [hours]), ``24 hours``, ``2 days``, ``24H``, ``2D``."""
+    text = "".join(args).upper()
+    if len(args) == 2 and args[0].isdigit() and args[1].upper() in _UNITS:
+        text = args[0] + _UNITS[args[1].upper()]
+    elif text.isdigit():
+        text += "H"
+    try:
+        return parse_length(text)
+    except TimingError:
+        raise CommandError(
+            f"{' '.join(args)!r} is not a length; write VOTE EXTEND 24 (hours), or 24H, 2D, "
+            "90M, or VOTE EXTEND alone for the game's longest (EXTEND_MAX)"
+        ) from None
 
 
 def tell_extended(ctx: Context, game: Game, length: timedelta) -> int:

@@ -14,8 +14,20 @@ from mailjudge.commands.registry import lookup
 BARE = "ORDER-LINE"  # the pseudo-name of a bare order line
 
 
+def _wireless(lines: list[str]) -> list[str]:
+    """DPjudge's lines for devices that cannot send a newline: a line opening with two
+    backslashes, then (after any spaces) a character that is no letter or digit, which
+    stands for a newline in the rest of it (``\\\\: signon Egame pw:list:signoff``)."""
+    out: list[str] = []
+    for line in lines:
+        rest = line.lstrip()[2:].lstrip() if line.lstrip().startswith("\\\\") else ""
+        mark = rest[:1]
+        out += rest[1:].split(mark) if mark and not mark.isalnum() else [line]
+    return out
+
+
 def find_blocks(text: str) -> list[Block]:
-    lines = text.splitlines()
+    lines = _wireless(text.splitlines()) if "\\\\" in text else text.splitlines()
     blocks: list[Block] = []
     i = 0
     while i < len(lines):
@@ -25,7 +37,7 @@ def find_blocks(text: str) -> list[Block]:
             continue
         words = tuple(line.split())
         found = lookup(list(words[:3]))  # a command's name is three words at most
-        if found is None:
+        if found is None or not found[0].claims(list(words[found[1] :])):
             blocks.append(Block(i, (BARE, *words)))
             continue
         command, _ = found
@@ -50,14 +62,15 @@ def find_blocks(text: str) -> list[Block]:
 
 def _closes(line: str, end: str) -> bool:
     """END closes a block (END ORDERS too); press also closes with ENDPRESS or END PRESS,
-    and ENDBROADCAST (njudge, DPjudge); a diary entry with ENDDIARY."""
+    and ENDBROADCAST (njudge, DPjudge); a diary entry with ENDDIARY (or, as njudge's DIARY
+    RECORD, ENDPRESS and ENDBROADCAST)."""
     words = line.strip().upper().split()
     if not words or len(words) > 2:
         return False
     if end == "ENDPRESS":
         return "".join(words) in ("ENDPRESS", "END", "ENDBROADCAST")
-    if end == "ENDDIARY":
-        return "".join(words) in ("ENDDIARY", "END")
+    if end == "ENDDIARY":  # njudge's DIARY RECORD ends as press does
+        return "".join(words) in ("ENDDIARY", "END", "ENDPRESS", "ENDBROADCAST")
     return words[0] == "END"
 
 

@@ -18,6 +18,7 @@ from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.results import map_mail, record_facts, report_lines
 from mailjudge.render.undrawn import no_drawing_note
+from mailjudge.render.words import counted
 from mailjudge.rules import catalogue
 from mailjudge.service import processing
 from mailjudge.variants import variant_of
@@ -28,9 +29,16 @@ class List(Command):
     action = Action.INFO
     name = "LIST"
     arguments = "[game]"
-    summary = "the games on this judge, or one game's players and state"
+    summary = (
+        "the games on this judge, or one game's players and state (after SIGNON, LIST alone "
+        "is that game's, as on njudge and DPjudge)"
+    )
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        if [a.upper() for a in args] in (["FULL"], ["BRIEF"]):  # njudge's LIST FULL
+            args = []
+        if not args and ctx.game is not None:
+            args = [ctx.game.name]
         if not args:
             rows = Game.select().where(~Game.private).order_by(Game.name)
             games = [
@@ -91,17 +99,21 @@ def readable_game(ctx: Context, name: str) -> Game:
 class Summary(Command):
     action = Action.INFO
     name = "SUMMARY"
-    arguments = "game"
-    summary = "a game's centre counts and state"
+    arguments = "[game]"
+    summary = "a game's centre counts and state (after SIGNON, SUMMARY alone is that game's)"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        game = readable_game(ctx, args[0])
+        name = args[0] if args else ctx.game.name if ctx.game is not None else None
+        if name is None:
+            raise CommandError("write SUMMARY game (or SUMMARY alone after a SIGNON)")
+        game = readable_game(ctx, name)
         lines = [f"{game.name}: {game.state} {game.phase or ''} {game.outcome}".rstrip()]
         if game.position:
             pos = position_from_dict(game.position, state.game_map(game))
             for power, n in sorted(pos.centre_counts().items(), key=lambda x: (-x[1], x[0])):
                 units = len(pos.units_of(power))
-                lines.append(f"    {power:<8} {n:>2} centres, {units:>2} units")
+                centres = f"{n:>2} centre{'' if n == 1 else 's'}"
+                lines.append(f"    {power:<8} {centres}, {counted(units, 'unit'):>8}")
         return lines
 
 
@@ -152,6 +164,9 @@ def _diary_lines(ctx: Context, game: Game) -> list[str]:
     return lines
 
 
+PICTURE_FORMATS = frozenset({"GIF", "PS", "PDF", "PNG", "SVG", "JPG", "JPEG"})
+
+
 @register
 class Map(Command):
     action = Action.INFO
@@ -167,6 +182,11 @@ class Map(Command):
                                "in a mail of its own")  # fmt: skip
         ctx.pictured.add(game.id)
         phase = args[1].upper() if len(args) > 1 else None
+        note = []
+        if phase in PICTURE_FORMATS:  # DPjudge's MAP game ps (or pdf, gif)
+            note = [f"(the board comes as a picture in the mail, whatever the format named: "
+                    f"MAP {game.name} [phase])"]  # fmt: skip
+            phase = None
         gmap = state.game_map(game)
         if phase is None or (phase == game.phase and game.state != GameState.FINISHED):
             if not game.position:
@@ -185,7 +205,7 @@ class Map(Command):
                 return _in_words(game, record.position)
             picture = pictures.played_picture(game, record)
         ctx.outgoing.append(map_mail(ctx.sender, game, picture))
-        return [f"the board of {game.name} in {picture.phase} follows in its own mail"]
+        return [f"the board of {game.name} in {picture.phase} follows in its own mail", *note]
 
 
 def _in_words(game: Game, position: dict[str, Any]) -> list[str]:
@@ -207,11 +227,12 @@ def _in_words(game: Game, position: dict[str, Any]) -> list[str]:
 class Help(Command):
     action = Action.INFO
     name = "HELP"
-    usage = "HELP [command | RULES | OPTIONS | MAPS | STANDIN | RECORD]"
+    usage = "HELP [command | RULES | OPTIONS | MAPS | STANDIN | RECORD | MASTER]"
     summary = (
         "this list; HELP RULES describes the rules flags, HELP OPTIONS the options, "
         "HELP MAPS the maps, "
-        "HELP STANDIN the stand-in, HELP RECORD what a record counts"
+        "HELP STANDIN the stand-in, HELP RECORD what a record counts, HELP MASTER the "
+        "master's commands"
     )
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
@@ -231,11 +252,20 @@ class Help(Command):
         # Signed on to a game, HELP lists that game's commands: the shared ones and its
         # variant's own.
         variant = ctx.game.variant if ctx.game is not None else None
+        if [a.upper() for a in args] == ["MASTER"]:  # njudge's help file for masters
+            mine = [c for c in unique_commands(variant) if c.master_only and c.listed]
+            return [
+                "The master's commands (after SIGNON Mgame password):",
+                *(line for c in mine for line in (f"  {c.usage}", f"      {c.summary}")),
+            ]
         if args:
             wanted = " ".join(args).upper()
             found = [c for c in unique_commands(variant) if wanted in (c.name, *c.aliases)]
             if found:
-                return [line for c in found for line in (c.usage, f"    {c.summary}")]
+                return [line for c in found for line in (
+                    c.usage, f"    {c.summary}",
+                    *([f"    njudge/DPjudge: {', '.join(c.veteran_forms)}"] if c.veteran_forms
+                      else []))]  # fmt: skip
             raise CommandError(f"no command {wanted}; HELP lists them all")
         lines = ["Commands (case does not matter; several per mail; END closes a block):"]
         if ctx.game is not None:

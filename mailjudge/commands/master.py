@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
-from zoneinfo import ZoneInfo
+from datetime import time
 
-from mailjudge.commands.account import announce_start
 from mailjudge.commands.base import Block, Command, CommandError, Context
+from mailjudge.commands.joining import announce_start
 from mailjudge.commands.registry import register
 from mailjudge.commands.vote import announce_end
 from mailjudge.engine.phases import result_rows
 from mailjudge.engine.state import Phase
 from mailjudge.game import options, schedule, state
 from mailjudge.game.calendar import Change, invitation_ics
+from mailjudge.game.dates import read_date
 from mailjudge.game.outcomes import Processed
 from mailjudge.game.schedule import deadline_lines
 from mailjudge.models import Game, GameState, Seat
@@ -23,8 +23,9 @@ from mailjudge.render.deadline import deadline_text
 from mailjudge.render.outgoing import mail_to_seat
 from mailjudge.render.results import results_lines
 from mailjudge.service import draws, games, openings, processing, seats
+from mailjudge.service.ready_block import ready_lines
 from mailjudge.service.results import phase_mails
-from mailjudge.timing import TimingError
+from mailjudge.timing import TimingError, known_zone
 from mailjudge.variants import variant_of
 
 
@@ -39,6 +40,17 @@ class MasterCommand(Command):
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
         raise NotImplementedError
+
+
+def one_move_a_mail(ctx: Context, command: str) -> None:
+    """One mail moves a game's phase once: a second PROCESS (or ROLLBACK, ROLLFORWARD) in
+    the same mail is refused. Issue 52: 39 PROCESS! in one mail held the write transaction
+    for up to 116 s and sent every player 39 results mails."""
+    if ctx.phase_moved is not None:
+        raise CommandError(
+            f"not done: one mail processes (or rolls back) a phase at most once, and "
+            f"{ctx.phase_moved} above did; send {command} again in another mail"
+        )
 
 
 def after_processing(ctx: Context, game: Game, done: Processed) -> list[str]:
@@ -78,6 +90,7 @@ class Process(MasterCommand):
     force = False
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
+        one_move_a_mail(ctx, self.name)
         if args:
             try:
                 named = Phase.from_words(" ".join(args))
@@ -94,6 +107,8 @@ class Process(MasterCommand):
         done = processing.process(game, force=force)
         if done is None:
             return ["the phase was processed meanwhile; nothing more to do"]
+        if not done.waiting:
+            ctx.phase_moved = f"the {self.name} of {done.phase}"
         ctx.touched.add(game.id)  # the next phase may be ready at once (rule 15)
         return after_processing(ctx, game, done)
 
@@ -129,12 +144,30 @@ class Rollback(MasterCommand):
     summary = "go back to the start of a phase (default: the last one) with its orders"
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
+        one_move_a_mail(ctx, self.name)
+        if args and args[0].isdigit():  # njudge's turn number
+            raise CommandError("ROLLBACK takes a phase here, like ROLLBACK S1902M, not a turn "
+                               "number; ROLLBACK alone goes back one phase")  # fmt: skip
+        if args and args[0].upper() == "FORMING":  # DPjudge's way back to forming
+            raise CommandError("a started game does not go back to forming here: ROLLBACK "
+                               "S1901M takes it back to its first phase")  # fmt: skip
         record = processing.rollback(game, args[0] if args else None)
+        ctx.phase_moved = f"the ROLLBACK to {record.phase}"
         ctx.game = game
-        body = render("rolled_back.txt.j2", game=game, phase=record.phase)
-        # The phase rolled back to runs to the current deadline again: its event moves.
-        tell_players(ctx, game, f"rolled back to {record.phase}", lambda _: body, Change.MOVED)
-        return [f"rolled back to {record.phase}; its orders are on file again; players told"]
+        # The phase rolled back to gets a deadline of its own length from now (a movement
+        # phase its MOVE, not the deadline of the phase it was rolled back from).
+        schedule.schedule_phase(game, ctx.now)
+
+        def body(seat: Seat) -> str:
+            return render(
+                "rolled_back.txt.j2", game=game, phase=record.phase,
+                deadline=deadline_lines(game, seat), ready=ready_lines(game, seat),
+            )  # fmt: skip
+
+        tell_players(ctx, game, f"rolled back to {record.phase}", body, Change.MOVED)
+        shown = deadline_text(game, ctx.seat.person if ctx.seat else None) or "none"
+        return [f"rolled back to {record.phase}; its orders are on file again; deadline: "
+                f"{shown}; players told"]  # fmt: skip
 
 
 @register
@@ -144,7 +177,9 @@ class Rollforward(MasterCommand):
     summary = "re-adjudicate the stored orders of later phases (up to a phase)"
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
+        one_move_a_mail(ctx, self.name)
         done = processing.rollforward(game, args[0] if args else None)
+        ctx.phase_moved = "the ROLLFORWARD"
         # Everyone hears each phase's results again, as PROCESS would have told them.
         for phase in done:
             ctx.outgoing += phase_mails(game, phase, reprocessed=True)
@@ -196,6 +231,36 @@ class SetRule(MasterCommand):
 
 
 @register
+class SetPrivate(MasterCommand):
+    """njudge's SET NOLIST (SET PRIVATE, SET UNLIST) and DPjudge's SET UNLISTED."""
+
+    name = "SET PRIVATE"
+    aliases = ("SET NOLIST", "SET NO LIST", "SET UNLIST", "SET UNLISTED")
+    arguments = ""
+    summary = "keep the game off LIST and the web site's lists (those told its name still see it)"
+
+    def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
+        game.private = True
+        game.save()
+        return [f"{game.name} is private: LIST and the web site's lists leave it out"]
+
+
+@register
+class SetPublic(MasterCommand):
+    """njudge's SET LIST (SET PUBLIC) and DPjudge's SET LISTED."""
+
+    name = "SET PUBLIC"
+    aliases = ("SET LISTED", "SET LIST")
+    arguments = ""
+    summary = "put a private game back on LIST and the web site's lists"
+
+    def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
+        game.private = False
+        game.save()
+        return [f"{game.name} is public: LIST and the web site show it"]
+
+
+@register
 class SetOption(MasterCommand):
     name = "SET OPTION"
     usage = "SET OPTION EXTEND_MAX 48H"
@@ -214,18 +279,34 @@ class SetOption(MasterCommand):
 @register
 class SetDeadline(MasterCommand):
     name = "SET DEADLINE"
-    arguments = "YYYY-MM-DD HH:MM [zone]"
+    usage = "SET DEADLINE 2026-12-01 12:00 [zone]"
     hint = "write SET DEADLINE 2026-12-01 12:00 (or with a zone: Europe/London)"
-    summary = "set the deadline of the current phase (in the game's time zone by default)"
+    summary = (
+        "set the deadline of the current phase (in the game's time zone by default; also "
+        "as njudge and DPjudge write it: 1 Dec 18:00, Dec 1, Fri 18:00, 18:00)"
+    )
+    veteran_forms = ("SET DEADLINE Dec 15", "SET DEADLINE Tue", "SET DEADLINE 1 DEC 12:00")
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
+        words = list(args)
+        zone_name = game.timezone
+        if words and ("/" in words[-1] or words[-1].upper() == "UTC"):
+            zone_name = words.pop()
         try:
-            zone = ZoneInfo(args[2] if len(args) == 3 else game.timezone)
-            when = datetime.fromisoformat(f"{args[0]} {args[1]}").replace(tzinfo=zone)
+            if known_zone(zone_name) is None:
+                raise ValueError("no such zone")
         except (ValueError, KeyError):
             raise CommandError(
-                "write the deadline as YYYY-MM-DD HH:MM and an optional zone like Europe/London"
+                f"{zone_name!r} is not a time zone; write one like Europe/London"
             ) from None
+        if not words:
+            raise CommandError(self.hint)
+        # With no time of day: the game's AT time, else njudge's 23:30.
+        at = schedule.timing_of(game).at or time(23, 30)
+        try:
+            when = read_date(" ".join(words), zone_name, ctx.now, at)
+        except TimingError as err:
+            raise CommandError(f"{err} (SET DEADLINE, a zone after it if you like)") from None
         schedule.set_deadline(game, when, ctx.now)
         told = tell_new_deadline(ctx, game)
         shown = deadline_text(game, ctx.seat.person if ctx.seat else None)
@@ -264,12 +345,30 @@ class SeatCommand(MasterCommand):
     verb = ""
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
-        seat = getattr(seats, self.verb)(game, args[0])
+        if "@" in args[0]:  # njudge's EJECT address
+            raise CommandError(
+                f"write {self.name} and the power, like {self.name} FRANCE: a seat is named "
+                "by its power here, never by its player's address"
+            )
+        power = _power_of(game, args[0])
         opened = {"eject": "ejected", "make_dummy": "dummy"}.get(self.verb)
+        if opened:  # the player removed is told why, before the seat is emptied
+            ctx.outgoing += openings.removed(seats.seat_for_power(game, power), opened)
+        seat = getattr(seats, self.verb)(game, power)
         if opened:  # the power is open: told to who asked (OPENINGS ON)
             ctx.outgoing += openings.announce(game, seat.powers, opened, ctx.now)
         ctx.touched.add(game.id)
         return [f"{seat.powers}: {self.verb.replace('make_', '')} done"]
+
+
+def _power_of(game: Game, word: str) -> str:
+    """A power as the master names it: its name, or (as on njudge) its initial or
+    adjective; the word as written when it names none (the service says so)."""
+    w = word.upper()
+    for power in state.game_map(game).powers.values():
+        if w in (power.name, power.initial.upper(), power.adjective.upper()):
+            return power.name
+    return word
 
 
 @register
@@ -294,6 +393,24 @@ class Revive(SeatCommand):
     arguments = "power"
     summary = "let a dummy or eliminated power play again"
     verb = "revive"
+
+
+@register
+class UndoTakeover(MasterCommand):
+    name = "UNDO TAKEOVER"
+    arguments = "power"
+    hint = "write UNDO TAKEOVER power (the power taken over in this phase)"
+    summary = (
+        "within the phase of a TAKEOVER, undo it: the taker no longer plays (and is told), "
+        "the power is open again"
+    )
+
+    def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
+        seat, told = openings.undo_takeover(game, args[0], ctx.now)
+        ctx.outgoing += told
+        ctx.touched.add(game.id)
+        return [f"the takeover of {seat.powers} is undone: it is open again; its taker and "
+                "the players are told"]  # fmt: skip
 
 
 @register

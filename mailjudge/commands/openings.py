@@ -9,6 +9,7 @@ from mailjudge.commands.base import Block, Command, Context
 from mailjudge.commands.registry import register
 from mailjudge.game import openings
 from mailjudge.permissions.vocabulary import Action
+from mailjudge.service import openings as opening_mail
 
 
 @register
@@ -20,9 +21,9 @@ class Openings(Command):
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         shown = openings.public_openings()
-        if not shown:
-            return ["no power needs a player now; OPENINGS ON tells you by mail when one does"]
-        lines = [f"{len(shown)} power(s) need a player:"]
+        lines = ["no power needs a player now; OPENINGS ON tells you by mail when one does"]
+        if shown:
+            lines = [f"{len(shown)} power(s) need a player:"]
         for opening in shown:
             lines += [
                 f"  {opening.title} in {opening.game} ({opening.variant}, "
@@ -30,6 +31,12 @@ class Openings(Command):
                 f"{len(opening.units)} unit(s); {opening.reason}",
                 f"    {opening.takeover}",
             ]
+        joining = opening_mail.recruiting()
+        if joining:
+            lines.append("games under way that take newcomers by JOIN, never by TAKEOVER:")
+        for game in joining:
+            lines += [f"  {game.game} ({game.variant}, {game.phase}): you join as {game.becomes}",
+                      f"    {game.line}"]  # fmt: skip
         return lines
 
 

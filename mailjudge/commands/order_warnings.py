@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mailjudge.engine.order_warnings import order_warnings
+from mailjudge.engine.readings import Readings
 from mailjudge.game.state import current_position, game_map, has_rule, orders_on_file
 from mailjudge.models import Game, Seat
 from mailjudge.render import render
@@ -31,11 +32,13 @@ def _own_orders(game: Game, seat: Seat, power: str) -> dict[str, list[str]]:
 
 
 def warning_lines(
-    game: Game, seat: Seat, power: str, given: Sequence[str] | None = None, indent: str = ""
-) -> list[str]:
+    game: Game, seat: Seat, power: str, given: Sequence[str] | None = None, indent: str = "",
+    read: Readings | None = None,
+) -> list[str]:  # fmt: skip
     """The warnings on ``power``'s orders: ``given`` (the set just filed, as the answer
     lists it) or, when None, the seat's own orders on file. Nothing for a power nobody
-    orders now (Survive's outcasts, Diplonomic's civil disorder)."""
+    orders now (Survive's outcasts, Diplonomic's civil disorder). ``read``: the lines
+    read already."""
     if not game.phase or game.position is None or power in passive_now(game):
         return []
     if given is not None and not set(seat.powers) - {power}:
@@ -46,7 +49,7 @@ def warning_lines(
             known[power] = list(given)
     found = order_warnings(
         game_map(game), current_position(game), power, known,
-        build_any=has_rule(game, "BUILD_ANY"),
+        build_any=has_rule(game, "BUILD_ANY"), lines=read,
     )  # fmt: skip
     if not found:
         return []

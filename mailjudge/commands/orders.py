@@ -14,8 +14,9 @@ from mailjudge.commands.veteran_lines import (
 )
 from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.orders import OrderError
-from mailjudge.engine.reader import is_prose, read_order, reads_as_order
-from mailjudge.engine.state import MOVEMENT, Phase
+from mailjudge.engine.reader import looks_like_order, read_order, sounds_like_prose
+from mailjudge.engine.readings import Readings
+from mailjudge.engine.state import ADJUSTMENT, MOVEMENT, Phase
 from mailjudge.game import delivery, state
 from mailjudge.game.state import game_map, has_rule
 from mailjudge.models import Game, OrderLine, Seat
@@ -37,52 +38,68 @@ def describe(report: service_orders.Submission, phase: str | None) -> list[str]:
     for unit in report.several:
         lines.append(f"  {unit.upper()} has several orders: under NO_CHECK such a unit holds, "
                      "and its orders are void (send one order for it to change that)")  # fmt: skip
+    if report.replaced:
+        lines.append(
+            "  replaced by the later ones (more than owed, or two for one province: "
+            "the last given stand, as on njudge): " + ", ".join(report.replaced)
+        )
     if report.missing:
         lines.append("  still without orders: " + ", ".join(report.missing))
     return lines
 
 
-def submit(ctx: Context, power: str, texts: list[str], merge: bool = False) -> list[str]:
+def submit(
+    ctx: Context, power: str, texts: list[str], merge: bool = False, say_kept: bool = False
+) -> list[str]:
     """File ``texts`` as ``power``'s orders: the whole set, or (``merge``) laid over the
-    orders on file unit by unit."""
+    orders on file unit by unit; ``say_kept``: the answer names the orders on file the
+    texts left standing."""
     game, seat = ctx.signed_on()
     ctx.require(Action.ORDERS)
     if not game.phase:  # a forming game (the master may order; there is no board yet)
         raise CommandError(f"{game.name} has not started: orders are for a running game")
     carried: list[str] = []  # orders on file the mail did not name: they keep their sender
     on_file = None
+    # Each line is read once, here or before (bare lines), and every step takes that.
+    read = ctx.readings_for(game_map(game), state.current_position(game).phase.type)
     if merge:
         on_file = service_orders.power_orders_on_file(game, power)
-        texts, carried = service_orders.merged_with_file(game, seat, power, texts, on_file)
+        texts, carried = service_orders.merged_with_file(game, seat, power, texts, on_file, read)
     refused = variant_of(game).refuse_orders(game, power, texts)  # Diplonomic rule 17
     if refused:
         raise CommandError(refused)
-    report = service_orders.submit_orders(game, seat, power, texts, carried, on_file)
+    report = service_orders.submit_orders(game, seat, power, texts, carried, on_file, read)
     ctx.orders_given = True
     if not report.missing:
         ctx.touched.add(game.id)  # only a complete order set can make the game ready
     if report.errors:
         ctx.order_errors += len(report.errors)
+    lines = describe(report, game.phase)
+    if say_kept and carried:
+        lines.append(f"  kept on file, as the block does not name their units: {', '.join(carried)}"
+                     f" (CLEAR {power} before the block drops them)")  # fmt: skip
     # Warnings, never refusals: orders that do not fit together (a support of a move the
     # own unit is not making, ...) stand as filed; the player is told to check them.
-    return describe(report, game.phase) + warning_lines(game, seat, power, report.accepted, "  ")
+    return lines + warning_lines(game, seat, power, report.accepted, "  ", read)
 
 
-def split_by_power(game: Game, seat: Seat, texts: list[str]) -> dict[str, list[str]]:
+def split_by_power(
+    game: Game, seat: Seat, texts: list[str], read: Readings | None = None
+) -> dict[str, list[str]]:
     """A player holding several powers may mix their orders: each line goes to the power
-    whose unit it orders."""
+    whose unit it orders. ``read``: the lines read already."""
     powers = seat.powers
     if len(powers) == 1:
         return {powers[0]: texts}
     if seat.role == "master":
         raise CommandError("say which power the orders are for: ORDERS FRANCE ... END")
     pos = state.current_position(game)
-    gmap = game_map(game)
+    read = Readings.of(read, game_map(game), pos.phase.type)
     table: dict[str, list[str]] = {p: [] for p in powers}
     for text in texts:
         owner = None
         try:
-            syntax = read_order(text, gmap, pos.phase.type)
+            syntax = read.syntax(text)
             if syntax.loc is not None:
                 prov = syntax.loc[0]
                 unit = pos.units.get(prov) or (
@@ -111,6 +128,19 @@ def _phase_type(ctx: Context) -> str:
     return state.current_position(ctx.game).phase.type
 
 
+def all_orders(line: str, ctx: Context) -> bool:
+    """Whether every piece of ``line`` (split at commas and semicolons) reads cleanly as
+    an order of the phase the mail's game is in (of a movement phase without a game)."""
+    pieces = [piece.strip() for piece in line.replace(";", ",").split(",")]
+    gmap, phase_type = _map_of(ctx), _phase_type(ctx)
+    for piece in pieces:
+        try:
+            read_order(piece, gmap, phase_type)
+        except OrderError:
+            return False
+    return bool(pieces)
+
+
 def flush_bare_lines(ctx: Context) -> None:
     """Bare lines since the last command. Those that read as orders are laid over the
     orders on file unit by unit; the rest (small talk, a signature) are left alone with a
@@ -127,7 +157,10 @@ def flush_bare_lines(ctx: Context) -> None:
         _file_future_orders(ctx, ctx.future_phase, pending, conditional_text(ctx, gmap))
         return
     gmap, phase_type = _map_of(ctx), _phase_type(ctx)
-    meant = [reads_as_order(t, gmap, phase_type) and not is_prose(t, gmap, phase_type)
+    read = ctx.readings_for(gmap, phase_type)
+    # A line that reads is an order; one that does not may still be a wrong one, if it
+    # opens as orders do and is no sentence (reader.reads_as_order and is_prose).
+    meant = [read.reads(t) or (looks_like_order(t, gmap) and not sounds_like_prose(t, gmap))
              for _, t in pending]  # fmt: skip
     orders = [line for line, order in zip(pending, meant, strict=True) if order]
     chatter = [text for (_, text), order in zip(pending, meant, strict=True) if not order]
@@ -152,7 +185,7 @@ def _file_bare_orders(ctx: Context, pending: list[tuple[int, str]]) -> None:
         if seat.role == "master":  # only DPjudge's [ENGLAND] F LON - NTH says whose
             by_power = lines_by_named_power(texts, game_map(game))
         else:
-            by_power = split_by_power(game, seat, texts)
+            by_power = split_by_power(game, seat, texts, ctx.readings)
         lines: list[str] = []
         errors_before = ctx.order_errors
         for power, texts in by_power.items():
@@ -226,21 +259,52 @@ class PhaseAhead(Command):
 class Orders(Command):
     action = Action.ORDERS
     name = "ORDERS"
-    usage = "ORDERS [power] ... END"
-    summary = "your orders for this phase, one a line; they replace the orders on file"
+    usage = "ORDERS [power] [phase] ... END"
+    summary = (
+        "your orders for this phase, one a line; each replaces the order on file of the unit"
+        " it names (the others stand: CLEAR first to drop them). A phase (S1901M), as the"
+        " ready-to-send block names it, must be the phase now"
+    )
     block_end = "END"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
+        args = _without_phase(game, args)
         texts = [line for line in block.body if line.strip()]
         mine = [args[0].upper()] if args else list(seat.powers)
         texts = order_block_lines(texts, _map_of(ctx), _phase_type(ctx), mine)
+        # A block replaces the orders of the units it names: one cut short, or edited
+        # down to a line, never takes away the others. In an adjustment the block is the
+        # power's whole set of builds or removals.
+        merge = _phase_type(ctx) != ADJUSTMENT
         if args:
-            return submit(ctx, args[0].upper(), texts)
+            return submit(ctx, args[0].upper(), texts, merge=merge, say_kept=True)
         lines: list[str] = []
         for power, mine in split_by_power(game, seat, texts).items():
-            lines += submit(ctx, power, mine)
+            lines += submit(ctx, power, mine, merge=merge, say_kept=True)
         return lines
+
+
+def _without_phase(game: Game, args: list[str]) -> list[str]:
+    """ORDERS's words without the phase the ready-to-send block names (ORDERS FRANCE
+    S1901M), once it is checked to be the phase now: a block mailed for another phase is
+    refused, never filed in this one."""
+    if not args:
+        return args
+    try:
+        named = Phase.parse(args[-1].upper())
+    except ValueError:
+        return args
+    if not game.phase:
+        raise CommandError(f"{game.name} has not started: orders are for a running game")
+    if str(named) != game.phase:
+        now = Phase.parse(game.phase)
+        raise CommandError(
+            f"this block is for {named.long_name()} ({named}), and {game.name} is now in "
+            f"{now.long_name()} ({now}): nothing was filed, the orders on file stand. Send "
+            "the block of the judge's newest mail (STATUS shows the orders on file)"
+        )
+    return args[:-1]
 
 
 @register
@@ -274,6 +338,7 @@ class IfOrder(Command):
 class Clear(Command):
     action = Action.ORDERS
     name = "CLEAR"
+    aliases = ("NMR", "(NMR)", "[NMR]")  # DPjudge: (NMR) left in an order box clears it
     arguments = "[power]"
     summary = "withdraw your orders for this phase"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.game.errors import ServiceError
+from mailjudge.masking import password_command
 from mailjudge.models import Game, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
@@ -13,18 +14,17 @@ from mailjudge.service.press import MASTER, resolve_recipients, send_press
 from mailjudge.variants import variant_of
 from mailjudge.variants.base import PressRoutes
 
-# A press body with one of these lines would carry a password to other players.
-_SECRET_COMMANDS = ("SIGNON", "JOIN", "CREATE", "TAKEOVER", "OBSERVE", "SET PASSWORD")
 
-
-def _check_body(block: Block) -> str:
+def checked_body(block: Block) -> str:
     if block.unterminated:
         raise CommandError("no ENDPRESS closes this press; nothing was sent")
     for line in block.body:
-        if line.strip().upper().startswith(_SECRET_COMMANDS):
+        # A command that carries a password (secret_words.py), however it is written.
+        command = password_command(line)
+        if command is not None:
             raise CommandError(
-                f"the press holds a line starting {line.split()[0].upper()}: it would show a "
-                "password to others, so nothing was sent; put commands outside PRESS ... ENDPRESS"
+                f"the press holds a {command} line: it would show a password to others, so "
+                "nothing was sent; put commands outside PRESS ... ENDPRESS"
             )
     body = "\n".join(block.body).strip("\n")
     if not body.strip():
@@ -45,7 +45,7 @@ def _shown(game: Game, sender: Seat, grey: bool) -> str:
     if grey:
         return "someone (grey press)"
     powers = " ".join(variant_of(game).speaks_for(sender))
-    if sender.role in ("teammate", "citizen", "diplomat"):
+    if sender.role not in ("player", "observer"):  # a variant's seat: who speaks, and as what
         return f"{powers} ({sender.role} {sender.name})"
     return powers or sender.name
 
@@ -69,10 +69,11 @@ def deliver(
     for seat in seats:
         if seat.person is None or seat.id == sender.id:
             continue
-        # A Diplonomic teammate negotiates for the country, so its press reaches them too.
-        speaks_for = seat.role == "player" or (seat.role == "teammate" and seat.status == "active")
+        # Whoever holds a power written to reads its press: its player, and a variant's
+        # seat that holds it too (a Diplonomic teammate negotiates for the country).
+        holds = seat.role not in ("master", "observer") and seat.status == "active"
         if (seat.role == "master" and MASTER in recipients) or (
-            speaks_for and set(seat.powers) & set(recipients)
+            holds and set(seat.powers) & set(recipients)
         ):
             targets.append(seat)
     shown = _shown(game, sender, grey)
@@ -113,27 +114,52 @@ NO_FAKE = (
     " PRESS TO ... GREY sends press without your name"
 )
 
+# njudge's and DPjudge's press options that say who is named as the writer, and those
+# that change nothing here (white press is the default; the writer never gets a copy).
+_GREY_WORDS = frozenset({"GREY", "GRAY", "ANONYMOUS", "ANONYMOUSLY"})
+_PLAIN_WORDS = frozenset({"WHITE", "UNANONYMOUS", "UNANONYMOUSLY", "QUIET", "NOFAKE"})
+
 
 def _refuse_fake(words: list[str]) -> None:
     if any(w.upper() in ("FAKE", "FROM") for w in words):
         raise CommandError(NO_FAKE)
 
 
-def private_press(ctx: Context, words: list[str], block: Block) -> list[str]:
-    """PRESS TO x y [GREY] [CC LIST]: also njudge's PRESS GREY TO x, and initials run
-    together (PRESS TO EF)."""
-    game, seat = ctx.signed_on()
+def press_words(words: list[str]) -> tuple[list[str], bool, bool]:
+    """The words after PRESS or BROADCAST as njudge and DPjudge write them: the
+    recipients (``TO list``, ``+list``, ``TO ALL BUT list``, ``-list``, names split at
+    commas), whether the press is grey, and whether CC LIST ends it."""
     _refuse_fake(words)
-    upper = [w.upper() for w in words]
-    grey = "GREY" in upper or "GRAY" in upper
-    words = [w for w in words if w.upper() not in ("GREY", "GRAY", "TO")]
-    cc_list = [w.upper() for w in words[-2:]] == ["CC", "LIST"]
+    split = [part for w in words for part in w.replace(",", " , ").split() if part != ","]
+    upper = [w.upper() for w in split]
+    grey = any(w in _GREY_WORDS for w in upper)
+    kept = [w for w in split if w.upper() not in _GREY_WORDS | _PLAIN_WORDS]
+    cc_list = [w.upper() for w in kept[-2:]] == ["CC", "LIST"]
     if cc_list:
-        words = words[:-2]
-    if not words:
+        kept = kept[:-2]
+    recipients: list[str] = []
+    for word in kept:
+        w = word.upper()
+        if w in ("TO", "+"):
+            continue
+        if w.startswith("+"):
+            recipients.append(word[1:])
+        elif w.startswith("-") and len(w) > 1:
+            recipients += ["ALL", "BUT", word[1:]]  # njudge: -list is all but those
+        else:
+            recipients.append(word)
+    return recipients, grey, cc_list
+
+
+def private_press(ctx: Context, words: list[str], block: Block) -> list[str]:
+    """PRESS TO x y [GREY] [CC LIST]: also njudge's PRESS GREY TO x, +list and -list,
+    and initials run together (PRESS TO EF)."""
+    game, seat = ctx.signed_on()
+    recipients_words, grey, cc_list = press_words(words)
+    if not recipients_words:
         raise CommandError("say who the press is for: PRESS TO FRANCE ... ENDPRESS")
-    body = _check_body(block)
-    recipients = resolve_recipients(game, words)
+    body = checked_body(block)
+    recipients = resolve_recipients(game, recipients_words)
     routes = _routes(game, seat, recipients, cc_list)
     ballot = _ballot_in_press(game, seat, recipients, block)
     if ballot:
@@ -171,12 +197,10 @@ class Broadcast(Command):
     block_end = "ENDPRESS"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        _refuse_fake(list(args))
-        if args and args[0].upper() == "TO":
-            return private_press(ctx, list(args[1:]), block)  # njudge: press to those
-        if args:
-            raise CommandError("write BROADCAST alone (to everyone) or BROADCAST TO F G")
-        return broadcast(ctx, block)
+        recipients, grey, _ = press_words(list(args))
+        if recipients:
+            return private_press(ctx, list(args), block)  # njudge: press to those
+        return broadcast(ctx, block, grey)
 
 
 @register
@@ -205,14 +229,14 @@ class Official(Command):
         return broadcast(ctx, block)
 
 
-def broadcast(ctx: Context, block: Block) -> list[str]:
+def broadcast(ctx: Context, block: Block, grey: bool = False) -> list[str]:
     game, seat = ctx.signed_on()
-    body = _check_body(block)
+    body = checked_body(block)
     recipients = resolve_recipients(game, ["ALL"])
     routes = _routes(game, seat, recipients, cc_list=False)
-    send_press(game, seat, recipients, body, grey=False)
-    deliver(ctx, game, seat, recipients, body, False, routes)
-    return ["broadcast sent to everyone", *_reach_note(routes)]
+    send_press(game, seat, recipients, body, grey=grey)
+    deliver(ctx, game, seat, recipients, body, grey, routes)
+    return [f"broadcast sent to everyone{' (grey)' if grey else ''}", *_reach_note(routes)]
 
 
 def as_press_reply(text: str, powers: list[str]) -> str:

@@ -6,8 +6,9 @@ variant's command of a name comes first, then the shared one."""
 
 from __future__ import annotations
 
-from mailjudge.commands.arguments import secret_positions
+from mailjudge.commands.arguments import SpecError, secret_place
 from mailjudge.commands.base import Command
+from mailjudge.secret_words import SECRET_COMMANDS, SECRET_FOLLOWERS, SecretPlace
 
 SHARED = ""
 COMMANDS: dict[str, dict[str, Command]] = {}  # variant ("" for shared) -> name -> command
@@ -19,7 +20,7 @@ _SEARCH_ORDER: dict[str | None, tuple[dict[str, Command], ...]] = {}
 def register(cls: type[Command]) -> type[Command]:
     if cls.arguments is not None:
         cls.usage = f"{cls.name} {cls.arguments}".strip()
-        cls.secret_words = secret_positions(cls.arguments)
+    _check_secrets(cls)
     command = cls()
     table = COMMANDS.setdefault(cls.variant or SHARED, {})
     for name in (cls.name, *cls.aliases):
@@ -31,6 +32,54 @@ def register(cls: type[Command]) -> type[Command]:
         table[name] = command
     _SEARCH_ORDER.clear()
     return cls
+
+
+def secrets_of(cls: type[Command]) -> SecretPlace | None:
+    """Where the command's passwords stand, from its spec: its arguments, or (a command
+    that reads its words itself) its usage line; and its veteran forms (DPjudge's RESIGN
+    power@game password). Every form must put them in the same place."""
+    forms = [cls.arguments] if cls.arguments is not None else [words_after_name(cls, cls.usage)]
+    forms += [words_after_name(cls, form) for form in cls.veteran_forms]
+    places = {place for form in forms if form is not None and (place := secret_place(form))}
+    if len(places) > 1:
+        raise SpecError(f"{cls.name}: its forms put its passwords in different places")
+    return places.pop() if places else None
+
+
+def words_after_name(cls: type[Command], form: str) -> str | None:
+    """The words of ``form`` after the command's name; None when it opens with another
+    command's (SET DRAW, shown beside VOTE)."""
+    for name in sorted((cls.name, *cls.aliases), key=len, reverse=True):
+        if f"{form} ".upper().startswith(f"{name} "):
+            return form[len(name) :]
+    return None
+
+
+def followers_of(cls: type[Command]) -> dict[str, SecretPlace]:
+    """The lines that follow the command and carry a password, by their opening word."""
+    found = {}
+    for form in cls.followers:
+        opening, _, rest = form.partition(" ")
+        place = secret_place(rest)
+        if place is not None:
+            found[opening.upper()] = place
+    return found
+
+
+def _check_secrets(cls: type[Command]) -> None:
+    """The command's passwords stand where secret_words.py says, which every masking and
+    guard goes by: a command whose spec declares one the table lacks stops the judge."""
+    place, followers = secrets_of(cls), followers_of(cls)
+    for name in (cls.name, *cls.aliases):
+        listed = SECRET_COMMANDS.get(name)
+        if listed != place:
+            raise SpecError(
+                f"{name}: its spec puts its passwords at {place}, mailjudge/secret_words.py "
+                f"at {listed}: the echo, the stored mail and the press guard go by the "
+                "table, so make it say what the spec says"
+            )
+        if dict(SECRET_FOLLOWERS.get(name, {})) != followers:
+            raise SpecError(f"{name}: its followers' passwords are not as secret_words.py says")
 
 
 def lookup(words: list[str], variant: str | None = None) -> tuple[Command, int] | None:

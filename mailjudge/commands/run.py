@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -13,7 +14,7 @@ from mailjudge.commands.arguments import fits
 from mailjudge.commands.base import JUDGE_ERRORS, Answer, Block, CommandError, Context
 from mailjudge.commands.finder import BARE, find_blocks
 from mailjudge.commands.master import after_processing
-from mailjudge.commands.orders import flush_bare_lines
+from mailjudge.commands.orders import all_orders, flush_bare_lines
 from mailjudge.commands.press import as_press_reply
 from mailjudge.commands.registry import lookup
 from mailjudge.db import database_proxy
@@ -36,6 +37,11 @@ _FLUSH_BEFORE = {
 _BY_TOKEN = {"ORDERS"}
 _TOKEN_ONLY = ("not done: a mail signed on by the token may only give orders; to do this, "
                "sign on with the SIGNON line and your password")  # fmt: skip
+# A token mail with anything else in it files nothing at all: a PHASE line refused there
+# would leave the orders after it, meant for a later phase, filed for this one (issue 52).
+_TOKEN_MAIL_REFUSED = ("not done: this mail signed on by the token holds more than orders "
+                       "(see below), so none of it was filed; send the orders alone, or "
+                       "sign on with your password")  # fmt: skip
 
 
 def _within_limit(blocks: list[Block], limit: int) -> tuple[list[Block], Answer | None]:
@@ -58,14 +64,34 @@ def _within_limit(blocks: list[Block], limit: int) -> tuple[list[Block], Answer 
     return blocks, None
 
 
+_FAREWELL = {"PRESS TO", "BROADCAST"}
+
+
+def _farewell_first(blocks: list[Block]) -> list[Block]:
+    """DPjudge sends the press written after a RESIGN in its mail (a parting word): it goes
+    before the RESIGN, while the seat is still the writer's."""
+    out: list[Block] = []
+    resigns: list[int] = []  # where the RESIGNs of the run now ending stand in ``out``
+    for block in blocks:
+        found = lookup(list(block.words)) if block.words[0] != BARE else None
+        name = found[0].name if found is not None else ""
+        if name in _FAREWELL and resigns:
+            out.insert(resigns[0], block)
+            resigns = [n + 1 for n in resigns]
+            continue
+        if name == "RESIGN":
+            resigns.append(len(out))
+        elif name != "SIGNOFF":
+            resigns = []
+        out.append(block)
+    return out
+
+
 def run_commands(text: str, ctx: Context) -> None:
     """Each command is answered; an error never stops the rest, a failed SIGNON does."""
-    blocks, limit_answer = _within_limit(find_blocks(text), ctx.max_commands)
+    blocks, limit_answer = _within_limit(_farewell_first(find_blocks(text)), ctx.max_commands)
     creating: Game | None = None  # the game a CREATE of this mail made, while set up
-    # The game SIGNON read is still the stored one after a mail of orders alone, when no
-    # game row was written meanwhile: then it is not read again to see whether it is ready.
-    writes_before, only_signon = Game.writes_built, True
-    for block in blocks:
+    for at, block in enumerate(blocks):
         if ctx.stopped:
             if not ctx.quiet:
                 ctx.answers.append(
@@ -94,7 +120,6 @@ def run_commands(text: str, ctx: Context) -> None:
             continue
         if command.name in _FLUSH_BEFORE:
             _flush(ctx)
-        only_signon = only_signon and command.name == "SIGNON"
         answer = Answer(command.echo(block), True)
         errors_before, mails_before = ctx.order_errors, len(ctx.outgoing)
         standing: BadSecret | None = None
@@ -118,6 +143,8 @@ def run_commands(text: str, ctx: Context) -> None:
             answer.ok = ctx.order_errors == errors_before
             if command.name == "CREATE" and ctx.game is not None:
                 creating = ctx.game
+            if _help_ends_mail(ctx, command.name, words, blocks[at + 1 :]):
+                answer.lines.append(HELP_ENDS_MAIL)
         except JUDGE_ERRORS as err:
             # Only the judge's own refusals are answered; anything else is a bug, and the
             # mail is shunted with its traceback for the operator.
@@ -126,19 +153,56 @@ def run_commands(text: str, ctx: Context) -> None:
             answer.ok = False
             answer.lines = [str(err)]
         ctx.answers.append(answer)
+        if command.name == "SIGNON" and ctx.token_signed:
+            _refuse_token_mail_with_more(ctx, blocks[at + 1 :])
     if not ctx.stopped or ctx.pending:
         _flush(ctx)
     if limit_answer is not None:
         ctx.answers.append(limit_answer)
-    unchanged = ctx.game if only_signon and Game.writes_built == writes_before else None
-    # A copy: processing updates the game it is given, and the reply speaks of the phase
-    # the mail was read in (its headers name ctx.game's phase).
-    process_touched(ctx, state.detached_copy(unchanged) if unchanged is not None else None)
+    process_touched(ctx)
+
+
+def _refuse_token_mail_with_more(ctx: Context, rest: list[Block]) -> None:
+    """A mail signed on by a token files orders only when it holds nothing else: with any
+    other command in it, the rest of the mail is refused, each line said why."""
+    seat_variant = ctx.game.variant if ctx.game is not None else None
+    others = []
+    for block in rest:
+        if block.words[0] == BARE:
+            continue
+        found = lookup(list(block.words), seat_variant)
+        if found is None or found[0].name not in _BY_TOKEN:
+            others.append(block)
+    if not others:
+        return
+    ctx.stopped, ctx.stopped_by = True, "token's SIGNON"
+    ctx.answers.append(Answer("(the orders of this mail)", False, [_TOKEN_MAIL_REFUSED]))
+    for block in others:
+        ctx.answers.append(Answer(_echo(block), False, [_TOKEN_ONLY]))
+    ctx.quiet = True  # the lines are answered above, once
+
+
+HELP_ENDS_MAIL = (
+    "(HELP before a SIGNON ends the mail, as on njudge: nothing after it was read; send "
+    "the rest without HELP)"
+)
+
+
+def _help_ends_mail(ctx: Context, name: str, words: list[str], rest: list[Block]) -> bool:
+    """njudge's HELP before any SIGNON: the help is sent and the rest of the mail is
+    ignored (its help file says so), so that a veteran's lines after it are not done by
+    surprise. The rest is not read; the answer says so when it held a command (a
+    signature under HELP needs no word)."""
+    if name != "HELP" or words or ctx.game is not None or not rest:
+        return False
+    ctx.stopped = ctx.quiet = True
+    return any(block.words[0] != BARE for block in rest)
 
 
 def _set_up(ctx: Context, game: Game, words: list[str]) -> Answer:
     """A DPjudge setup line after CREATE, in its own savepoint like any command."""
-    answer = Answer(" ".join(words), True)
+    # DPjudge's privacy password (PRIVATE password) is not echoed.
+    answer = Answer(mask_text(" ".join(words), after="CREATE"), True)
     try:
         with database_proxy.atomic():
             answer.lines = create_setup(ctx, game, words)
@@ -181,23 +245,26 @@ def _echo(block: Block) -> str:
     return found[0].echo(block) if found else " ".join(block.words)
 
 
-def process_touched(ctx: Context, unchanged: Game | None = None) -> None:
-    """Games whose orders changed may now be ready (all in, nobody waiting). ``unchanged``:
-    a game read in this mail that is known to be as stored."""
+def process_touched(ctx: Context) -> None:
+    """Games whose orders changed may now be ready (all in, nobody waiting), each read
+    afresh (the reply speaks of the phase the mail was read in). One mail processes one phase
+    at most (issue 52): when the master's PROCESS of this mail moved one already, or one
+    processed leaves the next ready at once (Diplonomic rule 15: retreats and builds given
+    in advance; a game of dummies), the clock's next tick processes it."""
     for game_id in sorted(ctx.touched):
-        # A phase processed may leave the next one ready at once (Diplonomic rule 15:
-        # retreats and builds given in advance), so look again, a few phases at most.
-        for n in range(3):
-            fresh = n == 0 and unchanged is not None and unchanged.id == game_id
-            game = unchanged if fresh and unchanged is not None else state.game_by_id(game_id)
-            try:
-                done = processing.process_if_ready(game, ctx.now)
-            except ServiceError:
-                break  # someone else processed it meanwhile, or it was paused
-            if done is None:
-                break
-            note = after_processing(ctx, game, done)
-            ctx.answers.append(Answer("(the judge)", True, note))
+        if ctx.phase_moved is not None:
+            break
+        game = state.game_by_id(game_id)
+        try:
+            done = processing.process_if_ready(game, ctx.now, ctx.readings)
+        except ServiceError:
+            continue  # someone else processed it meanwhile, or it was paused
+        if done is None:
+            continue
+        if not done.waiting:
+            ctx.phase_moved = f"the processing of {done.phase}"
+        note = after_processing(ctx, game, done)
+        ctx.answers.append(Answer("(the judge)", True, note))
     ctx.touched.clear()
 
 
@@ -211,12 +278,14 @@ def execute(
     max_commands: int = 40,
     notes: Sequence[tuple[str, str]] = (),
     sender_proven: bool = False,
+    subject: str = "",
 ) -> Context:
     """Run a mail's commands; the context holds the answers and the other mail to send.
     ``press_to``: the mail is a Reply to press by those powers, so its text is press.
     ``notes``: what the answer must say about how the mail was read (what, why), each
     answered first as not done: a forwarded mail left unread, a Reply to grey press.
-    ``sender_proven``: the MTA vouches that ``sender`` wrote it (a Reply token may work)."""
+    ``sender_proven``: the MTA vouches that ``sender`` wrote it (a Reply token may work).
+    ``subject``: the mail's Subject, never read, but answered when it holds orders."""
     ctx = Context(sender=sender, judge=judge, now=now, default_game=default_game,
                   max_commands=max_commands, sender_proven=sender_proven)  # fmt: skip
     ctx.answers += [Answer(what, False, [note]) for what, note in notes]
@@ -227,7 +296,65 @@ def execute(
             ctx.answers.append(Answer("(your reply to press)", False, [str(err)]))
             return ctx
     run_commands(text, ctx)
+    unread = subject_unread(subject, text, ctx)
+    if unread is not None:
+        ctx.answers.insert(len(notes), unread)
     return ctx
+
+
+# How an order line opens: a unit, or a build, removal or waive; or it holds a move's sign.
+_ORDER_START = re.compile(
+    r"^(?:a|f|army|fleet|build|b|remove|disband|d|waive)\b|\s(?:-|->)\s", re.IGNORECASE
+)
+
+
+def _looks_like_orders(line: str) -> bool:
+    """A quick look before the map is read: most Subjects are no orders."""
+    return _ORDER_START.search(line) is not None
+
+
+def _all_orders(line: str, ctx: Context) -> bool:
+    """Whether the Subject reads as orders; False when the game cannot tell (a word on a
+    Subject is a courtesy that never fails a mail)."""
+    try:
+        return all_orders(line, ctx)
+    except Exception:
+        log.exception("the Subject of a mail from %s could not be read as orders", ctx.sender)
+        return False
+
+
+# What clients put before a Subject they answer or forward, and a game's [tag].
+_SUBJECT_PREFIX = re.compile(
+    r"^(?:[ \t]*(?:re|fwd?|aw|wg|tr|rv|sv|vs|antw|r)[ \t]*:|[ \t]*\[[^\]]*\])*[ \t]*",
+    re.IGNORECASE,
+)
+
+
+def subject_unread(subject: str, text: str, ctx: Context) -> Answer | None:
+    """A word on a Subject that holds orders or a command the mail's text does not: the
+    judge never reads a Subject (njudge and DPjudge do not either), and without a word the
+    writer thinks they were filed. A command counts only in capitals, as HELP writes it,
+    and only one without a block (so "Orders" or "Press" is a Subject, not a command)."""
+    line = _SUBJECT_PREFIX.sub("", subject).strip()
+    if not line or " ".join(line.split()).upper() in {
+        " ".join(own.split()).upper() for own in text.splitlines()
+    }:
+        return None
+    words = line.split()
+    found = lookup(words) if words[0].isupper() else None
+    if found is not None and found[0].block_end is None:
+        command, size = found
+        if command.arguments is None or fits(command.arguments, words[size:]):
+            what = "command"
+        else:
+            return None
+    elif _looks_like_orders(line) and _all_orders(line, ctx):
+        what = "orders"
+    else:
+        return None
+    return Answer(f"(your Subject: {line})", False, [
+        f"not read: the judge reads only the text of a mail, never its Subject; write the "
+        f"{what} in the text"])  # fmt: skip
 
 
 def reply_text(ctx: Context) -> str:

@@ -35,14 +35,18 @@ class Vote(Command):
 
 class _SetBallot(Command):
     """njudge's SET DRAW, SET NODRAW, SET CONCEDE power and SET NOCONCEDE: the same ballots
-    as VOTE DRAW, VOTE NONE and VOTE CONCEDE power."""
+    as VOTE DRAW, VOTE NONE and VOTE CONCEDE power. (The permission to vote is asked in
+    run, so that a master writing njudge's SET DRAW is told of DECLARE DRAW.)"""
 
-    action = Action.VOTE
+    action = Action.INFO
     listed = False
     choice = ""
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
+        if seat.role == "master":
+            raise CommandError("the master does not vote: the master ends a game in a draw "
+                               "with DECLARE DRAW")  # fmt: skip
         ctx.require(Action.VOTE)
         choice = self.choice
         if choice == "CONCEDE":
@@ -65,7 +69,7 @@ class SetDraw(_SetBallot):
 @register
 class SetNoDraw(_SetBallot):
     name = "SET NODRAW"
-    aliases = ("SET NO DRAW", "SET NOCONCEDE", "SET NO CONCEDE")
+    aliases = ("SET NO DRAW", "SET NOCONCEDE", "SET NO CONCEDE", "SET NOCONC", "SET NO CONC")
     usage = "SET NODRAW"
     summary = "njudge's form of VOTE NONE (also SET NOCONCEDE): your ballot withdrawn"
     choice = "NONE"
@@ -74,6 +78,7 @@ class SetNoDraw(_SetBallot):
 @register
 class SetConcede(_SetBallot):
     name = "SET CONCEDE"
+    aliases = ("SET CONC",)  # njudge before 1.4.0
     usage = "SET CONCEDE power"
     summary = "njudge's form of VOTE CONCEDE power"
     choice = "CONCEDE"

@@ -8,6 +8,7 @@ their answers from the sink.
 from __future__ import annotations
 
 import email.policy
+import re
 import smtplib
 import time
 from collections.abc import Callable, Iterator
@@ -18,9 +19,13 @@ from pathlib import Path
 
 from mailjudge.app.runner import Judge
 from mailjudge.demo.sink import LOOPBACK, MailSink, Received, text_of
-from mailjudge.settings import Settings, load_settings
+from mailjudge.settings import Settings
+from mailjudge.settings_files import load_settings
 
 Deliver = Callable[[str, bytes], None]
+# A JOIN line in a mail, and the token the judge's answer asks its address to CONFIRM.
+_JOIN_LINE = re.compile(r"^\s*JOIN\s", re.IGNORECASE | re.MULTILINE)
+_JOIN_TOKEN = re.compile(r"^\s*CONFIRM (\w+)$", re.MULTILINE)
 
 
 def judge_settings(database: Path, relay_port: int, address: str, **extra: str) -> Settings:
@@ -104,9 +109,15 @@ class Harness:
         return self.replies_to(message_id)[0].message
 
     def command(self, sender: str, text: str) -> str:
-        """Mail commands and return the text of the judge's reply."""
+        """Mail commands and return the text of the judge's reply. A JOIN the judge keeps
+        waiting for its CONFIRM (an address new to it) is confirmed, as its player would:
+        the answer to the CONFIRM follows the JOIN's in the text returned."""
         body = text_of(self.reply(self.send(sender, text)))
         assert isinstance(body, str)
+        token = _JOIN_TOKEN.search(body) if _JOIN_LINE.search(text) else None
+        if token is not None:
+            confirmed = text_of(self.reply(self.send(sender, f"CONFIRM {token.group(1)}")))
+            body += "\n" + str(confirmed)
         return body
 
     def wait_until(

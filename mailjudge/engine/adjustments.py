@@ -42,6 +42,33 @@ def adjustment_due(pos: Position, power: str) -> int:
     return centres - units
 
 
+def last_adjustments(orders: Sequence[str], due: int) -> tuple[list[str], list[str]]:
+    """A power's adjustment orders (``A PAR B``, ``F BRE D``, ``WAIVE``) as njudge keeps
+    them: one for a province (the last given), and no more builds (waives count) or
+    removals than it owes, the last given standing. The orders kept, in their order, and
+    those left out."""
+    wanted = "B" if due > 0 else "D"
+    room = abs(due)
+    kept: list[str] = []
+    seen: set[str] = set()
+    for text in reversed(orders):
+        words = text.split()
+        waive = text.upper() == "WAIVE"
+        kind = "B" if waive else (words[-1] if len(words) == 3 else "")
+        if kind not in ("B", "D"):
+            kept.append(text)  # not an adjustment: left to the checks
+            continue
+        province = "" if waive else words[1].split("/")[0].upper()
+        if kind != wanted or room == 0 or (province and province in seen):
+            continue
+        seen.add(province)
+        room -= 1
+        kept.append(text)
+    kept.reverse()
+    dropped = [text for text in orders if text not in kept]
+    return kept, dropped
+
+
 def build_sites(gmap: GameMap, pos: Position, power: str, build_any: bool) -> list[str]:
     """Empty centres the power owns and may build in (any of them on a build-any map)."""
     build_any = build_any or gmap.build_any

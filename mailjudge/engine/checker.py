@@ -183,7 +183,8 @@ def check_order(
     if kind == "build":
         return _check_build(s, pos, power, gmap, build_any)
     if kind in ("hold", "move", "support", "convoy") and ptype != MOVEMENT:
-        raise IllegalOrder(f"this is a {ptype} phase; orders look like {USAGE[ptype]}")
+        article = "an" if ptype[:1] in "aeiou" else "a"  # "an adjustment phase"
+        raise IllegalOrder(f"this is {article} {ptype} phase; orders look like {USAGE[ptype]}")
     if kind == "retreat" and ptype != RETREAT:
         raise IllegalOrder("R (retreat) is only for dislodged units in a retreat phase")
     unit = _own_unit(s, pos, power, gmap)

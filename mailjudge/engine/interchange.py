@@ -150,9 +150,11 @@ def _options(doc: Any) -> EngineOptions:
         return EngineOptions()
     if not isinstance(doc, Mapping):
         raise InterchangeError("options: must be an object like {'build_any': true}")
-    # Passive powers and kept adjustment phases are the variants' business, not the
-    # interchange format's (see docs/interchange.md).
-    known = set(EngineOptions.__dataclass_fields__) - {"passive", "keep_adjustments_every"}
+    # Passive powers, kept adjustment phases and centres that count double are the
+    # variants' business, not the interchange format's (see docs/interchange.md).
+    known = set(EngineOptions.__dataclass_fields__) - {
+        "passive", "keep_adjustments_every", "centre_weights"
+    }  # fmt: skip
     doc = {k: v for k, v in doc.items() if k != "held_last_year"}
     unknown = set(doc) - known
     if unknown:

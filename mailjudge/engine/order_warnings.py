@@ -29,7 +29,7 @@ from mailjudge.engine.orders import (
     SupportMove,
     Waive,
 )
-from mailjudge.engine.reader import read_order
+from mailjudge.engine.readings import Readings
 from mailjudge.engine.state import MOVEMENT, RETREAT, Position, Unit
 
 # The kinds of warning.
@@ -58,11 +58,14 @@ class _Read(NamedTuple):
     extra: list[Order]  # builds, removals and waives, which belong to no standing unit
 
 
-def _read(gmap: GameMap, pos: Position, power: str, texts: Sequence[str], build_any: bool) -> _Read:
+def _read(
+    power: str, texts: Sequence[str], pos: Position, read: Readings, build_any: bool
+) -> _Read:
     got = _Read({}, set(), [])
+    gmap = read.gmap
     for text in texts:
         try:
-            syntax = read_order(text, gmap, pos.phase.type)
+            syntax = read.syntax(text)
         except OrderError:
             continue
         if syntax.loc is not None:
@@ -85,12 +88,14 @@ def order_warnings(
     known: Mapping[str, Sequence[str]],
     *,
     build_any: bool = False,
+    lines: Readings | None = None,
 ) -> list[OrderWarning]:
     """The warnings on ``power``'s orders ``known[power]``. ``known`` may also hold the
     orders of other powers the reader gives (a player holding two powers): supports and
     convoys of their units are checked against them too. Powers not in ``known`` are
-    someone else's, and never warned about."""
-    read = {p: _read(gmap, pos, p, texts, build_any) for p, texts in known.items()}
+    someone else's, and never warned about. ``lines``: the lines read already."""
+    lines = Readings.of(lines, gmap, pos.phase.type)
+    read = {p: _read(p, texts, pos, lines, build_any) for p, texts in known.items()}
     mine = read.get(power, _Read({}, set(), []))
     if pos.phase.type == MOVEMENT:
         return _movement(gmap, pos, power, mine, read)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import NamedTuple, NotRequired, TypedDict
 
 from mailjudge.engine.adjudicator import adjudicate_movement
@@ -43,6 +44,9 @@ class EngineOptions:
     # NO_CHECK (seed 001): a unit given two or more orders holds and all of them are void
     # ("multiple"); otherwise a later order replaces an earlier one.
     multiple_orders_hold: bool = False
+    # How many each centre a power owns counts for toward victory, for the powers whose
+    # centres do not count one each (a variant's rule: Variant.centre_weights).
+    centre_weights: tuple[tuple[str, int], ...] = ()
 
 
 class OrderResult(NamedTuple):
@@ -65,6 +69,9 @@ class PhaseOutcome(NamedTuple):
     destroyed: list[Unit]  # dislodged with no retreat
     winners: frozenset[str]
     at_count: frozenset[str] = frozenset()  # at or over the victory count after this Fall
+    # Each power's centres as they count toward victory, when some count otherwise than
+    # one each (EngineOptions.centre_weights); empty when every centre counts one.
+    counted: Mapping[str, int] = MappingProxyType({})
 
 
 def next_phase(phase: Phase) -> Phase:
@@ -88,18 +95,26 @@ def owners_after_fall(
     return new
 
 
+def counted_centres(owners: Mapping[str, str], weights: Mapping[str, int]) -> dict[str, int]:
+    """Each owner's centres as they count toward victory: one each, or the owner's weight."""
+    counts: dict[str, int] = {}
+    for owner in owners.values():
+        counts[owner] = counts.get(owner, 0) + weights.get(owner, 1)
+    return counts
+
+
 def winners(
     owners: Mapping[str, str],
     threshold: int,
     shared: bool = False,
     held_last_year: frozenset[str] | None = None,
+    weights: Mapping[str, int] = MappingProxyType({}),
 ) -> tuple[frozenset[str], frozenset[str]]:
     """(powers at or over the count, winners). The power with most centres among those over
     wins, a tie at the top wins nobody; with SHARED_VICTORY all over the count win; with
-    HOLD_WIN (``held_last_year`` given) only those who were over it last year too count."""
-    counts: dict[str, int] = {}
-    for owner in owners.values():
-        counts[owner] = counts.get(owner, 0) + 1
+    HOLD_WIN (``held_last_year`` given) only those who were over it last year too count.
+    ``weights``: what a power's centres count for, where not one each."""
+    counts = counted_centres(owners, weights)
     over = frozenset(p for p, n in counts.items() if n >= threshold)
     eligible = over if held_last_year is None else over & held_last_year
     if not eligible:
@@ -253,14 +268,16 @@ def process_phase(
         after = Position(pos.phase, units, dict(pos.sc_owners))
         nxt = Position(next_phase(pos.phase), units, dict(pos.sc_owners))
     won = over = frozenset[str]()
+    weights = dict(options.centre_weights)
     if pos.phase.season == "F" and nxt.phase.season != "F":
         threshold = options.victory_centres or gmap.victory_centres
         held = held_last_year if options.hold_win else None
-        counted = dict(nxt.sc_owners)
+        owned = dict(nxt.sc_owners)
         if any(p.dummy for p in gmap.powers.values()):  # nobody plays a dummy: it cannot win
-            counted = {c: p for c, p in counted.items() if not gmap.powers[p].dummy}
-        over, won = winners(counted, threshold, options.shared_victory, held)
-    return PhaseOutcome(results, after, nxt, destroyed, won, over)
+            owned = {c: p for c, p in owned.items() if not gmap.powers[p].dummy}
+        over, won = winners(owned, threshold, options.shared_victory, held, weights)
+    counted = counted_centres(nxt.sc_owners, weights) if weights else {}
+    return PhaseOutcome(results, after, nxt, destroyed, won, over, counted)
 
 
 def _after_retreats(

@@ -62,6 +62,13 @@ USAGE = {
 _FAST_FERRY = re.compile(r"\bfast\s+ferry\b", re.IGNORECASE)
 # A power's name may have its spaces: "[British Columbia]" is BRITISHCOLUMBIA.
 _POWER_PREFIX = re.compile(r"^\s*\[\s*([A-Za-z]+(?: [A-Za-z]+)*)\s*\]\s*")
+# DPjudge's other ways to name the power in front of an order: ``(ENGLAND) F LON - NTH``,
+# ``ENGLAND: F LON - NTH``, ``E) F LON - NTH``, and a power's full name before a unit,
+# ``ENGLAND A LVP - YOR``; and a power named on a line of its own, for the lines after it.
+_POWER_ROUND = re.compile(r"^\s*\(\s*([A-Za-z]+(?: [A-Za-z]+)*)\s*\)\s*:?\s*")
+_POWER_MARK = re.compile(r"^\s*([A-Za-z]+)\s*[:)]\s*")
+_POWER_WORD = re.compile(r"^\s*([A-Za-z]+)\s+(?=(?:A|F|ARMY|FLEET)\b)", re.IGNORECASE)
+_POWER_ALONE = re.compile(r"^\s*[\[(]?\s*([A-Za-z]+(?: [A-Za-z]+)*)\s*[\])]?\s*:?\s*$")
 
 
 class _Lexicon(NamedTuple):
@@ -450,17 +457,38 @@ def _without_power_tags(text: str, gmap: GameMap) -> str:
     return _POWER_TAG.sub(tag, text) if "(" in text else text
 
 
-def power_prefix(text: str, gmap: GameMap) -> tuple[str | None, str]:
-    """DPjudge's ``[ENGLAND] F LON - NTH``: the power the order is written for (None when
-    there is no bracketed power in front), and the order without it."""
-    m = _POWER_PREFIX.match(text)
-    if m is None:
-        return None, text
-    word = m.group(1).replace(" ", "").upper()
+def _power_named(word: str, gmap: GameMap, initials: bool = True) -> str | None:
+    w = word.replace(" ", "").upper()
     for p in gmap.powers.values():
-        if word in (p.name, p.initial.upper(), p.adjective.upper()):
-            return p.name, text[m.end() :]
+        if w in (p.name, p.adjective.upper()) or (initials and w == p.initial.upper()):
+            return p.name
+    return None
+
+
+def power_prefix(text: str, gmap: GameMap) -> tuple[str | None, str]:
+    """DPjudge's ``[ENGLAND] F LON - NTH`` (also ``(ENGLAND)``, ``ENGLAND:``, ``E)`` and
+    ``ENGLAND A LVP - YOR``): the power the order is written for (None when no power is
+    named in front), and the order without it."""
+    for pattern, initials in ((_POWER_PREFIX, True), (_POWER_ROUND, True),
+                              (_POWER_MARK, True), (_POWER_WORD, False)):  # fmt: skip
+        m = pattern.match(text)
+        if m is None:
+            continue
+        named = _power_named(m.group(1), gmap, initials)
+        if named is not None and text[m.end() :].strip():
+            return named, text[m.end() :]
     return None, text
+
+
+def power_alone(text: str, gmap: GameMap) -> str | None:
+    """A power named on a line of its own (DPjudge: ``[ENGLAND]``, ``(FRANCE)``,
+    ``FRANCE``, ``ENGLAND:``; an initial only in brackets, ``[E]``): the orders after it
+    are that power's."""
+    m = _POWER_ALONE.match(text)
+    if m is None:
+        return None
+    bracketed = text.strip()[:1] in "[(" or text.rstrip().endswith((":", ")", "]"))
+    return _power_named(m.group(1), gmap, initials=bracketed)
 
 
 def _read_general(text: str, gmap: GameMap, phase_type: str) -> Syntax:
@@ -520,7 +548,12 @@ def reads_as_order(text: str, gmap: GameMap, phase_type: str = MOVEMENT) -> bool
         read_order(text, gmap, phase_type)
         return True
     except OrderError:
-        pass
+        return looks_like_order(text, gmap)
+
+
+def looks_like_order(text: str, gmap: GameMap) -> bool:
+    """Whether a line that does not read cleanly still opens as an order does (see
+    reads_as_order): a wrong order, not small talk."""
     raw = _TOKEN.findall(_fold(_without_power_tags(power_prefix(text, gmap)[1], gmap)))
     if not raw:
         return False
@@ -566,19 +599,25 @@ def is_prose(text: str, gmap: GameMap, phase_type: str) -> bool:
     "Moscow sends its regards"): a line of four words or more, two of them lower-case
     words that are no order words, that does not read as an order. It is left alone like
     any other small talk (and echoed as such), not refused by the Urk check."""
-    words = text.split()
-    if len(words) < 4:
-        return False
-    plain = [w.strip(".,;:!?'\"()") for w in words]
-    known = _order_words(gmap)
-    talk = [w for w in plain if w.isalpha() and w.islower() and w not in known]
-    if len(talk) < 2:
+    if not sounds_like_prose(text, gmap):
         return False
     try:  # the order reader last: most lines are orders, and fail the cheap tests above
         read_order(text, gmap, phase_type)
         return False
     except OrderError:
         return True
+
+
+def sounds_like_prose(text: str, gmap: GameMap) -> bool:
+    """is_prose's test of the words alone: four words or more, two of them lower-case
+    words no order holds. A line that passes it is prose unless it reads as an order."""
+    words = text.split()
+    if len(words) < 4:
+        return False
+    plain = [w.strip(".,;:!?'\"()") for w in words]
+    known = _order_words(gmap)
+    talk = [w for w in plain if w.isalpha() and w.islower() and w not in known]
+    return len(talk) >= 2
 
 
 def split_orders(text: str, gmap: GameMap, phase_type: str = MOVEMENT) -> list[str]:

@@ -68,7 +68,10 @@ class Phase(NamedTuple):
         kind = _TYPE_WORDS.get(words[2][:3]) if len(words) == 3 else None
         if len(words) == 2 and season in ("S", "F"):
             kind = MOVEMENT
-        if season is None or kind is None or not (len(words) > 1 and words[1].isdigit()):
+        year = words[1] if len(words) > 1 else ""
+        # A year of a few ASCII digits ("²" is a digit to isdigit, not to int()).
+        plain_year = year.isascii() and year.isdigit() and len(year) <= 6
+        if season is None or kind is None or not plain_year:
             raise ValueError(f"{text!r} is not a phase; write it like Fall 1901 Movement or F1901M")
         if (season == "W" and kind != ADJUSTMENT) or (season != "W" and kind == ADJUSTMENT):
             raise ValueError(f"{text!r}: adjustments are in Winter, and only adjustments")

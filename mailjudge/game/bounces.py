@@ -7,13 +7,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from peewee import fn
+
 from mailjudge.addresses import check_matches
-from mailjudge.compiled_queries import execute_compiled, execute_postgres_later
 from mailjudge.db import is_postgres
 from mailjudge.models import Bounce, GameState, Outbox, Person, Seat, utcnow
 from mailjudge.outbound.outbox import HELD
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
+from mailjudge.store import mail as store_mail
 
 # How an outbox row that came back says so in its last_error: kept when a SIGNON clears
 # the Bounce rows, for STATUS and the clock's grace (game.delivery).
@@ -35,13 +37,13 @@ def take_bounce(target: tuple[int, str], reported: Sequence[Failure]) -> tuple[s
     outbox = Outbox.get_or_none(Outbox.id == target[0])
     if outbox is None or not check_matches(target[1], outbox.message_id):
         return "a bounce naming no mail the judge sent (ignored)", []
-    sent_to = outbox.to_addrs.split()
-    failed = [f for f in reported if f.recipient in sent_to]
+    sent_to = outbox.to_addrs.lower().split()  # as written; compared lower-cased
+    failed = [f for f in reported if f.recipient.lower() in sent_to]
     if not failed and len(sent_to) == 1:  # no report, but VERP says whose mail came back
         failed = [Failure(sent_to[0], "", "the mail came back without a delivery report")]
     notices: list[Outgoing] = []
     for failure in failed:
-        Bounce.create(address=failure.recipient, outbox=outbox, status=failure.status[:16],
+        Bounce.create(address=failure.recipient.lower(), outbox=outbox, status=failure.status[:16],
                       diagnostic=failure.diagnostic[:1000])  # fmt: skip
         notices += _tell_masters(failure)
     if failed:
@@ -58,7 +60,7 @@ def note_bounce(outbox: Outbox, failure: Failure) -> None:
 
 
 def _tell_masters(failure: Failure) -> list[Outgoing]:
-    person = Person.get_or_none(Person.email == failure.recipient)
+    person = Person.get_or_none(Person.email == failure.recipient.lower())
     if person is None:
         return []
     count = Bounce.select().where(Bounce.address == failure.recipient).count()
@@ -81,28 +83,15 @@ def _tell_masters(failure: Failure) -> list[Outgoing]:
 def clear_bounces(*addresses: str) -> None:
     """A player signed on: mail to their address goes out again, and the mail held for
     it while it bounced is due at once."""
-    # With every order mail: a query built once (per count of addresses).
     known = sorted({a.lower() for a in addresses})
     if is_postgres():
-        # One statement, sent with the next one: nothing is read back. The outbox is only
-        # looked at when the DELETE found a row (EXISTS on the WITH is a one-time filter).
-        marks = ", ".join(["%s"] * len(known))
-        execute_postgres_later(
-            f"bounces-clear-wake-{len(known)}",
-            f"WITH cleared AS (DELETE FROM bounce WHERE address IN ({marks}) RETURNING 1) "
-            "UPDATE outbox SET next_attempt_at = %s WHERE EXISTS (SELECT 1 FROM cleared) "
-            f"AND state = 'queued' AND last_error LIKE %s AND to_addrs IN ({marks})",
-            [*known, Outbox.next_attempt_at.db_value(utcnow()), f"{HELD}%", *known],
-        )
+        # With every order mail: one statement, the outbox looked at only when a bounce
+        # was cleared.
+        store_mail.clear_bounces_and_wake(known, Outbox.next_attempt_at.db_value(utcnow()), HELD)
         return
-    cleared = execute_compiled(
-        f"bounces-clear-{len(known)}",
-        lambda: Bounce.delete().where(Bounce.address.in_(known)),
-        known,
-    ).rowcount
-    if cleared:  # rarely: only an address that bounced can have mail held
+    if store_mail.clear_bounces(known):  # rarely: only an address that bounced can have mail held
         Outbox.update(next_attempt_at=utcnow()).where(
             (Outbox.state == "queued")
             & Outbox.last_error.startswith(HELD)
-            & Outbox.to_addrs.in_(known)
+            & fn.LOWER(Outbox.to_addrs).in_(known)
         ).execute()

@@ -26,8 +26,10 @@ from mailjudge.outbound.invitation import calendar_part
 from mailjudge.render.calendar import Attendee, DeadlineEvent, Method, event_uid, feed, invitation
 from mailjudge.settings import Settings, current_settings
 
-# The seats whose people have a part in a phase, and so a deadline to keep.
-INVITED_ROLES = ("player", "teammate", "citizen", "diplomat", "master")
+# Every seat but an observer's has a part in the phases, and so a deadline to keep (the
+# players, the master, and a variant's own seats: Diplonomic's teammates, Democratic's
+# citizens).
+WATCHING = "observer"
 
 
 class Change(StrEnum):
@@ -81,14 +83,14 @@ def invited_seats(game: Game) -> list[Seat]:
     phases (never an observer, a vacant or a dummy seat)."""
     seats = Seat.select().where(
         (Seat.game == game) & (Seat.status == "active") & Seat.person.is_null(False)
-        & Seat.role.in_(INVITED_ROLES) & ~Seat.dummy
+        & (Seat.role != WATCHING) & ~Seat.dummy
     )  # fmt: skip
     return list(seats)
 
 
 def _invited(seat: Seat) -> bool:
     return (
-        seat.status == "active" and seat.person_id is not None and seat.role in INVITED_ROLES
+        seat.status == "active" and seat.person_id is not None and seat.role != WATCHING
         and not seat.dummy
     )  # fmt: skip
 

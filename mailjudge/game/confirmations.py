@@ -1,6 +1,8 @@
-"""Mail goes only where it was asked for: an observer's results start, and a seat's mail
-moves to a new address, only once that address answers the token it was sent (CONFIRM),
-within `security.confirm_hours`. A token is mailed to that address only, never to a
+"""Mail goes only where it was asked for: an observer's results start, a player's JOIN
+from a new address is done (service/seats.ask_to_join), a seat's mail moves to a new
+address, and a TAKEOVER from an address the judge never had an answer from gives it the
+power, only once that address answers the token it was sent (CONFIRM), within
+`security.confirm_hours`. A token is mailed to that address only, never to a
 Reply-To; its answer proves the address (service.guard.mark_proven).
 An address can stop a game's mail to its observer seats with STOP, no password needed,
 as a mailing list's unsubscribe."""
@@ -14,7 +16,7 @@ from datetime import datetime, timedelta
 from mailjudge.game import guard
 from mailjudge.game.errors import NotAllowed, NotFound, ServiceError
 from mailjudge.game.state import person_for
-from mailjudge.models import Confirmation, Game, Seat, utcnow
+from mailjudge.models import Confirmation, Game, JoinRequest, Seat, utcnow
 from mailjudge.settings import current_settings
 
 
@@ -27,9 +29,45 @@ def new_token(kind: str, seat: Seat, address: str) -> str:
     return token
 
 
+def new_takeover_token(seat: Seat, address: str, password_hash: str) -> str:
+    """A TAKEOVER of ``seat`` from ``address`` waits for its CONFIRM, with the taker's
+    password hash; the address's earlier one for the seat is replaced, another address's
+    is not (the first to confirm takes the seat)."""
+    address = address.lower()
+    Confirmation.delete().where(
+        (Confirmation.seat == seat) & (Confirmation.kind == "takeover")
+        & (Confirmation.address == address)
+    ).execute()  # fmt: skip
+    token = secrets.token_hex(6)
+    Confirmation.create(token=token, kind="takeover", seat=seat, address=address,
+                        password_hash=password_hash)  # fmt: skip
+    return token
+
+
+def takeover_waiting(token: str, sender: str) -> Confirmation | None:
+    """The TAKEOVER a CONFIRM token answers; None when the token is of another kind, or
+    unknown (``confirm`` answers those). Refused from another address, or too old."""
+    found = Confirmation.get_or_none(Confirmation.token == token.lower())
+    if found is None or found.kind != "takeover":
+        return None
+    if found.address != sender.lower():
+        raise not_for_sender()
+    too_old = expired(found.created_at, "write the TAKEOVER again")
+    if too_old is not None:
+        raise too_old
+    return found
+
+
+def forget_takeovers(seat: Seat) -> None:
+    """The seat is taken: every TAKEOVER still waiting for it lapses."""
+    Confirmation.delete().where(
+        (Confirmation.seat == seat) & (Confirmation.kind == "takeover")
+    ).execute()
+
+
 @dataclass(frozen=True)
 class Confirmed:
-    kind: str  # observe, citizen, address
+    kind: str  # observe, address, or the role of a seat a variant's JOIN made (citizen)
     seat: Seat
     address: str  # where the mail goes now
     old_address: str  # where it went before ("" for a new observer)
@@ -55,6 +93,23 @@ def expired(asked_at: datetime, again: str) -> NotFound | None:
     )
 
 
+def join_request(token: str, sender: str) -> JoinRequest | None:
+    """The JOIN waiting for the token ``token`` (None when the token is another kind's),
+    if ``sender`` is the address it went to and it is not too old; the address is then
+    proven. The caller does the JOIN (service/seats.confirm_join)."""
+    found = JoinRequest.get_or_none(JoinRequest.token == token.lower())
+    if found is None:
+        return None
+    if found.address != sender.lower():
+        raise not_for_sender()
+    too_old = expired(found.created_at, "send the JOIN again")
+    if too_old is not None:
+        found.delete_instance()
+        raise too_old
+    guard.mark_proven(found.address, utcnow())
+    return found
+
+
 def confirm(token: str, sender: str) -> Confirmed:
     """CONFIRM token from `sender`: the observer's seat becomes active, or the seat's mail
     moves to the new address."""
@@ -67,10 +122,10 @@ def confirm(token: str, sender: str) -> Confirmed:
         raise too_old
     seat = found.seat
     old = seat.person.email if seat.person is not None and found.kind == "address" else ""
-    if found.kind in ("observe", "citizen"):
-        seat.status = "active"
-    else:
+    if found.kind == "address":
         seat.person = person_for(found.address)
+    else:  # an observer, or a seat a variant's JOIN made: it waited for its address
+        seat.status = "active"
     seat.save()
     found.delete_instance()
     guard.mark_proven(found.address, utcnow())

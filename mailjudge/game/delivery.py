@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from peewee import fn
+
 from mailjudge.game.bounces import BOUNCED
 from mailjudge.game.schedule import phase_began, players_to_order_by_clock, timing_of
 from mailjudge.models import Confirmation, Game, Outbox, Seat, utcnow
@@ -63,7 +65,7 @@ def recent_mail(game: Game, address: str, count: int = 4) -> list[MailFate]:
     to anyone else, nor one of several recipients), newest first, with their fates."""
     rows = list(
         Outbox.select()
-        .where((Outbox.game == game) & (Outbox.to_addrs == address))
+        .where((Outbox.game == game) & (fn.LOWER(Outbox.to_addrs) == address.lower()))
         .order_by(Outbox.created_at.desc(), Outbox.id.desc())
         .limit(count)
     )
@@ -100,7 +102,11 @@ def undelivered(
     rows = [
         row
         for row in Outbox.select()
-        .where((Outbox.game == game) & (Outbox.to_addrs == address) & Outbox.inbound.is_null())
+        .where(
+            (Outbox.game == game)
+            & (fn.LOWER(Outbox.to_addrs) == address)  # kept as written (addresses.kept_case)
+            & Outbox.inbound.is_null()
+        )
         .order_by(Outbox.id.desc())
         .limit(_LOOKED_AT)
         if _this_phase(game, row, began) and row.created_at <= now

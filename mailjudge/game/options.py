@@ -119,7 +119,7 @@ def _fraction(value: str) -> Fraction:
 def _count(value: str) -> str:
     if value in (OFF, "0"):
         return OFF
-    if not value.isdigit():
+    if not (value.isascii() and value.isdigit()) or len(value) > 6:
         raise ValueError(value)
     return str(int(value))
 

@@ -39,3 +39,6 @@ class Processed:
     waiting: str = ""  # not adjudicated: the phase stays open for another round (why)
     # Processed before its deadline: that deadline's calendar event is still to come.
     early: bool = False
+    # The seats whose player really missed the phase's deadline (service.records.
+    # missed_deadline): only their powers may open in civil disorder.
+    missed: frozenset[int] = frozenset()

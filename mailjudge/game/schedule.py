@@ -69,9 +69,15 @@ def absences(seat: Seat) -> list[tuple[datetime, datetime]]:
 
 def set_absence(seat: Seat, start_text: str, end_text: str, now: datetime | None = None) -> None:
     """SET ABSENCE 2026-12-01 TO 2026-12-05: no deadline of this player's falls inside."""
-    now = now or utcnow()
     zone = seat.game.timezone
-    start, end = parse_when(start_text, zone), parse_when(end_text, zone)
+    set_absence_between(seat, parse_when(start_text, zone), parse_when(end_text, zone), now)
+
+
+def set_absence_between(
+    seat: Seat, start: datetime, end: datetime, now: datetime | None = None
+) -> None:
+    """An absence from ``start`` to ``end`` (UTC): no deadline of this player's falls inside."""
+    now = now or utcnow()
     if end <= start:
         raise ServiceError(
             "the absence must end after it starts: SET ABSENCE 2026-12-01 TO 2026-12-05"
@@ -96,14 +102,20 @@ def set_absence(seat: Seat, start_text: str, end_text: str, now: datetime | None
         game.save()
 
 
-def clear_absence(seat: Seat, now: datetime | None = None) -> int:
+def clear_absence(seat: Seat, now: datetime | None = None, during: datetime | None = None) -> int:
     """SET NOABSENCE: the absences still to come are cancelled (a deadline one of them has
-    already moved stays where it is). Returns how many were cancelled."""
+    already moved stays where it is); with ``during`` (njudge's SET NOABSENCE date), only
+    the first that includes that moment. Returns how many were cancelled."""
     now = now or utcnow()
     coming = [(a, b) for a, b in absences(seat) if b > now]
-    seat.absence = ""
+    if during is None:
+        cancelled = coming
+    else:
+        cancelled = [span for span in coming if span[0] <= during < span[1]][:1]
+    kept = [span for span in coming if span not in cancelled]
+    seat.absence = ";".join(f"{a.isoformat()}/{b.isoformat()}" for a, b in kept)
     seat.save()
-    return len(coming)
+    return len(cancelled)
 
 
 def schedule_phase(game: Game, now: datetime) -> None:

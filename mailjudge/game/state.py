@@ -4,31 +4,23 @@ this module; service/games.py, orders.py and seats.py add what depends on a vari
 
 from __future__ import annotations
 
-import copy
-import marshal
 import re
 from datetime import datetime
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
-from peewee import JOIN, Model
-
-from mailjudge.compiled_queries import (
-    execute_compiled,
-    select_compiled,
-    select_joined_compiled,
-)
+from mailjudge.db import is_postgres
 from mailjudge.engine.adjustments import adjustment_due, build_sites
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.orders import OrderError
-from mailjudge.engine.reader import read_order
+from mailjudge.engine.readings import Readings
 from mailjudge.engine.state import MOVEMENT, RETREAT, Position
 from mailjudge.game import guard
 from mailjudge.game.errors import BadSecret, NotAllowed, NotFound, ServiceError
-from mailjudge.kept_reads import kept_read
 from mailjudge.models import Game, GameState, OrderLine, Person, Seat, utcnow
 from mailjudge.passwords import verify_password_remembered
 from mailjudge.rules import RuleError, RuleSet, later_change
+from mailjudge.store import games as store_games
 
 _POSITIONS: dict[int, tuple[Any, Position]] = {}
 
@@ -51,10 +43,30 @@ def power_title(game: Game, power: str) -> str:
     return game_map(game).power_title(power)
 
 
-def get_game(name: str) -> Game:
-    game = Game.get_or_none(Game.name == name.lower())
+def get_game(name: str, lock: bool = False) -> Game:
+    """The game called ``name``; with ``lock``, held as lock_game holds it."""
+    query = Game.select().where(Game.name == name.lower())
+    game: Game | None = (query.for_update() if lock and is_postgres() else query).first()
     if game is None:
         raise NotFound(f"there is no game called {name!r}; LIST shows the games on this judge")
+    return game
+
+
+def lock_game(game: Game) -> Game:
+    """Hold ``game``'s row until the transaction ends, and bring ``game`` (the same object,
+    returned) up to date with it.
+
+    Whatever decides from the game's other seats or its state (the free powers, the count
+    of players that starts the game, a vacancy, forming or started) takes this first. On
+    PostgreSQL several workers (of one judge or of several) answer at once, each mail in a
+    transaction that sees only what was committed: two JOINs each counted six players and
+    none started the game, two took FRANCE. Under the lock (SELECT ... FOR UPDATE) the
+    second waits for the first to commit, and each of its statements after the lock reads
+    what the first did (READ COMMITTED). SQLite's writers take turns for the whole
+    transaction anyway: there the row is only read again."""
+    query = Game.select().where(Game.id == game.id)
+    fresh = (query.for_update() if is_postgres() else query).get()
+    game.__data__.update(fresh.__data__)
     return game
 
 
@@ -109,26 +121,9 @@ def current_position(game: Game) -> Position:
     return pos
 
 
-def may_order_for(seat: Seat, power: str) -> bool:
-    """The master may order for any power; a player for the powers they hold, and a
-    Diplonomic teammate for their contestant's powers while authorized."""
-    if seat.role == "master":
-        return True
-    if seat.role == "teammate" and not (seat.authorized and seat.status == "active"):
-        return False
-    return seat.role in ("player", "teammate") and power.upper() in seat.powers
-
-
 def orders_on_file(game: Game) -> dict[str, list[OrderLine]]:
-    """Each power's orders for the current phase, in their order (a query built once: it
-    is asked on every order mail)."""
-    lines = select_compiled(
-        OrderLine, "orders-on-file",
-        lambda: OrderLine.select()
-        .where((OrderLine.game == game.id) & (OrderLine.phase == game.phase))
-        .order_by(OrderLine.power, OrderLine.line),
-        [game.id, game.phase],
-    )  # fmt: skip
+    """Each power's orders for the current phase, in their order."""
+    lines = store_games.orders_on_file(game.id, game.phase)
     table: dict[str, list[OrderLine]] = {}
     for line in lines:
         table.setdefault(line.power, []).append(line)
@@ -138,50 +133,28 @@ def orders_on_file(game: Game) -> dict[str, list[OrderLine]]:
 def order_texts(game: Game, power: str) -> list[tuple[str, int | None]]:
     """``power``'s orders on file, as (text, who sent it): the little an order mail needs
     to lay its lines over them, read without building rows."""
-    rows = _power_order_rows(game, power, "order-texts", OrderLine.text, OrderLine.submitted_by)
-    return [(str(text), by) for text, by in rows]
+    return store_games.order_texts(game.id, game.phase, power)
 
 
 def order_senders(game: Game, power: str) -> list[tuple[str, int | None, datetime]]:
     """``power``'s orders on file as (text, who sent it, when), in their order: what an
     order mail needs to keep the sender of each order it carries over, read without
     building a row for every power's orders."""
-    rows = _power_order_rows(
-        game,
-        power,
-        "order-senders",
-        OrderLine.text,
-        OrderLine.submitted_by,
-        OrderLine.submitted_at,
-    )
-    when = OrderLine.submitted_at.python_value
-    return [(str(text), by, when(at)) for text, by, at in rows]
+    return store_games.order_senders(game.id, game.phase, power)
 
 
-def _power_order_rows(game: Game, power: str, key: str, *columns: Any) -> list[tuple[Any, ...]]:
-    """The ``columns`` of ``power``'s orders on file, in their order, by a query built
-    once under ``key``."""
-    params = [game.id, game.phase, power]
-    # Prepared once per connection on PostgreSQL, as every statement of an order mail is.
-    cursor = execute_compiled(
-        key,
-        lambda: OrderLine.select(*columns)
-        .where((OrderLine.game == game.id) & (OrderLine.phase == game.phase)
-               & (OrderLine.power == power))
-        .order_by(OrderLine.line),
-        params,
-    )  # fmt: skip
-    return list(cursor.fetchall())
-
-
-def missing_orders(game: Game, pos: Position, power: str, texts: list[str]) -> list[str]:
-    """Units (or adjustments) of ``power`` that the texts leave without an order."""
+def missing_orders(
+    game: Game, pos: Position, power: str, texts: list[str], read: Readings | None = None
+) -> list[str]:
+    """Units (or adjustments) of ``power`` that the texts leave without an order; ``read``:
+    the lines the caller has read already (a mail's)."""
     gmap = game_map(game)
+    read = Readings.of(read, gmap, pos.phase.type)
     ordered: set[str] = set()
     count = 0
     for text in texts:
         try:
-            syntax = read_order(text, gmap, pos.phase.type)
+            syntax = read.syntax(text)
         except OrderError:
             continue
         count += 1
@@ -213,19 +186,16 @@ def missing_orders(game: Game, pos: Position, power: str, texts: list[str]) -> l
     return [f"{left} removal{plural} ({units[0]} D, for instance)"] if units else []
 
 
-def power_is_done(game: Game, pos: Position, power: str, lines: list[OrderLine]) -> bool:
-    return not missing_orders(game, pos, power, [line.text for line in lines])
+def power_is_done(
+    game: Game, pos: Position, power: str, lines: list[OrderLine], read: Readings | None = None
+) -> bool:
+    return not missing_orders(game, pos, power, [line.text for line in lines], read)
 
 
 def _seats(game: Game, role: str | None = None) -> list[Seat]:
     if role is None:
         return list(Seat.select().where(Seat.game == game).order_by(Seat.id))
-    return select_compiled(
-        Seat,
-        "seats-of-role",
-        lambda: Seat.select().where((Seat.game == game.id) & (Seat.role == role)).order_by(Seat.id),
-        [game.id, role],
-    )
+    return store_games.seats_of_role(game.id, role)
 
 
 def players(game: Game) -> list[Seat]:
@@ -233,127 +203,37 @@ def players(game: Game) -> list[Seat]:
 
 
 def waiting_players(game: Game) -> list[str]:
-    """The names of the players who asked to WAIT, in seat order: asked after every order
-    mail, so only the names are read, and kept for the batch's transaction until a seat
-    is written."""
-
-    def read() -> tuple[str, ...]:
-        cursor = execute_compiled(
-            "waiting-players",
-            lambda: (
-                Seat.select(Seat.name)
-                .where((Seat.game == game.id) & (Seat.role == "player") & (Seat.wait == True))  # noqa: E712
-                .order_by(Seat.id)
-            ),
-            [game.id, "player", True],
-        )
-        return tuple(str(name) for (name,) in cursor.fetchall())
-
-    return list(kept_read(("waiting-players", game.id), _SEAT_TABLES, read))
-
-
-# What a seat read looks at: its seat, game and person rows (deleting a game or a person
-# changes the seats too).
-_SEAT_TABLES = ("seat", "game", "person")
+    """The names of the players who asked to WAIT, in seat order (asked after every order
+    mail: only the names are read)."""
+    return store_games.waiting_players(game.id)
 
 
 def seat_in(game_name: str, name: str) -> Seat:
     """The seat ``name`` in game ``game_name``: seat, game and the seat's person in one
-    query (a SIGNON asks with every order mail), kept for the batch's transaction until
-    one of those tables is written. Each call gets rows of its own to change."""
+    query (a SIGNON asks with every order mail)."""
     game_name, name = game_name.lower(), name.lower()
-    found = kept_read(
-        ("seat-game-person", game_name, name),
-        _SEAT_TABLES,
-        lambda: _seat_rows(game_name, name),
-        copy=_copied_rows,
-    )
+    found = store_games.seat_game_person(game_name, name)
     if found is None:
         game = Game.get_or_none(Game.name == game_name)
         if game is None:
             raise NotFound(f"there is no game called {game_name!r}; LIST shows the games")
         raise NotFound(f"nobody called {name!r} sits in game {game.name}")
-    seat_data, game_data, person_data = found
-    seat = _row(Seat, seat_data)
-    seat.game = _row(Game, game_data)
-    if person_data is not None:
-        seat.person = _row(Person, person_data)
+    seat, game, person = found
+    seat.game = game
+    if person is not None:
+        seat.person = person
     return seat
 
 
-_Model = TypeVar("_Model", bound=Model)
-
-
-def _own_copy(value: dict[str, Any] | list[Any]) -> Any:
-    """A deep copy of a field read from JSON. marshal copies such plain values (dicts,
-    lists, strings, numbers) in C, four times as fast as copy.deepcopy here, and a game's
-    position is copied for every SIGNON kept for a batch; anything else is copied as
-    usual."""
-    try:
-        return marshal.loads(marshal.dumps(value))
-    except ValueError:
-        return copy.deepcopy(value)
-
-
-_Rows = tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None]
-
-
-def _seat_rows(game_name: str, name: str) -> _Rows | None:
-    """The seat's, its game's and its person's values (None where nobody sits so)."""
-    found = select_joined_compiled(
-        (Seat, Game, Person),
-        "seat-game-person-by-names",
-        lambda: (
-            Seat.select(Seat, Game, Person)
-            .join(Game, on=Seat.game == Game.id)
-            .switch(Seat)
-            .join(Person, JOIN.LEFT_OUTER, on=Seat.person == Person.id)
-            .where((Game.name == game_name) & (Seat.name == name))
-        ),
-        [game_name, name],
-    )
-    if not found:
-        return None
-    seat, its_game, person = found[0]
-    assert isinstance(seat, Seat) and isinstance(its_game, Game)
-    return seat.__data__, its_game.__data__, person.__data__ if isinstance(person, Person) else None
-
-
-def _copied_rows(rows: _Rows | None) -> _Rows | None:
-    """Rows of one's own: a game's position, options and variant state are dicts, which
-    a caller may change in place."""
-    if rows is None:
-        return None
-    seat, game, person = (
-        None if data is None else {k: _own_copy(v) if isinstance(v, dict | list) else v
-                                   for k, v in data.items()}
-        for data in rows
-    )  # fmt: skip
-    assert seat is not None and game is not None
-    return seat, game, person
-
-
-def _row(model: type[_Model], data: dict[str, Any]) -> _Model:
-    """A model row of ``data``'s values (the caller's own), with nothing changed yet."""
-    row = model.__new__(model)
-    row.__data__ = data
-    row._dirty = set()  # type: ignore[attr-defined]
-    row.__rel__ = {}
-    return row
-
-
 def person_of(seat: Seat) -> Person | None:
-    """The seat's registered person, by a query built once (a SIGNON asks with every
-    order mail) unless the seat was read with it; kept on the seat for later questions."""
+    """The seat's registered person, read unless the seat was read with it; kept on the
+    seat for later questions."""
     if seat.person_id is None:
         return None
     known = seat.__rel__.get("person")
     if isinstance(known, Person) and known.id == seat.person_id:
         return known
-    (person,) = select_compiled(
-        Person, "person-by-id", lambda: Person.select().where(Person.id == seat.person_id),
-        [seat.person_id],
-    )  # fmt: skip
+    person = store_games.person_by_id(seat.person_id)
     seat.person = person
     return person
 
@@ -396,14 +276,24 @@ def check_secret(seat: Seat, password: str, sender: str = "") -> bool:
     whether the seat was under guessing (then the answer goes to the seat's own address)."""
     now = utcnow()
     sender = sender.lower()
+    owner = person_of(seat)
+    own = owner is not None and owner.email.lower() == sender
+    until = None if own else guard.not_checked_until(seat, sender, now)
+    if until is not None:
+        # Counted as a wrong guess (the answers and the owner's notice stay bounded).
+        answered, tell = guard.wrong_password(seat, sender, now)
+        raise BadSecret(
+            f"not checked: {seat.name}@{seat.game.name} has had too many wrong passwords "
+            f"lately; sign on from the address its mail goes to, or after {until:%H:%M} UTC",
+            tell_owner=tell, answered=answered,
+        )  # fmt: skip
     if seat.password_hash is None or not verify_password_remembered(password, seat.password_hash):
         answered, tell = guard.wrong_password(seat, sender, now)
         raise BadSecret(f"wrong password for {seat.name}@{seat.game.name}", tell_owner=tell,
                         answered=answered)  # fmt: skip
     # Where the answer goes changes only for a sender other than the seat's own person:
     # the seat's own address is not read for (a round trip on every order mail).
-    owner = person_of(seat)
-    guarded = owner is not None and owner.email != sender and guard.seat_guarded(seat, now)
+    guarded = owner is not None and not own and guard.seat_guarded(seat, now)
     guard.signed_on(seat, sender)
     return guarded
 
@@ -432,18 +322,8 @@ def phase_of(game: Game) -> str:
     return str(game.phase)
 
 
-def detached_copy(game: Game) -> Game:
-    """A copy of a game row read, whose changes stay its own (``process`` updates the game
-    it is given with the row as processed)."""
-    return _row(Game, dict(game.__data__))
-
-
 def game_by_id(game_id: int) -> Game:
-    """A game by its row id (a query built once)."""
-    (game,) = select_compiled(
-        Game, "game-by-id", lambda: Game.select().where(Game.id == game_id), [game_id]
-    )
-    return game
+    return store_games.game_by_id(game_id)
 
 
 # Games the public may read on the web: not private (SOLITAIRE) and open to observers.

@@ -5,10 +5,17 @@ Anyone may write such a header into the mail they send, so only the ones stamped
 authserv-id the operator names (security.trusted_authserv_id) count, and of those only the
 ones above the first Received header: a milter of the judge's MTA inserts its header at the
 top, above the MTA's own Received line, while whatever the sender wrote stands below it.
+
+That Received line says where the MTA had the mail from. From its own host (a client on
+loopback, or a local submission through sendmail), an SPF pass proves nothing: OpenDMARC's
+SPF check passes any sender connecting from loopback, so anyone with a login on the
+judge's host could file a seat's orders with its token alone (issue 52). Then only a DKIM
+signature counts: it proves the sender's domain wherever the mail came from.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from email.message import Message
 
@@ -27,6 +34,8 @@ class Result:
 class AuthResults:
     authserv_id: str
     results: tuple[Result, ...]
+    # The MTA's Received line below it says the mail came from the MTA's own host.
+    local_client: bool = False
 
 
 def _segments(value: str) -> list[list[str]]:
@@ -109,17 +118,42 @@ def parse(value: str) -> AuthResults | None:
 
 def results_on_top(message: Message) -> tuple[AuthResults, ...]:
     """The Authentication-Results headers of ``message`` above its first Received header,
-    topmost first, whoever stamped them."""
+    topmost first, whoever stamped them; each marked local_client when that Received
+    header (the MTA's own) says the mail came from the MTA's own host."""
     found = []
+    local = False
     for name, value in message.items():
         lower = name.lower()
         if lower == "received":
+            local = from_local_client(str(value))
             break
         if lower == "authentication-results":
             parsed = parse(str(value))
             if parsed is not None:
                 found.append(parsed)
+    if local:
+        return tuple(AuthResults(r.authserv_id, r.results, True) for r in found)
     return tuple(found)
+
+
+# "from host (host [127.0.0.1])", "[IPv6:::1]", "[::1]": the client's address as Postfix,
+# Exim and Sendmail write it in their Received line.
+_CLIENT_IP = re.compile(r"\[(?:IPv6:)?([0-9A-Fa-f:.]+)\]")
+
+
+def from_local_client(received: str) -> bool:
+    """Whether an MTA's Received line says it took the mail from its own host: a client on
+    loopback, or no client at all (a local submission: "by mx (Postfix, from userid 1000)",
+    no "from" clause)."""
+    text = " ".join(received.split())
+    head = text.split(";")[0]
+    if not re.match(r"from\s", head, re.IGNORECASE):
+        return True  # no client named: a local submission
+    found = _CLIENT_IP.search(head.split(" by ")[0] if " by " in head else head)
+    if found is None:
+        return bool(re.match(r"from\s+localhost\b", head, re.IGNORECASE))
+    address = found.group(1).lower()
+    return address.startswith("127.") or address in ("::1", "0:0:0:0:0:0:0:1")
 
 
 def _domain(address: str) -> str:
@@ -133,10 +167,12 @@ def _aligned(signer: str, domain: str) -> bool:
     return "." in signer and (domain == signer or domain.endswith("." + signer))
 
 
-def vouches_for(result: Result, address: str) -> bool:
+def vouches_for(result: Result, address: str, local_client: bool = False) -> bool:
     """Whether ``result`` proves that ``address`` sent the mail: DKIM passed for its
-    domain, DMARC passed for it, or SPF passed for it (or its domain) as envelope sender."""
-    if result.result != "pass":
+    domain, DMARC passed for it, or SPF passed for it (or its domain) as envelope sender.
+    From a ``local_client`` only DKIM counts (SPF, and a DMARC pass that may rest on it,
+    say nothing of a mail from the MTA's own host)."""
+    if result.result != "pass" or (local_client and result.method != "dkim"):
         return False
     domain = _domain(address)
     if result.method == "dkim":
@@ -156,7 +192,7 @@ def sender_proven(on_top: tuple[AuthResults, ...], authserv_id: str | None, addr
     if not authserv_id or not address or "@" not in address:
         return False
     return any(
-        vouches_for(result, address)
+        vouches_for(result, address, header.local_client)
         for header in on_top
         if header.authserv_id == authserv_id.lower()
         for result in header.results

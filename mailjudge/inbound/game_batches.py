@@ -17,7 +17,6 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
-from mailjudge.db import database_proxy
 from mailjudge.inbound.spool import (
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_STALE_AFTER,
@@ -27,6 +26,8 @@ from mailjudge.inbound.spool import (
     process_batch,
 )
 from mailjudge.models import InboundMessage, utcnow
+from mailjudge.outages import unusable
+from mailjudge.store import mail as store_mail
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +53,7 @@ def process_pending_by_game(
         try:
             process_batch(
                 [(row, handler if prepare is None else _with_prepared(handler, prepare, row))
-                 for row in rows],
-                locked=bool(key),  # a mail of no game known is claimed without a lock
+                 for row in rows]
             )  # fmt: skip
         finally:
             release_game(key)
@@ -73,29 +73,6 @@ GAME_BATCH = 12
 _MOST_GAMES = 256
 # How many of the oldest mails claimed by a worker that died are looked at.
 _STALE = 16
-# Each game with queued mail and its oldest queued mail, found along the claim's index
-# (migration 14) by one step a game, each step reading the first entry past the game
-# before: its cost grows with the games that have mail waiting, not with the mails. (The
-# oldest queued mails read in order, as before, made the server read and sort every
-# queued mail for each batch: without autovacuum it has no statistics of the states,
-# guesses that few are queued, and took 15 to 36 ms a batch with 4,000 queued.)
-# The oldest mails whose worker died come with them, in the same statement (marked true).
-_WAITING_GAMES = """
-WITH RECURSIVE games(key) AS (
-    (SELECT game_key FROM inbound_message WHERE state = %s ORDER BY game_key LIMIT 1)
-    UNION ALL
-    SELECT (SELECT m.game_key FROM inbound_message AS m
-            WHERE m.state = %s AND m.game_key > games.key ORDER BY m.game_key LIMIT 1)
-    FROM games WHERE games.key IS NOT NULL
-)
-(SELECT (SELECT m.received_at FROM inbound_message AS m
-         WHERE m.state = %s AND m.game_key = games.key ORDER BY m.received_at, m.id LIMIT 1),
-        games.key, false
- FROM games WHERE games.key IS NOT NULL LIMIT %s)
-UNION ALL
-(SELECT received_at, game_key, true FROM inbound_message
- WHERE state = %s AND claimed_at < %s ORDER BY received_at, id LIMIT %s)
-"""
 
 
 def claim_game_batch(
@@ -148,17 +125,14 @@ class _Waiting(NamedTuple):
 
 def _waiting_games(cutoff: datetime) -> _Waiting:
     """The games with mail waiting: each game with queued mail and its oldest, and the
-    games of the oldest mails whose worker died, in one statement (_WAITING_GAMES). Asked
+    games of the oldest mails whose worker died, in one statement (store.mail.WAITING_GAMES). Asked
     once a batch, not once a mail."""
-    found = database_proxy.execute_sql(
-        _WAITING_GAMES,
-        ["queued"] * 3
-        + [_MOST_GAMES, "processing", InboundMessage.claimed_at.db_value(cutoff), _STALE],
+    found = store_mail.waiting_games(
+        _MOST_GAMES, InboundMessage.claimed_at.db_value(cutoff), _STALE
     )
     arrived = InboundMessage.received_at.python_value
     # A game's oldest mail may be claimed between the steps of the walk: then it has none.
-    rows = [(arrived(at), str(key), bool(stale)) for at, key, stale in found.fetchall()
-            if at is not None]  # fmt: skip
+    rows = [(arrived(at), key, stale) for at, key, stale in found if at is not None]
     stale_keys = {key for _, key, stale in rows if stale}
     rows.sort(key=lambda row: row[0])
     return _Waiting(
@@ -169,11 +143,7 @@ def _waiting_games(cutoff: datetime) -> _Waiting:
 
 
 def _lock_game(key: str) -> bool:
-    cursor = database_proxy.execute_sql(
-        "SELECT pg_try_advisory_lock(%s, hashtext(current_schema() || '.' || %s))",
-        (_GAME_LOCK_CLASS, key),
-    )
-    return bool(cursor.fetchone()[0])
+    return store_mail.try_lock_game(_GAME_LOCK_CLASS, key)
 
 
 def release_game(key: str) -> None:
@@ -182,9 +152,8 @@ def release_game(key: str) -> None:
     if not key:
         return
     try:
-        database_proxy.execute_sql(
-            "SELECT pg_advisory_unlock(%s, hashtext(current_schema() || '.' || %s))",
-            (_GAME_LOCK_CLASS, key),
-        )
-    except Exception:
-        log.warning("could not release the lock of game %r: the connection is gone", key)
+        store_mail.unlock_game(_GAME_LOCK_CLASS, key)
+    except Exception as err:
+        if unusable(err) is None:
+            log.warning("could not release the lock of game %r: %s", key, err)
+        # else the session is gone, and its locks with it (the outage is logged once)

@@ -13,7 +13,9 @@ from collections.abc import Callable
 
 from mailjudge.inbound import spool
 from mailjudge.inbound.landing import Landing
+from mailjudge.logs import log_fault
 from mailjudge.models import InboundMessage, utcnow
+from mailjudge.outages import DatabaseAway, Outages
 
 log = logging.getLogger(__name__)
 
@@ -35,10 +37,16 @@ class GroupStore:
     GROUP = 64  # the most mails one commit takes
 
     def __init__(
-        self, on_stored: Callable[[], None] | None = None, landing: Landing | None = None
+        self,
+        on_stored: Callable[[], None] | None = None,
+        landing: Landing | None = None,
+        outages: Outages | None = None,
     ) -> None:
         self.on_stored = on_stored
         self.landing = landing
+        # While the database (or the landing's disk) cannot be used, each group is
+        # refused at once (451) and the database tried again at most once a backoff.
+        self.outages = outages or Outages("listener")
         self._queue: queue.SimpleQueue[_Pending | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
 
@@ -96,7 +104,8 @@ class GroupStore:
             for pending, result in zip(group, results, strict=True):
                 pending.result = result
             _answer(group)
-            if self.on_stored is not None:
+            kept = any(not isinstance(result, BaseException) for result in results)
+            if kept and self.on_stored is not None:
                 self.on_stored()
 
     def _keep(
@@ -104,12 +113,17 @@ class GroupStore:
     ) -> list[tuple[InboundMessage, bool] | BaseException]:
         try:
             if self.landing is None:
-                return spool.store_group(mails)
+                return self.outages.attempt(lambda: spool.store_group(mails))
             # The mails' identities are worked out here, in the listener's process, which
             # has time to spare, rather than by the busy worker that moves them on.
-            numbers = self.landing.land(mails, [spool.identity(m[0]) for m in mails], utcnow())
+            identities = [spool.identity(m[0]) for m in mails]
+            landing = self.landing
+            numbers = self.outages.attempt(lambda: landing.land(mails, identities, utcnow()))
+        except DatabaseAway as err:  # logged once by the outages, not once a mail
+            return [err] * len(mails)
         except Exception as err:  # the commit failed: no mail of the group is kept
-            log.exception("a group of %s mails could not be stored", len(mails))
+            what = f"{len(mails)} mails not stored, their senders told to try again later"
+            log_fault(log, what, err)
             return [err] * len(mails)
         # Not in the spool yet, so no spool number; the SMTP answer says stored.
         return [(InboundMessage(), True) for _ in numbers]

@@ -1,8 +1,10 @@
 """HTML-only mail to plain text, with the standard library's parser.
 
 Block elements and <br> end lines; whitespace inside a line collapses as a browser
-would show it; scripts, styles and <blockquote>s (the quoted mail in an HTML reply)
-are left out, as `>` lines are in plain text.
+would show it; scripts and styles are left out. A <blockquote> (the quoted mail in an HTML
+reply: Gmail's, Apple Mail's) comes out as a plain text client quotes: each of its lines
+begins with `> `, once for each blockquote it is in. So the reader leaves it out as it does
+`>` lines, and a ready-to-send block the player filled in there is found as in a quote.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ _BLOCKS = frozenset({
     "section", "header", "footer", "main", "nav", "form", "fieldset", "figure",
 })
 # fmt: on
-_HIDDEN = frozenset(("script", "style", "head", "title", "blockquote", "template"))
+_HIDDEN = frozenset(("script", "style", "head", "title", "template"))
 
 
 class _Extractor(HTMLParser):
@@ -27,14 +29,20 @@ class _Extractor(HTMLParser):
         self.current: list[str] = []
         self.hidden = 0
         self.pre = 0
+        self.quotes = 0  # the <blockquote>s the text is in
 
     def _break(self) -> None:
-        self.lines.append("".join(self.current))
+        line = "".join(self.current)
+        self.lines.append("> " * self.quotes + line if self.quotes else line)
         self.current = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _HIDDEN:
             self.hidden += 1
+        elif tag == "blockquote" and not self.hidden:
+            if self.current:
+                self._break()
+            self.quotes += 1
         elif tag == "br" and not self.hidden:
             self._break()
         elif tag in _BLOCKS and not self.hidden:
@@ -49,6 +57,10 @@ class _Extractor(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag in _HIDDEN:
             self.hidden = max(0, self.hidden - 1)
+        elif tag == "blockquote" and not self.hidden:
+            if self.current:
+                self._break()
+            self.quotes = max(0, self.quotes - 1)
         elif tag in _BLOCKS and not self.hidden:
             if self.current:
                 self._break()
@@ -117,5 +129,7 @@ def html_to_text(html: str) -> str:
         pass
     if extractor.current:
         extractor._break()
-    lines = [" ".join(line.split()) if line.strip() else "" for line in extractor.lines]
+    lines = [
+        " ".join(line.split()) if line.strip(" >") else line.strip() for line in extractor.lines
+    ]
     return "\n".join(lines)

@@ -22,19 +22,7 @@ from datetime import datetime
 from pathlib import Path
 
 from mailjudge.db import side_file, sqlite_file
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS landed (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    message_id TEXT,
-    body_hash TEXT NOT NULL,
-    raw BLOB NOT NULL,
-    envelope_from TEXT NOT NULL,
-    envelope_to TEXT NOT NULL,
-    source TEXT NOT NULL,
-    received_at TEXT NOT NULL
-)
-"""
+from mailjudge.store import session, side_files
 
 
 @dataclass(frozen=True)
@@ -67,7 +55,7 @@ class Landing:
     def __init__(self, path: Path) -> None:
         self.path = path
         # It holds mails, passwords and all, until they move on: private, as the database.
-        self._connection = side_file(path, _SCHEMA)
+        self._connection = side_file(path, side_files.LANDING_SCHEMA)
         self._lock = threading.Lock()  # one statement at a time on the one connection
 
     def close(self) -> None:
@@ -84,35 +72,20 @@ class Landing:
         (Message-ID or None, hash: see spool.identity) in one commit; their landing
         numbers. Either all are kept or, on an error, none."""
         stamp = now.isoformat()
+        rows = [
+            (message_id, body_hash, raw, envelope_from, " ".join(envelope_to), source, stamp)
+            for (raw, envelope_from, envelope_to, source), (message_id, body_hash) in zip(
+                mails, identities, strict=True
+            )
+        ]
         with self._lock:
-            cursor = self._connection.cursor()
-            cursor.execute("BEGIN IMMEDIATE")
-            try:
-                numbers = []
-                for (raw, envelope_from, envelope_to, source), (message_id, body_hash) in zip(
-                    mails, identities, strict=True
-                ):
-                    cursor.execute(
-                        "INSERT INTO landed (message_id, body_hash, raw, envelope_from,"
-                        " envelope_to, source, received_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (message_id, body_hash, raw, envelope_from, " ".join(envelope_to),
-                         source, stamp),
-                    )  # fmt: skip
-                    numbers.append(int(cursor.lastrowid or 0))
-                cursor.execute("COMMIT")
-            except BaseException:
-                cursor.execute("ROLLBACK")
-                raise
+            numbers = side_files.land(self._connection, rows)
         return numbers
 
     def waiting(self, limit: int) -> list[LandedMail]:
         """The oldest landed mails, at most ``limit``."""
         with self._lock:
-            rows = self._connection.execute(
-                "SELECT id, message_id, body_hash, raw, envelope_from, envelope_to, source,"
-                " received_at FROM landed ORDER BY id LIMIT ?",
-                (limit,),
-            ).fetchall()
+            rows = side_files.oldest_landed(self._connection, limit)
         return [
             LandedMail(row[0], row[1], row[2], bytes(row[3]), row[4], row[5].split(), row[6],
                        datetime.fromisoformat(row[7]))
@@ -125,24 +98,21 @@ class Landing:
         reused, the second one's number may by then belong to a mail just landed, which
         must stay until it is moved."""
         with self._lock:
-            self._connection.executemany(
-                "DELETE FROM landed WHERE id = ? AND body_hash = ?",
-                [(mail.id, mail.body_hash) for mail in mails],
-            )
+            side_files.forget_landed(self._connection, [(m.id, m.body_hash) for m in mails])
 
     def checkpoint(self) -> bool:
         """Copy the WAL into the file and empty it, without waiting for anyone: it still
         holds the mails moved on, passwords and all. True when it was emptied."""
         with self._lock:
-            self._connection.execute("PRAGMA busy_timeout = 0")
+            session.sqlite_busy_timeout(self._connection, 0)
             try:
-                busy = self._connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+                emptied = session.sqlite_checkpoint(self._connection)
             except sqlite3.OperationalError:
-                busy = 1
+                emptied = False
             finally:
-                self._connection.execute("PRAGMA busy_timeout = 10000")
-        return not busy
+                session.sqlite_busy_timeout(self._connection, 10_000)
+        return emptied
 
     def count(self) -> int:
         with self._lock:
-            return int(self._connection.execute("SELECT count(*) FROM landed").fetchone()[0])
+            return side_files.landed_count(self._connection)

@@ -17,12 +17,19 @@ for a shorter mail), whatever the line breaks, spacing or letter case the client
 What stands above the cut (an attribution, Outlook's From:/Sent:/To:/Subject: block, a
 separator line) is then taken away by the reply reader as for any reply. A copy quoted
 with '>' is left to the quote rule: the writer may have answered between its lines.
+
+Two things of the copy are read all the same, as the writer meant them (`read_reply`): a
+ready-to-send block they filled in there (inbound/quoted_block.py finds it; the first that
+shows their hand is read, naming the phase its block was for), and the CONFIRM line of a
+mail that asked for one, when their Reply says yes. What they may have meant but the judge
+cannot be sure of is left unread, and the answer says so.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from email import policy
 from email.parser import BytesParser
 
@@ -30,12 +37,11 @@ from peewee import fn
 
 from mailjudge.inbound.html2text import html_to_text
 from mailjudge.inbound.parse import ParsedMail, body_text, command_lines
-from mailjudge.inbound.quoted_block import edited_quoted_block
-from mailjudge.inbound.replies import without_quoted_reply
+from mailjudge.inbound.quoted_block import MASKED, TYPED, CopiedBlock, copied_blocks
+from mailjudge.inbound.replies import unquoted_copy_at, without_quoted_reply
 from mailjudge.models import Outbox
 from mailjudge.outbound.draft import MailDraft
 from mailjudge.outbound.message import wrapped
-from mailjudge.passwords import PLACEHOLDER
 
 # How many of a sent mail's first words must follow in a reply for it to be a copy: so
 # many that a writer's own lines never match by chance, few enough that a copy cut short
@@ -45,6 +51,9 @@ OPENING_WORDS = 24
 # most recent mails to the writer looked at, among the outbox's newest rows.
 RECENT_MAILS = 20
 RECENT_WINDOW = 20_000
+# A copy found inside a line (not at its start) must run on for so many of the mail's
+# opening words: never a short answer's few words that a writer's sentence may hold.
+MID_LINE_WORDS = 12
 
 _WORD = re.compile(r"\S+")
 # Lines a client puts between the writer's text and the copy, left at the end by the cut.
@@ -70,24 +79,49 @@ def opening(text: str) -> tuple[str, ...]:
 
 
 def cut_at_own_words(body: str, sent: Iterable[str]) -> str | None:
-    """``body`` up to the first line where a copy of one of the ``sent`` texts begins;
-    None when there is none."""
+    """``body`` up to where a copy of one of the ``sent`` texts begins; None when there is
+    none."""
+    body = body.replace("\r\n", "\n")
+    at = own_copy_at(body, sent)
+    if at is None:
+        return None
+    return "\n".join(_without_client_lines(body[:at].rstrip(" \t").split("\n")))
+
+
+def own_copy_at(body: str, sent: Iterable[str]) -> int | None:
+    """Where in ``body`` (its line ends bare newlines) the first copy of one of the
+    ``sent`` texts begins: at the start of a line, or, for an opening of
+    `MID_LINE_WORDS` words or more, inside one (Yahoo's phone app begins the copy on its
+    attribution line, after "wrote:"). None when there is none."""
     openings = {o for o in (opening(text) for text in sent) if len(o) >= 3}
     if not openings:
         return None
-    lines = body.replace("\r\n", "\n").split("\n")
+    lines = body.split("\n")
     words: list[str] = []
     starts: list[int] = []  # for each line, where its words begin in `words`
     for line in lines:
         starts.append(len(words))
         words += _WORD.findall(line.lower())
     by_start: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
-    for found in openings:  # looked up by their first three words: one probe a line
+    for found in openings:  # looked up by their first three words
         by_start.setdefault(found[:3], []).append(found)
-    for number, at in enumerate(starts):
+    firsts = {found[0] for found in openings}  # a set probe a word, a tuple only then
+    row = 0  # the line of the word at `at`
+    for at, word in enumerate(words):
+        if word not in firsts:
+            continue
+        while row + 1 < len(starts) and starts[row + 1] <= at:
+            row += 1
         for found in by_start.get(tuple(words[at : at + 3]), ()):
+            begins = starts[row] == at
+            if not begins and len(found) < MID_LINE_WORDS:
+                continue
             if tuple(words[at : at + len(found)]) == found:
-                return "\n".join(_without_client_lines(lines[:number]))
+                line_at = sum(len(text) + 1 for text in lines[:row])
+                if begins:
+                    return line_at
+                inside = list(_WORD.finditer(lines[row]))[at - starts[row]]
+                return line_at + inside.start()
     return None
 
 
@@ -157,35 +191,153 @@ def candidates(mail: ParsedMail) -> list[str]:
         .order_by(Outbox.id.desc())
         .limit(RECENT_MAILS * 2)
     )
-    rows = [(row.raw, row.draft) for row in recent if address in row.to_addrs.split()]
+    address = address.lower()
+    rows = [(row.raw, row.draft) for row in recent if address in row.to_addrs.lower().split()]
     return sent_texts(rows[:RECENT_MAILS])
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the judge reads of a reply: the command text (the writer's own words, and a
+    block or CONFIRM line taken from the copy of the judge's mail), and what the answer
+    must say about what it did not read, as (what, note)."""
+
+    text: str
+    notes: tuple[tuple[str, str], ...] = ()
 
 
 def without_own_words(mail: ParsedMail, judge: str) -> str:
     """The command text of ``mail`` with any copy of the judge's own mail cut off, and the
-    ready-to-send block the writer edited inside the quote of that mail after it."""
-    text = _own_text(mail, judge)
-    block = edited_quoted_block(mail.body) if mail.in_reply_to else []
-    if not block or not _answers_a_block(mail):
-        return text
-    return "\n".join([text, *command_lines("\n".join(block))]).strip("\n")
+    ready-to-send block the writer edited inside that copy after it."""
+    return read_reply(mail, judge).text
 
 
-def _own_text(mail: ParsedMail, judge: str) -> str:
-    if not mail.body or not _may_hold_a_copy(mail, judge):
-        return mail.text
-    cut = cut_at_own_words(mail.body, candidates(mail))
-    if cut is None:
-        return mail.text
-    return "\n".join(command_lines(without_quoted_reply(cut)))
+def read_reply(mail: ParsedMail, judge: str) -> Reading:
+    """The command text of ``mail`` (see `without_own_words`) and the notes on what of the
+    copy of the judge's mail it left unread though the writer may have meant it."""
+    body = mail.body.replace("\r\n", "\n")
+    if not body:
+        return Reading(mail.text)
+    holds_copy = _may_hold_a_copy(mail, judge)
+    own_at = own_copy_at(body, candidates(mail)) if holds_copy else None
+    text = mail.text
+    if own_at is not None:
+        above = "\n".join(_without_client_lines(body[:own_at].rstrip(" \t").split("\n")))
+        text = "\n".join(command_lines(without_quoted_reply(above)))
+    if mail.forwarded or (not mail.in_reply_to and not holds_copy):
+        return Reading(text)  # nothing of a forwarded mail is read (the answer says so)
+    starts = [at for at in (own_at, unquoted_copy_at(body)) if at is not None]
+    blocks = copied_blocks(body, min(starts) if starts else None)
+    answered, phase = _answered(mail)
+    block, notes = _block_to_read(blocks, answered)
+    confirm, confirm_notes = _confirm_to_read(text, answered)
+    read = [text, *command_lines("\n".join(_with_phase(block, phase))), *confirm]
+    return Reading("\n".join(read).strip("\n"), (*notes, *confirm_notes))
 
 
-def _answers_a_block(mail: ParsedMail) -> bool:
-    """Whether the mail this one answers (In-Reply-To) is one of the judge's that carried
-    a ready-to-send block: only such a block may be read inside a quote."""
+def _answered(mail: ParsedMail) -> tuple[list[str], str]:
+    """The texts of the judge's mail this one answers (In-Reply-To), as sent, and the
+    phase its ready-to-send block is for, as its first line says ("" for none)."""
+    if not mail.in_reply_to:
+        return [], ""
     query = Outbox.select(Outbox.raw, Outbox.draft).where(Outbox.message_id == mail.in_reply_to)
     texts = sent_texts([(row.raw, row.draft) for row in query])
-    return any(f" {PLACEHOLDER}\n" in text.replace("\r\n", "\n") for text in texts)
+    said = next((found for text in texts if (found := _READY_FOR.search(text))), None)
+    if said is None:
+        return texts, ""
+    season, year, kind = said.groups()
+    return texts, f"{season[0].upper()}{int(year):04d}{kind[0].upper()}"
+
+
+# A phase as the ready-to-send block's ORDERS line names it (S1901M), and as the block's
+# first comment line does (render/ready_block.py: "Ready to send for Spring 1901 movement").
+_PHASE = re.compile(r"[SFW]\d{4}[MRA]", re.IGNORECASE)
+_READY_FOR = re.compile(
+    r"^// Ready to send for (Spring|Fall|Winter) (\d{1,4}) (movement|retreat|adjustment)\b",
+    re.MULTILINE,
+)
+
+
+def _with_phase(block: tuple[str, ...], phase: str) -> list[str]:
+    """The block's lines, each ORDERS line naming the phase the judge's block was for
+    when it names none (the judge's mails before ORDERS lines named their phase): a block
+    of an older phase is refused, never filed in this one."""
+    if not _PHASE.fullmatch(phase):
+        return list(block)
+    return [
+        f"{line} {phase}"
+        if line.split()[:1] == ["ORDERS"] and not _PHASE.fullmatch(line.split()[-1])
+        else line
+        for line in block
+    ]
+
+
+COPIED_BLOCK = "(the ORDERS block in the copy of the judge's mail)"
+UNSURE_NOTE = (
+    "nothing was filed from it: the mail your Reply answers is not one of the judge's "
+    "mails with a ready-to-send block (or is too old for the judge to have kept), so the "
+    "judge cannot be sure the block is yours and of now. Send its lines above the quoted "
+    "mail, or in a new mail"
+)
+
+
+def _block_to_read(
+    blocks: list[CopiedBlock], answered: list[str]
+) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The block of the copy to read, if any: the first that shows the player's hand. A
+    password typed in does; so does the placeholder or the Reply token of a block whose
+    orders differ from the judge's (then SIGNON refuses the placeholder, naming it, or
+    checks the token). Only a block in the copy of one of the judge's mails with a block
+    counts: the notes say why one the player filled in was not read."""
+    sent = [b for text in answered for b in copied_blocks(text.replace("\r\n", "\n"), 0)]
+    for block in blocks:
+        if block.signed == MASKED:
+            continue  # an echo in one of the judge's answers
+        if not sent:
+            if block.signed == TYPED:
+                return (), ((COPIED_BLOCK, UNSURE_NOTE),)
+            continue
+        theirs = next((b for b in sent if b.name == block.name), sent[0])
+        if block.signed == TYPED or block.orders != theirs.orders:
+            return block.lines, ()
+    return (), ()
+
+
+# The line of the judge's mail that asks for a token back (commands/account.py, openings).
+_CONFIRM_LINE = re.compile(r"^[ \t]*CONFIRM[ \t]+(o?[0-9a-f]{12})[ \t]*$", re.MULTILINE)
+# A writer's yes to what the mail asked: a text that opens with yes, or says confirm
+# ("Yes, confirm.", "Confirmed", "Oui", "Bestätigt"), with no word of no in it and no
+# question.
+_YES_FIRST = re.compile(r"^\W*(?:yes|yep|ok(?:ay)?|sure|oui|ja|s[ií])\b", re.IGNORECASE)
+_CONFIRM_WORD = re.compile(r"\b(?:confirm|best[äa]tig|confirme)\w*", re.IGNORECASE)
+_NO_WORD = re.compile(r"\b(?:no|not|never|nicht|nein|kein\w*|non|pas)\b|n't\b", re.IGNORECASE)
+CONFIRM_ASKED = "(the CONFIRM the mail you answer asks for)"
+
+
+def _agrees(text: str) -> bool:
+    """A yes, and nothing but a yes: no word of no, and no question ("Yes? Who is this?")."""
+    said = text.strip()
+    if "?" in said or _NO_WORD.search(said):
+        return False
+    return bool(_YES_FIRST.search(said) or _CONFIRM_WORD.search(said))
+
+
+def _confirm_to_read(
+    text: str, answered: list[str]
+) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """A Reply to the judge's mail that asked for CONFIRM and a token: when the writer
+    says yes (and wrote no CONFIRM of their own), the CONFIRM line of the copy is read as
+    theirs (their Reply names the judge's mail, sent to their address only: as good a
+    proof as the token); else the answer says how to confirm."""
+    tokens = [t for sent in answered for t in _CONFIRM_LINE.findall(sent)]
+    if not tokens or any(line.split()[:1] == ["CONFIRM"] for line in text.upper().splitlines()):
+        return (), ()
+    if _agrees(text):
+        return (f"CONFIRM {tokens[0]}",), ()
+    return (), ((CONFIRM_ASKED, (
+        f"nothing was confirmed: your Reply does not say so. Answer with the line CONFIRM "
+        f"{tokens[0]} (or a Reply that says \"yes, confirm\")"
+    )),)  # fmt: skip
 
 
 FORWARD_NOTE = (

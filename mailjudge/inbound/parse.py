@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 import email.utils
 import functools
+import html
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -18,11 +19,13 @@ from email.header import Header, decode_header
 from email.message import Message
 from email.parser import BytesHeaderParser, BytesParser
 
-from mailjudge.addresses import is_judge_address
+from icalendar import Calendar
+
+from mailjudge.addresses import kept_case
 from mailjudge.inbound.auth_results import AuthResults, results_on_top
 from mailjudge.inbound.html2text import html_to_text
 from mailjudge.inbound.plain_head import plain_head
-from mailjudge.inbound.replies import reply_parts
+from mailjudge.inbound.replies import reply_parts, without_sent_from
 from mailjudge.remembered import remembered
 
 DEFAULT_MAX_BYTES = 256 * 1024
@@ -77,13 +80,28 @@ class ParsedMail:
     calendar_method: str = ""
     # Authentication-Results headers above the first Received one (inbound/auth_results).
     auth_results: tuple[AuthResults, ...] = ()
+    # The note a person typed into a calendar's answer (its COMMENT, or Google's
+    # X-RESPONSE-COMMENT on the ATTENDEE): meant for someone, so not left unanswered.
+    calendar_note: str = ""
 
-    def with_mime(self, calendar_method: str, auth_results: tuple[AuthResults, ...]) -> ParsedMail:
+    # The From and Reply-To addresses whose local part has capitals, as written (the
+    # domain lower-cased): the judge's answer goes to the address as its owner wrote it.
+    written: tuple[str, ...] = ()
+
+    def as_written(self, address: str) -> str:
+        """``address`` (compared lower-cased) as this mail wrote it, where it did."""
+        key = address.lower()
+        return next((w for w in self.written if w.lower() == key), address)
+
+    def with_mime(
+        self, calendar_method: str, auth_results: tuple[AuthResults, ...], calendar_note: str = ""
+    ) -> ParsedMail:
         """The mail with what only the email package's reading finds (a plain mail has
         neither a calendar part nor Authentication-Results)."""
         if not calendar_method and not auth_results:
             return self
-        return replace(self, calendar_method=calendar_method, auth_results=auth_results)
+        return replace(self, calendar_method=calendar_method, auth_results=auth_results,
+                       calendar_note=calendar_note)  # fmt: skip
 
     @property
     def reply_references(self) -> tuple[str, ...]:
@@ -149,6 +167,18 @@ def _join_words(chunks: list[tuple[bytes | str, str | None]]) -> str:
 HeaderText = Callable[[str], str]
 
 
+def raw_header_text(message: Message, name: str) -> str:
+    """A header's value as written, folding undone, its RFC 2047 words left encoded: the
+    text to read addresses from. An encoded word may stand in a display name only, never
+    in an address (RFC 2047 5), so an address is never read from decoded text: a name
+    ``=?utf-8?q?victim=40example.org?= <me@evil.test>`` would become the sender."""
+    try:
+        value = message.get(name)
+    except Exception:
+        return ""
+    return "" if value is None else " ".join(_unescape(str(value)).split())
+
+
 def _addresses(text: HeaderText, *names: str) -> tuple[tuple[str, str], ...]:
     values = tuple(v for v in map(text, names) if v)
     if not values:  # most mails have no Cc, Sender, Delivered-To: no parser to run
@@ -158,13 +188,26 @@ def _addresses(text: HeaderText, *names: str) -> tuple[tuple[str, str], ...]:
 
 @remembered(1024)
 def _address_pairs(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    """(name, address) of each address in the header texts ``values``. Remembered: a
-    player's From and the judge's To come again and again, and getaddresses is slow."""
+    """(name, address) of each address in the header texts ``values`` (as written: see
+    raw_header_text), each name decoded. Remembered: a player's From and the judge's To
+    come again and again, and getaddresses is slow."""
     try:
         pairs = email.utils.getaddresses(list(values))
     except Exception:
         return ()
-    return tuple((name, addr.strip().lower()) for name, addr in pairs if "@" in addr)
+    # As written (the case of a local part is the mailbox's own to decide: it is kept for
+    # the mail that goes back); identity compares them in lower case.
+    return tuple((_display_name(name), addr.strip()) for name, addr in pairs
+                 if "@" in addr and "=?" not in addr)  # fmt: skip
+
+
+def _display_name(name: str) -> str:
+    if "=?" not in name:
+        return name
+    try:
+        return " ".join(_unescape(_join_words(decode_header(name))).split())
+    except Exception:  # a broken encoded word: keep it as written
+        return name
 
 
 def _message_id(value: str) -> str | None:
@@ -242,22 +285,68 @@ def _calendar_method(message: Message) -> str:
     return ""
 
 
+def _calendar_note(message: Message) -> str:
+    """The note in a calendar answer's text/calendar part: a COMMENT of its event (RFC
+    5546 lets a REPLY carry one), or Google Calendar's X-RESPONSE-COMMENT parameter on the
+    ATTENDEE; "" without one."""
+    try:
+        for part in message.walk():
+            if _content_type(part) != "text/calendar":
+                continue
+            payload = part.get_payload(decode=True)
+            if not isinstance(payload, bytes) or len(payload) > 64 * 1024:
+                return ""
+            for event in Calendar.from_ical(payload).walk("VEVENT"):
+                notes = [str(c) for c in _as_list(event.get("COMMENT"))]
+                for attendee in _as_list(event.get("ATTENDEE")):
+                    params = getattr(attendee, "params", {})
+                    notes.append(str(params.get("X-RESPONSE-COMMENT", "")))
+                found = next((n for n in notes if n.strip()), "")
+                if found:
+                    # Google writes HTML entities and a backslash before a semicolon.
+                    text = html.unescape(found.replace("\\;", ";"))
+                    return " ".join(text.split())[:500]
+            return ""
+    except Exception:  # a calendar the library cannot read carries no note it can show
+        pass
+    return ""
+
+
+def _as_list(value: object) -> list[object]:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]
+
+
 def body_text(message: Message) -> str:
     """The first text/plain part that is not an attachment, else the first HTML part
-    converted to text, else ""."""
+    converted to text, else "". Yahoo's web client is the exception: its text/plain part
+    runs the writer's lines together (it drops the line break between two <div>s, so
+    "SIGNON ..." and "ORDERS" come out as one line), and its HTML part is read first."""
     html: Message | None = None
+    plain: Message | None = None
     try:
         for part in message.walk():
             if part.is_multipart() or _is_attachment(part):
                 continue
             kind = _content_type(part)
-            if kind == "text/plain":
-                return _part_text(part)
+            if kind == "text/plain" and plain is None:
+                plain = part
             if kind == "text/html" and html is None:
                 html = part
+            if plain is not None and (html is not None or not _lines_run_together(message)):
+                break
     except Exception:  # e.g. RecursionError on absurdly nested parts
         pass
-    return html_to_text(_part_text(html)) if html is not None else ""
+    if html is not None and (plain is None or _lines_run_together(message)):
+        return html_to_text(_part_text(html))
+    return _part_text(plain) if plain is not None else ""
+
+
+def _lines_run_together(message: Message) -> bool:
+    """Whether the mail comes from a client whose text/plain part joins the writer's
+    lines: Yahoo Mail on the web (X-Mailer: WebService/... YMailNorrin)."""
+    return "ymailnorrin" in header_text(message, "X-Mailer").lower()
 
 
 def unflow(text: str, delsp: bool = False) -> str:
@@ -335,24 +424,38 @@ def _parse_bytes(raw: bytes, headers_only: bool) -> Message:
 
 def _headers(message: Message, raw: bytes, envelope_from: str | None) -> ParsedMail:
     return _mail_of(
-        functools.partial(header_text, message), raw, envelope_from, _content_type(message)
-    ).with_mime(_calendar_method(message), results_on_top(message))
+        functools.partial(header_text, message),
+        raw,
+        envelope_from,
+        _content_type(message),
+        functools.partial(raw_header_text, message),
+    ).with_mime(_calendar_method(message), results_on_top(message), _calendar_note(message))
 
 
 def _mail_of(
-    text: HeaderText, raw: bytes, envelope_from: str | None, content_type: str
+    text: HeaderText,
+    raw: bytes,
+    envelope_from: str | None,
+    content_type: str,
+    as_written: HeaderText | None = None,
 ) -> ParsedMail:
-    """The ParsedMail of a mail's header texts (its text and body left empty)."""
-    senders = _addresses(text, "From") or _addresses(text, "Sender")
+    """The ParsedMail of a mail's header texts (its text and body left empty). Addresses
+    are read from ``as_written`` (the headers undecoded; a plain header block has no
+    encoded word, so there ``text`` is the same)."""
+    written = as_written or text
+    senders = _addresses(written, "From") or _addresses(written, "Sender")
     sender_name, sender = senders[0] if senders else ("", "")
-    reply_to = _addresses(text, "Reply-To")
+    reply_to = _addresses(written, "Reply-To")
+    answer_to = reply_to[0][1] if reply_to else sender
     return ParsedMail(
-        sender=sender,
+        sender=sender.lower(),
         sender_name=sender_name,
-        reply_to=reply_to[0][1] if reply_to else sender,
+        reply_to=answer_to.lower(),
         return_path=_return_path(text, envelope_from),
-        to=tuple(a for _, a in _addresses(text, "To", "Cc")),
-        delivered_to=tuple(a for _, a in _addresses(text, "Delivered-To", "X-Original-To")),
+        to=tuple(a.lower() for _, a in _addresses(written, "To", "Cc")),
+        delivered_to=tuple(
+            a.lower() for _, a in _addresses(written, "Delivered-To", "X-Original-To")
+        ),
         subject=text("Subject"),
         message_id=_message_id(text("Message-ID")),
         in_reply_to=_message_id(text("In-Reply-To")),
@@ -365,7 +468,15 @@ def _mail_of(
         content_type=content_type,
         text="",
         size=len(raw),
+        written=_written(sender, answer_to),
     )
+
+
+def _written(*addresses: str) -> tuple[str, ...]:
+    """Those of ``addresses`` whose local part has capitals, as written: nearly always
+    none, so that nothing else is done with the mail's addresses."""
+    found = {kept_case(a): None for a in addresses if a and a != a.lower()}
+    return tuple(a for a in found if a != a.lower())
 
 
 def _parsed_mail(raw: bytes, envelope_from: str | None) -> tuple[ParsedMail, str]:
@@ -438,7 +549,8 @@ def parse_mail(
     """Parse one mail. `envelope_from` is the SMTP MAIL FROM when known (else the
     Return-Path header is used). Raises MailTooLarge or TooManyLines, nothing else."""
     if len(raw) > max_bytes:
-        mail = _headers(_parse_bytes(raw, headers_only=True), raw, envelope_from)
+        # Its header alone: a large mail is refused without a look at its body.
+        mail = _headers(_parse_bytes(_header_block(raw), headers_only=True), raw, envelope_from)
         raise MailTooLarge(
             f"your mail is {len(raw)} bytes long; the judge reads mails of at most "
             f"{max_bytes} bytes. Send the commands without attachments or quoted text.",
@@ -446,7 +558,7 @@ def parse_mail(
         )
     mail, body = _plain_mail(raw, envelope_from) or _parsed_mail(raw, envelope_from)
     kept, forwarded = reply_parts(body)
-    cut = kept.strip() != body.replace("\r\n", "\n").strip()
+    cut = kept.strip() != without_sent_from(body.replace("\r\n", "\n")).strip()
     forwarded = forwarded or (cut and _FORWARD_SUBJECT.match(mail.subject) is not None)
     lines = command_lines(kept)
     counted = sum(1 for line in lines if line.strip())
@@ -465,6 +577,12 @@ def parse_mail(
 _FORWARD_SUBJECT = re.compile(r"(?:fwd?|fw|wg|tr|rv|i|doorst)[ \t]*:", re.IGNORECASE)
 
 
+def _header_block(raw: bytes) -> bytes:
+    """The mail up to and with the blank line after its header (all of it without one)."""
+    ends = [i for i in (raw.find(b"\r\n\r\n"), raw.find(b"\n\n")) if i >= 0]
+    return raw[: min(ends) + 4] if ends else raw
+
+
 def parse_headers(raw: bytes) -> Message:
     """The header part of a mail, for a quick look at it; never raises."""
     return _parse_bytes(raw, headers_only=True)
@@ -474,45 +592,3 @@ def return_path_header(raw: bytes) -> str | None:
     """The Return-Path of a stored mail (IMAP has no envelope): "" for <>, None if absent."""
     headers = _parse_bytes(raw, headers_only=True)
     return _return_path(functools.partial(header_text, headers), None)
-
-
-# -- loop safety (RFC 3834) -------------------------------------------------------------
-
-
-# What a player's calendar sends back about an invitation to a deadline (RFC 5546 1.4):
-# accepted or declined, another time proposed, a fresh copy asked for. The deadline is the
-# judge's to set, and the invitation asks for no answer (RSVP=FALSE): these get none.
-CALENDAR_ANSWERS = ("REPLY", "COUNTER", "REFRESH")
-
-
-def silence_reason(mail: ParsedMail, judge_address: str) -> str | None:
-    """Why the judge must not answer this mail, or None when it may."""
-    auto = mail.auto_submitted.split(";")[0].strip()
-    if auto and auto != "no":
-        return f"it is automatic (Auto-Submitted: {auto})"
-    if mail.precedence in ("bulk", "list", "junk", "auto_reply"):
-        return f"it is bulk or automatic mail (Precedence: {mail.precedence})"
-    if mail.autoreply:
-        return "it is an automatic reply (X-Autoreply)"
-    suppressed = {word.strip() for word in mail.suppress.split(",")}
-    if suppressed & {"all", "autoreply"}:
-        return (
-            f"its sender asks for no automatic answer (X-Auto-Response-Suppress: {mail.suppress})"
-        )
-    if mail.list_id:
-        return f"it came through a mailing list (List-Id: {mail.list_id})"
-    if mail.return_path == "":
-        return "its return path is empty (<>), as for bounces"
-    if mail.content_type == "multipart/report":
-        return "it is a delivery or read report"
-    if mail.calendar_method in CALENDAR_ANSWERS:
-        return f"it is a calendar's answer to an invitation (METHOD:{mail.calendar_method})"
-    if mail.sender and is_judge_address(mail.sender, judge_address):
-        return "it comes from the judge's own address"
-    if mail.reply_to and is_judge_address(mail.reply_to, judge_address):
-        return "its answer would go to the judge's own address"
-    if mail.sender.partition("@")[0] in ("mailer-daemon", "postmaster"):
-        return f"it comes from {mail.sender}"
-    if not mail.reply_to:
-        return "it has no sender address to answer"
-    return None

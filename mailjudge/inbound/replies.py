@@ -20,6 +20,7 @@ import re
 from functools import cache
 
 from mailparser_reply import EmailReplyParser
+from mailparser_reply.constants import MAIL_LANGUAGES
 
 # The languages whose attributions are recognised (English is always included).
 # Polish is left out: its pattern takes a single "Data:" or "Do:" line for a header block.
@@ -51,11 +52,58 @@ _FORWARD_LINE = re.compile(
 )
 
 
+# The line a phone client (Samsung Email, Android mail apps) writes above the header block
+# of the mail it copies, in the languages of LANGUAGES: the library knows the English one
+# ("-----Original Message-----", GENERIC_MAIL_SEPARATOR), and these go beside it in the
+# same form.
+_ORIGINAL_MESSAGE = (
+    "Original Message", "Ursprüngliche Nachricht", "Message d'origine", "Mensaje original",
+    "Messaggio originale", "Oorspronkelijk bericht", "Ursprungligt meddelande",
+    "Oprindelig meddelelse",
+)  # fmt: skip
+
+
 @cache
 def _attribution() -> re.Pattern[str]:
     parser = EmailReplyParser(languages=list(LANGUAGES))
     pattern: re.Pattern[str] = parser.read("").HEADER_REGEX
-    return pattern
+    names = "|".join(re.escape(name) for name in _ORIGINAL_MESSAGE)
+    separators = rf"(^-{{5,}} ?(?:{names}) ?-{{5,}}$)"
+    return re.compile(f"{pattern.pattern}|{separators}", pattern.flags)
+
+
+# Phone clients' lines the library's "sent_from" wordings miss: Outlook for Android's,
+# Yahoo's apps', and the German and French ones that put the verb last or say "de mon".
+_MORE_SENT_FROM = (
+    "Download Outlook for", "Sent from Yahoo Mail", r"Von meine[mr]? .{1,40} gesendet",
+    "Envoy\u00e9 de mon",
+)  # fmt: skip
+
+
+@cache
+def _sent_from() -> re.Pattern[str]:
+    """A phone client's line under the writer's text ("Sent from my iPhone", "Get Outlook
+    for iOS<https://aka.ms/o0ukef>", "Gesendet von ..."): the library's own wordings in
+    the languages of LANGUAGES and a few it misses, as a whole short line."""
+    wordings = [MAIL_LANGUAGES[lang]["sent_from"] for lang in LANGUAGES
+                if "sent_from" in MAIL_LANGUAGES.get(lang, {})]  # fmt: skip
+    wordings += _MORE_SENT_FROM
+    return re.compile(rf"[ \t]*(?:{'|'.join(wordings)})[^\n]{{0,80}}", re.IGNORECASE)
+
+
+def without_sent_from(text: str) -> str:
+    """``text`` without a phone client's signature line at its end (with the blank lines
+    around it): "Get Outlook for iOS" would be read as njudge's GET."""
+    lines = text.split("\n")
+    while lines and (not lines[-1].strip() or _sent_from().fullmatch(lines[-1])):
+        lines.pop()
+    return "\n".join(lines) + ("\n" if text.endswith("\n") and lines else "")
+
+
+def _library_sees(line: str) -> bool:
+    """Whether the library takes ``line`` alone for an attribution (its lines stripped
+    of surrounding white space, as the library reads them)."""
+    return len(line) <= LONGEST_ATTRIBUTION and bool(_attribution().search(line.strip()))
 
 
 class _Lines:
@@ -116,12 +164,27 @@ class _LibraryFinder:
             if len(lines[last]) > LONGEST_ATTRIBUTION:
                 break
             last += 1
-        window = "\n".join(lines[first:last])
+        # The library reads each line stripped of the white space around it (its
+        # _normalize_text): Yahoo indents its attribution and ends it with a space.
+        stripped = [line.strip() for line in lines[first:last]]
+        window = "\n".join(stripped)
         self.budget -= len(window)
         found = _attribution().search(window)
         if found is None or not found.group(0).strip():
             return None
-        return starts[first] + found.start(), starts[first] + found.end()
+        return self._offset(first, stripped, found.start()), self._offset(
+            first, stripped, found.end()
+        )
+
+    def _offset(self, first: int, stripped: list[str], at: int) -> int:
+        """The offset in the text of offset ``at`` in the stripped window."""
+        lines, starts = self.lines.lines, self.lines.starts
+        for n, line in enumerate(stripped):
+            if at <= len(line):
+                original = lines[first + n]
+                return starts[first + n] + (len(original) - len(original.lstrip())) + at
+            at -= len(line) + 1
+        return starts[first + len(stripped) - 1] + len(lines[first + len(stripped) - 1])
 
 
 def _any_attribution(lines: _Lines, from_line: int) -> tuple[int, int] | None:
@@ -137,7 +200,10 @@ def _any_attribution(lines: _Lines, from_line: int) -> tuple[int, int] | None:
         if at < 0 or ">" in line[:at]:
             continue
         ends: list[int] = []  # the line after the colon's, as the old pattern tried them
-        if n + 1 < len(texts) and ">" not in texts[n + 1] and _ends_with_colon(texts[n + 1]):
+        # A line the library reads as a whole attribution ("On ... wrote:") has no first
+        # half above it: the line there is the writer's own (a SIGNON, say).
+        if (n + 1 < len(texts) and ">" not in texts[n + 1] and _ends_with_colon(texts[n + 1])
+                and not _library_sees(texts[n + 1])):  # fmt: skip
             ends.append(n + 2)
         if _ends_with_colon(line[at + 1 :]):
             ends.append(n + 1)
@@ -181,6 +247,45 @@ class _AnyFinder:
         return self.found
 
 
+# Where the mail's first line runs on after an attribution, on the same line: a colon and
+# then at least two spaces before more text (Yahoo Mail for Android: "... wrote:   Hello").
+_RUN_ON = re.compile(r":[ \t]{2,}\S")
+
+
+class _RunOnFinder:
+    """An attribution the mail's first line runs on after: the library's attribution,
+    ending at a colon, and the copy after it on the same line. (start, end) of the first
+    at or after an offset, the end just after the colon; a bounded number of lines
+    looked at, as for the library."""
+
+    def __init__(self, lines: _Lines) -> None:
+        self.lines = lines
+        self.budget = MOST_CHARACTERS
+        self.found: tuple[int, int] | None = None
+        self.next_line = 0
+
+    def first_from(self, offset: int) -> tuple[int, int] | None:
+        if self.found is not None and self.found[0] >= offset:
+            return self.found
+        self.found = None
+        texts, starts = self.lines.lines, self.lines.starts
+        n = max(self.next_line, self.lines.index(offset))
+        while n < len(texts) and self.budget > 0:
+            line = texts[n]
+            n += 1
+            if len(line) > LONGEST_ATTRIBUTION:
+                continue
+            for run_on in _RUN_ON.finditer(line):
+                self.budget -= run_on.start() + 1
+                if _library_sees(line[: run_on.start() + 1]):
+                    self.next_line = n
+                    start = starts[n - 1] + len(line) - len(line.lstrip())
+                    self.found = (start, starts[n - 1] + run_on.start() + 1)
+                    return self.found
+        self.next_line = n
+        return None
+
+
 def without_quoted_reply(text: str) -> str:
     """The text up to the first attribution when what follows it is an unquoted copy
     (Outlook, Gmail's forwarded block); when the copy is quoted with '>' (mutt,
@@ -198,15 +303,27 @@ def reply_parts(text: str) -> tuple[str, bool]:
     copy's own lines begin with '>' (the judge's answers echo commands so): everything
     after it goes. Only an attribution line ("On ... wrote:") can head a quoted copy the
     writer answered between."""
+    kept, forwarded, _ = _read(text)
+    return kept, forwarded
+
+
+def unquoted_copy_at(text: str) -> int | None:
+    """Where (an offset in ``text`` with its line ends made bare newlines) the unquoted
+    copy of the mail answered begins: the line of its header block or attribution. None
+    when there is none (no attribution, or only a quoted copy)."""
+    return _read(text)[2]
+
+
+def _read(text: str) -> tuple[str, bool, int | None]:
     text = text.replace("\r\n", "\n")  # the patterns end lines at a bare newline
     lines = _Lines(text)
-    finders = (_LibraryFinder(lines), _AnyFinder(lines))
+    finders = (_LibraryFinder(lines), _AnyFinder(lines), _RunOnFinder(lines))
     out: list[str] = []
     at = 0
     while True:
         candidates = [f for f in (finder.first_from(at) for finder in finders) if f]
         if not candidates:
-            return "".join(out) + text[at:], False
+            return without_sent_from("".join(out) + text[at:]), False, None
         start, end = min(candidates)
         block = _is_header_block(text[start:end])
         # The lines just above a block say if it forwards (a bounded look back: the
@@ -219,7 +336,8 @@ def reply_parts(text: str) -> tuple[str, bool]:
             kept = "".join(out)
             forwarded = block and _FORWARD_LINE.search(above) is not None
             kept = _FORWARD_LINE.sub("", kept) if forwarded else kept
-            return _SEPARATOR_AT_END.sub("\n", kept).rstrip() + "\n", forwarded
+            kept = without_sent_from(_SEPARATOR_AT_END.sub("\n", kept).rstrip())
+            return kept.rstrip() + "\n", forwarded, line_start
 
 
 # One line of a header block: "From:", "Sent:", "Betreff:", "*De :*" and the like.

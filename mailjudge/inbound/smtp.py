@@ -23,7 +23,9 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from mailjudge.addresses import is_judge_address
 from mailjudge.inbound import spool
+from mailjudge.logs import fault_told, log_fault
 from mailjudge.models import InboundMessage
+from mailjudge.outages import unusable
 from mailjudge.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -100,8 +102,9 @@ class SpoolHandler:
             return SHUTTING_DOWN
         try:
             accepted = await self._accepts(address)
-        except Exception:
-            log.exception("recipient check failed for %s", address)
+        except Exception as err:
+            if unusable(err) is None:  # an outage is logged once, where it was found
+                log.exception("recipient check failed for %s", address)
             return "451 4.3.0 Cannot check this recipient now, please try again later"
         if not accepted:
             return f"550 5.1.1 <{address}>: no such mailbox here"
@@ -123,8 +126,10 @@ class SpoolHandler:
         self.storing += 1
         try:
             row, new = await self._stored(raw, mail_from, recipients)
-        except Exception:
-            log.exception("could not store a mail from %s", mail_from)
+        except Exception as err:
+            # An outage is logged once, where it was found; any other fault in a line.
+            if unusable(err) is None and not fault_told(err):
+                log_fault(log, f"a mail from {mail_from} not stored, answered 451", err)
             status = TEMPORARY_FAILURE
         else:
             what = "stored" if new else "already stored"
@@ -169,6 +174,17 @@ class _JudgeSMTP(SMTP):
         ):
             return super()._getaddr(arg)
         return plain
+
+    async def push(self, status: Any) -> None:
+        # aiosmtpd's words for a mail over the size limit name no limit and no remedy; the
+        # sender's server quotes this line in the bounce its writer reads.
+        too_big = ("552 Error: Too much mail data", "552 Error: message size")
+        if isinstance(status, str) and status.startswith(too_big):
+            status = (
+                f"552 5.3.4 the judge reads mails of at most {self.data_size_limit} bytes; "
+                "send the commands without attachments or quoted text"
+            )
+        await super().push(status)
 
 
 class _JudgeLMTP(_JudgeSMTP, LMTP):

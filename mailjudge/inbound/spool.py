@@ -3,8 +3,10 @@
 store -> queued -> (claim) processing -> done, or shunted with the error when the
 handler failed. Mails are claimed a few at a time and handled in one database
 transaction, each mail in a savepoint of its own: one that fails rolls back alone and is
-shunted, and a crash at any point either leaves the mails to be taken up again or has
-applied each exactly once. (One commit for several mails, instead of two for each.)
+shunted (or queued again when another worker's transaction was in the way: a deadlock,
+a unique key it wrote first), and a crash at any point either leaves the mails to be
+taken up again or has applied each exactly once. (One commit for several mails, instead
+of two for each.)
 
 Claims are fenced by the attempt counter: a worker that lost its claim (it was too slow
 and another took the mail up) cannot mark the mail done, so its work rolls back.
@@ -24,15 +26,16 @@ from typing import Any
 
 from peewee import Field, IntegrityError, OperationalError
 
-from mailjudge.compiled_queries import execute_compiled, execute_compiled_later, select_compiled
 from mailjudge.db import (
     GivingTurn,
     checkpoint_if_due,
     database_proxy,
     is_postgres,
+    pipelined,
     prompt_write,
-    skip_locked,
+    secrets_overwritten,
 )
+from mailjudge.inbound import claims
 from mailjudge.inbound.game_key import game_key
 from mailjudge.inbound.landing import LandedMail, Landing
 from mailjudge.inbound.parse import (
@@ -43,8 +46,11 @@ from mailjudge.inbound.parse import (
     parse_mail,
 )
 from mailjudge.inbound.plain_head import plain_header_values
+from mailjudge.masking import mask_mail
 from mailjudge.models import INBOUND_STATES, MESSAGE_ID_LENGTH, InboundMessage, utcnow
+from mailjudge.outages import transient, unusable
 from mailjudge.settings import InboundSettings
+from mailjudge.store import mail as store_mail
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +66,8 @@ PREPARE_SECONDS = 30.0
 # A mail put back in the queue by a busy lock or a deadlock this often is shunted all the
 # same: no mail is tried for ever.
 MOST_TRANSIENT_TRIES = 10
+# PostgreSQL's SQLSTATE for a duplicate key in a unique index.
+_UNIQUE_VIOLATION = "23505"
 # Mails claimed and committed together. More shares a commit among more mails; fewer
 # keeps the write lock (SQLite's is the whole database) free sooner for the listener.
 BATCH = 8
@@ -72,25 +80,10 @@ _IDENTITY_HEADERS = ("From", "To", "Cc", "Date", "Subject")
 Handler = Callable[[InboundMessage], object]  # its return value is ignored
 # The implicit primary key, which peewee's stubs do not declare.
 _id_field: Field[int] = InboundMessage._meta.fields["id"]
-_raw_field: Any = InboundMessage._meta.fields["raw"]
 
 
 def _pk(row: InboundMessage) -> int:
     return int(row.__data__["id"])
-
-
-class _Batch(threading.local):
-    """Inside process_batch (per thread: workers may be threads of one process): the
-    masked copies handlers asked for, by mail, written by the statement that marks the
-    mail done (one statement a mail where there were two); and whether the batch's mails
-    are its game's, claimed under the game's lock (inbound.game_batches), which no other
-    worker can claim meanwhile."""
-
-    masked: dict[int, bytes] | None = None
-    locked = False
-
-
-_batch = _Batch()
 
 
 class LostClaim(RuntimeError):
@@ -169,15 +162,11 @@ def store(
         "error": "",
         # Only PostgreSQL's workers claim by game (inbound.game_batches).
         "game_key": game_key(raw, envelope_to) if is_postgres() else "",
+        "claimed_by": "",
     }
-    fields = [f for f in InboundMessage._meta.sorted_fields if f.name in values]
-    params = [f.db_value(values[f.name]) for f in fields]
     try:
         with database_proxy.atomic():
-            cursor = execute_compiled(
-                "store-inbound", lambda: InboundMessage.insert(**values), params
-            )
-            new_id = cursor.fetchone()[0] if is_postgres() else cursor.lastrowid
+            new_id = store_mail.insert_inbound(values)
         return InboundMessage(id=new_id, **values), True
     except IntegrityError:
         found = _existing(message_id, body_hash)
@@ -278,11 +267,10 @@ def _claim_some(
         if taken:
             # One statement for the batch; each row's attempts counts one more.
             ids = [_pk(row) for row in taken]
-            execute_compiled_later(  # nothing read back: it goes with the COMMIT
-                f"claim-inbound-{len(ids)}",
-                functools.partial(_claim_update, ids, now),
-                ["processing", 1, InboundMessage.claimed_at.db_value(now), *ids],
-            )
+            by = claims.holder()
+            for row in taken:
+                row.claimed_by = by
+            store_mail.claim_inbound(ids, now, by)
         return found, taken
 
 
@@ -293,98 +281,30 @@ def _oldest_waiting(
     (state, received_at) index, and those whose worker died, read apart. One query with
     both under an OR had the database sort every queued mail at each claim: 25 ms a batch
     with 70,000 mails waiting in a Democratic burst, against a few hundredths of a ms."""
-    queued, abandoned = waiting_kinds(cutoff)
-    kinds: list[tuple[str, Any, list[Any]]] = [
-        ("queued", queued, ["queued"]),
-        ("stale", abandoned, ["processing", InboundMessage.claimed_at.db_value(cutoff)]),
-    ]
     found: list[InboundMessage] = []
-    for kind, where, params in kinds if stale else kinds[:1]:
-        if game is not None:
-            where, params = where & (InboundMessage.game_key == game), [*params, game]
-        found += select_compiled(
-            InboundMessage,
-            f"claim-{kind}-inbound" if game is None else f"claim-game-{kind}-inbound",
-            functools.partial(_waiting_query, where, size),
-            [*params, size],
-        )
+    for kind in ("queued", "stale") if stale else ("queued",):
+        found += store_mail.waiting_mails(kind, size, cutoff, game)
     found.sort(key=lambda row: (row.received_at, _pk(row)))
     return found[:size]
 
 
-def waiting_kinds(cutoff: datetime) -> tuple[Any, Any]:
-    """The two kinds of mail waiting for a worker, as conditions read apart (each along
-    an index): queued, and claimed by a worker that died before ``cutoff``."""
-    return (
-        InboundMessage.state == "queued",
-        (InboundMessage.state == "processing") & (InboundMessage.claimed_at < cutoff),
-    )
-
-
-def _waiting_query(where: Any, size: int) -> Any:
-    return skip_locked(
-        InboundMessage.select()
-        .where(where)
-        .order_by(InboundMessage.received_at, _id_field)
-        .limit(size)
-    )
-
-
-def _claim_update(ids: list[int], now: datetime) -> Any:
-    return InboundMessage.update(
-        state="processing", claimed_at=now, attempts=InboundMessage.attempts + 1
-    ).where(_id_field.in_(ids))
-
-
-def _mark(row: InboundMessage, state: str, error: str = "") -> None:
+def _mark(
+    row: InboundMessage, state: str, error: str = "", shunted_copy: bytes | None = None
+) -> None:
     """Finish a claimed mail, unless someone else has claimed it since (LostClaim). A mail
-    done takes its masked copy, if its handler kept one, in the same statement."""
-    done_at = utcnow()
-    copies = _batch.masked
-    masked = copies.pop(_pk(row), None) if copies is not None else None
-    claimed = [_pk(row), "processing", row.attempts]
-    finished = [state, InboundMessage.processed_at.db_value(done_at), error]
-    if masked is None or state != "done":
-        key, params = "finish-inbound", [*finished, *claimed]
-        query = functools.partial(_finish_update, row, state, error, done_at, None)
-    else:
-        key, params = "finish-inbound-masked", [_raw_field.db_value(masked), *finished, *claimed]
-        query = functools.partial(_finish_update, row, state, error, done_at, masked)
-    if _batch.locked:
-        # Still ours (the game's lock): nothing to read back, so it goes with the next
-        # statement, the next mail's first or the COMMIT.
-        execute_compiled_later(key, query, params)
-        return
-    if execute_compiled(key, query, params).rowcount != 1:
+    done takes its masked copy, if its handler kept one, in the same statement; a mail
+    shunted takes ``shunted_copy`` (its passwords masked all the same)."""
+    masked = row.masked_copy if state == "done" else shunted_copy
+    if not store_mail.finish_inbound(_pk(row), row.attempts, state, error, utcnow(), masked):
         raise LostClaim(f"inbound message {_pk(row)} was claimed by another worker")
-
-
-def _finish_update(
-    row: InboundMessage, state: str, error: str, done_at: datetime, masked: bytes | None
-) -> Any:
-    changes: dict[Any, Any] = {} if masked is None else {InboundMessage.raw: masked}
-    changes.update({InboundMessage.state: state, InboundMessage.processed_at: done_at,
-                    InboundMessage.error: error})  # fmt: skip
-    return InboundMessage.update(changes).where(
-        (_pk(row) == _id_field)
-        & (InboundMessage.state == "processing")
-        & (InboundMessage.attempts == row.attempts)
-    )
 
 
 def keep_masked_copy(row: InboundMessage, masked: bytes) -> None:
     """Overwrite a mail's stored copy with its passwords masked, in the mail's own
-    transaction (by the pipeline): in a batch, with the mark that it is done; alone, now.
-    Built once: every order mail's SIGNON carries a password, and building this UPDATE
-    around the mail's bytes cost more than running it."""
-    if _batch.masked is not None:
-        _batch.masked[_pk(row)] = masked
-        return
-    execute_compiled(
-        "mask-inbound",
-        lambda: InboundMessage.update(raw=masked).where(_id_field == _pk(row)),
-        [_raw_field.db_value(masked), _pk(row)],
-    )
+    transaction (by the pipeline): kept on the claimed row, it is written by the statement
+    that marks the mail done (spool.process_batch; one statement a mail where there were
+    two), and with the shunt if the mail fails after all."""
+    row.masked_copy = masked
 
 
 def process_one(row: InboundMessage, handler: Handler) -> bool:
@@ -412,6 +332,8 @@ def process_pending(
     With a `landing`, the mails kept there move into the spool before each claim.
     With ``turns`` (SQLite), the sender that asked for the write lock gets it between a
     claim and the batch's transaction, while the batch's mails are read."""
+    release_own_claims()
+    claims.free_orphans()
     if is_postgres():
         # Imported here: game_batches builds on this module's claims and batches.
         from mailjudge.inbound.game_batches import process_pending_by_game
@@ -446,80 +368,163 @@ def process_pending(
     return taken
 
 
-def _requeue_update(row_id: int) -> Any:
-    return InboundMessage.update(state="queued").where(_id_field == row_id)
+def _raced(err: IntegrityError) -> bool:
+    """A unique key another transaction wrote between this one's look and its write: on
+    PostgreSQL, where another worker's commit shows up halfway through a transaction.
+    (SQLite's writers hold the write lock for their whole transaction: there a broken
+    constraint is the mail's own, the same when tried again.)"""
+    # peewee raises its error while handling the driver's, which carries the SQLSTATE.
+    return is_postgres() and getattr(err.__context__, "sqlstate", None) == _UNIQUE_VIOLATION
 
 
-def _transient(err: OperationalError) -> bool:
-    """A deadlock, a serialization failure or a busy lock: the same mail goes through if
-    it is tried again."""
-    text = str(err).lower()
-    return any(word in text for word in ("deadlock", "could not serialize", "locked"))
-
-
-def process_batch(batch: list[tuple[InboundMessage, Handler]], locked: bool = False) -> int:
+def process_batch(batch: list[tuple[InboundMessage, Handler]]) -> int:
     """Handle claimed mails in one transaction, each in a savepoint: a mail whose handler
     fails is rolled back alone and shunted with its traceback. Returns how many are done.
-    (A mail's parsing, done by ``prepare``, stays outside the transaction.) ``locked``: on
-    PostgreSQL, the mails were claimed under their game's lock, held until after the
-    commit (game_batches): nobody can have claimed them since."""
-    _batch.masked, _batch.locked = {}, locked and is_postgres()
+    (A mail's parsing, done by ``prepare``, stays outside the transaction.) Each mail's
+    mark is fenced by its claim (LostClaim), whoever claimed it."""
+    return _process_batch(batch)
+
+
+class _Unreleased(threading.local):
+    """Per worker thread: the mails of a batch that the database went away under, to be
+    put back in the queue by this worker once it answers again (release_own_claims)."""
+
+    rows: list[tuple[int, int]]
+
+    def __init__(self) -> None:
+        self.rows = []
+
+
+_unreleased = _Unreleased()
+
+
+def release_own_claims() -> int:
+    """Put back in the queue the mails this worker claimed in a batch that the database
+    went away under (its work was rolled back with the connection), without counting
+    that attempt: the mail was not at fault. A mail finished after all (the commit got
+    through, only its answer was lost) is left alone. How many were put back."""
+    rows, _unreleased.rows = _unreleased.rows, []
+    if not rows:
+        return 0
+    put_back = 0
     try:
-        return _process_batch(batch)
-    finally:
-        _batch.masked, _batch.locked = None, False
+        with prompt_write():
+            for row_id, attempts in rows:
+                put_back += (
+                    InboundMessage.update(
+                        state="queued", attempts=attempts - 1, claimed_by=""
+                    )
+                    .where((_id_field == row_id) & (InboundMessage.state == "processing")
+                           & (InboundMessage.attempts == attempts))
+                    .execute()
+                )  # fmt: skip
+    except Exception:
+        _unreleased.rows = rows + _unreleased.rows  # still away: next time
+        raise
+    return put_back
 
 
 def _process_batch(batch: list[tuple[InboundMessage, Handler]]) -> int:
-    failed: list[tuple[InboundMessage, str]] = []
+    try:
+        return _answer_batch(batch)
+    except Exception as err:
+        if unusable(err) is None:
+            # A bug outside every mail's own savepoint: nothing of the batch counts, and
+            # its mails are taken up again once their claim is stale.
+            log.exception("a batch of %s inbound mails could not be committed", len(batch))
+            return 0
+        # The database went away: nothing of the batch was kept; this worker puts its
+        # mails back once the database answers again, and its loop waits for that.
+        _unreleased.rows += [(_pk(row), row.attempts) for row, _ in batch]
+        raise
+
+
+def _answer_batch(batch: list[tuple[InboundMessage, Handler]]) -> int:
+    failed: list[tuple[InboundMessage, str, bytes | None]] = []
     again: list[InboundMessage] = []
     done = 0
-    try:
-        with prompt_write():
-            for row, handler in batch:
-                try:
-                    with database_proxy.atomic():
-                        handler(row)
-                        _mark(row, "done")
-                    done += 1
-                except LostClaim:
-                    log.warning("inbound message %s: claim lost, work rolled back", _pk(row))
-                except OperationalError as err:
-                    _drop_masked_copy(row)
-                    if not _transient(err) or row.attempts >= MOST_TRANSIENT_TRIES:
-                        failed.append((row, traceback.format_exc()))
-                        continue
-                    # Another worker's transaction was in the way: not the mail's fault.
-                    log.warning("inbound message %s: %s; queued again", _pk(row), err)
-                    again.append(row)
-                except Exception:
-                    _drop_masked_copy(row)  # rolled back with the mail's work
-                    failed.append((row, traceback.format_exc()))
-            for row in again:
-                execute_compiled(
-                    "requeue-inbound",
-                    functools.partial(_requeue_update, _pk(row)),
-                    ["queued", _pk(row)],
-                )
-            for row, error in failed:
-                log.error("inbound message %s shunted:\n%s", _pk(row), error)
-                try:
-                    with database_proxy.atomic():
-                        _mark(row, "shunted", error)
-                except LostClaim:
-                    log.warning("inbound message %s: claim lost before it could be shunted",
-                                _pk(row))  # fmt: skip
-    except Exception:
-        # The commit itself failed (the database went away): nothing of the batch counts,
-        # and its mails are claimed again once their claim is stale.
-        log.exception("a batch of %s inbound mails could not be committed", len(batch))
-        return 0
+    # On PostgreSQL the batch's statements go in a pipeline (db.pipelined): each mail's
+    # results are all read by its done mark, whose row count is read, in its savepoint.
+    with prompt_write(), pipelined():
+        for row, handler in batch:
+            try:
+                with database_proxy.atomic():
+                    handler(row)
+                    _mark(row, "done")
+                done += 1
+            except LostClaim:
+                log.warning("inbound message %s: claim lost, work rolled back", _pk(row))
+            except OperationalError as err:
+                masked = _take_masked_copy(row)
+                if unusable(err) is not None:
+                    raise  # not the mail's fault: the whole batch waits
+                if not transient(err) or row.attempts >= MOST_TRANSIENT_TRIES:
+                    failed.append((row, traceback.format_exc(), masked))
+                    continue
+                # Another worker's transaction was in the way: not the mail's fault.
+                log.warning("inbound message %s: %s; queued again", _pk(row), err)
+                again.append(row)
+            except IntegrityError as err:
+                masked = _take_masked_copy(row)
+                if not _raced(err) or row.attempts >= MOST_TRANSIENT_TRIES:
+                    failed.append((row, traceback.format_exc(), masked))
+                    continue
+                # Another worker's transaction wrote the same key first and has
+                # committed: tried again, the mail reads what it wrote (a refusal,
+                # "FRANCE is taken", rather than no answer).
+                log.warning("inbound message %s: %s; queued again", _pk(row), err)
+                again.append(row)
+            except Exception as err:
+                # Its work is rolled back; its masked copy is kept with the shunt.
+                masked = _take_masked_copy(row)
+                if unusable(err) is not None:
+                    raise  # not the mail's fault: the whole batch waits
+                failed.append((row, traceback.format_exc(), masked))
+        for row in again:
+            store_mail.requeue_inbound(_pk(row))
+        for row, error, masked in failed:
+            log.error("inbound message %s shunted:\n%s", _pk(row), error)
+            try:
+                with database_proxy.atomic():
+                    _mark(row, "shunted", error, _shunted_copy(row, masked))
+            except LostClaim:
+                log.warning("inbound message %s: claim lost before it could be shunted",
+                            _pk(row))  # fmt: skip
     return done
 
 
-def _drop_masked_copy(row: InboundMessage) -> None:
-    if _batch.masked is not None:
-        _batch.masked.pop(_pk(row), None)
+def _take_masked_copy(row: InboundMessage) -> bytes | None:
+    """The masked copy the mail's handler kept, taken back from the row: the mail's work
+    is rolled back, the copy goes with its shunt."""
+    masked, row.masked_copy = row.masked_copy, None
+    return masked
+
+
+# A shunted mail whose handler kept no masked copy (its reading failed) is masked here, in
+# the transaction, when it is small enough to be read at all; a larger one keeps its
+# header only (it was over inbound.max_bytes, so no command of it was ever read).
+MASK_AT_SHUNT = 1024 * 1024
+
+
+def _shunted_copy(row: InboundMessage, masked: bytes | None) -> bytes | None:
+    """What a shunted mail's stored copy becomes (None: it stays as it is): never a
+    password in clear, whatever made the mail fail (issue 52)."""
+    raw = bytes(row.raw)
+    if masked is None:
+        if len(raw) > MASK_AT_SHUNT:
+            end = raw.find(b"\r\n\r\n")
+            head = raw if end < 0 else raw[: end + 4]
+            return mask_mail(head[:MASK_AT_SHUNT]) + b"[the body is not kept: too large]\r\n"
+        try:
+            masked = mask_mail(raw)
+        except Exception:
+            log.exception("inbound message %s could not be masked; its body is dropped", _pk(row))
+            end = raw.find(b"\r\n\r\n")
+            return (raw if end < 0 else raw[: end + 4]) + b"[the body is not kept]\r\n"
+    if masked == raw:
+        return None
+    secrets_overwritten()
+    return masked
 
 
 class OverBudget(RuntimeError):

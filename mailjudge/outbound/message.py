@@ -44,23 +44,30 @@ MAX_LINE = 78
 
 
 def wrapped(text: str, width: int = MAX_LINE) -> str:
-    """Lines longer than ``width`` broken at spaces. What does not fit moves to the start
-    of the next line when that line goes on the same paragraph (same indent, not a new
-    item), so a paragraph is refilled rather than left with short stubs; otherwise it
-    makes a line of its own, indented as its line began, and takes a word or two from the
-    line above when it would be a lone word. A word longer than the line (an address, a
-    link) is left whole. Each word is looked at a bounded number of times: the time grows
-    with the text's length, not with the square of a paragraph's."""
+    """Lines longer than ``width`` broken at spaces, never inside an order (``A PAR -
+    BUR`` moves to the next line whole). What does not fit moves to the start of the next
+    line when that line goes on the same sentence (same indent, not a new item, and the
+    long line did not end a sentence or a statement), so a paragraph is refilled rather
+    than left with short stubs; otherwise it makes a line of its own, indented as its line
+    began, and takes a word or two from the line above when it would be a lone word. A
+    quoted line (``> ...``, the echo of a command) goes on in lines of its own that begin
+    with ``> `` as well, and never takes in the line after it (the verdict); an item
+    (``- ...``) goes on under its text, taking in the lines indented so. A word longer
+    than the line (an address, a link) is left whole. Each word is looked at a bounded
+    number of times: the time grows with the text's length, not with the square of a
+    paragraph's."""
     lines = text.split("\n")
     if all(len(line) <= width for line in lines):
         return text  # what the loop below gives back for such a text (most replies)
     out: list[str] = []
     carry: list[str] = []  # the words of an unfinished line, shorter than width
     carry_indent = ""
+    ended = False  # the line that overflowed ended a statement: the next one is new
     for line in lines:
         if carry:
-            if _goes_on(line, carry_indent):
-                carry = _fill_into(out, carry_indent, [*carry, *line.split()], width)
+            if not ended and _goes_on(line, carry_indent):
+                carry = _fill_into(out, carry_indent, [*carry, *_units(line)], width)
+                ended = _ends_statement(line)
                 continue
             _end_paragraph(out, carry_indent, carry, width)
             carry = []
@@ -68,9 +75,16 @@ def wrapped(text: str, width: int = MAX_LINE) -> str:
             out.append(line)
             continue
         indent = line[: len(line) - len(line.lstrip())]
+        quote = re.match(r"[ \t]*(?:>[ \t]?)+", line)
+        marker = _HANGING.match(line)
+        if quote is not None:
+            indent = quote.group(0) if quote.group(0).endswith(" ") else quote.group(0) + " "
+        elif marker is not None:  # an item goes on under its text: "- text" / "  more"
+            indent = " " * len(marker.group(0))
         head, rest = _split(line, width)
         out.append(head)
         carry, carry_indent = _fill_into(out, indent, rest, width), indent
+        ended = quote is not None or _ends_statement(line)
     if carry:
         _end_paragraph(out, carry_indent, carry, width)
     return "\n".join(out)
@@ -80,6 +94,43 @@ _WORD = re.compile(r"\S+")
 _ITEM_START = ("-", "*", "+", ">", "|")
 # "(a)", "(1)", "(iv)": an item; "(PROPOSAL ORDERS ... END)" in a sentence is not.
 _ITEM_LABEL = re.compile(r"\(\w{1,3}\)")
+# An item's marker, under whose text the item's further lines go: "- ", "* ", "(a) ", "2. ".
+_HANGING = re.compile(r"[ \t]*(?:[-*+]|\(\w{1,3}\)|\d{1,2}[.)])[ \t]+(?=\S)")
+# A label opening a line ("still without orders:", "warnings:", "ok:"): a new statement.
+_LABEL = re.compile(r"^[A-Za-z][\w' -]{0,30}:(\s|$)")
+# The words of an order, which a line never breaks between: A PAR - BUR, F STP/SC S A
+# MOS - UKR, A PAR H, F BRE B. A province is three capitals (a coast after a slash).
+_PROVINCE = re.compile(r"[A-Z]{3}(?:/[A-Z]{2})?$")
+_UNIT = frozenset({"A", "F"})
+_VERB = frozenset({"-", "->", "S", "C", "H", "R", "B", "D", "VIA"})
+
+
+def _glued(before: str, after: str) -> bool:
+    """Whether two words of a line belong to one order, so no line may end between them."""
+    if before in _UNIT:
+        return _PROVINCE.match(after.rstrip(",;:.)")) is not None
+    if _PROVINCE.match(before):
+        return after.rstrip(",;:.)") in _VERB
+    if before in _VERB:
+        return after in _UNIT or _PROVINCE.match(after.rstrip(",;:.)")) is not None
+    return False
+
+
+def _units(text: str) -> list[str]:
+    """The words of ``text``, an order's words joined into one."""
+    units: list[str] = []
+    for word in text.split():
+        if units and _glued(units[-1].rsplit(" ", 1)[-1], word):
+            units[-1] += " " + word
+        else:
+            units.append(word)
+    return units
+
+
+def _ends_statement(line: str) -> bool:
+    """A line whose last word ends a sentence or a statement: what follows is new."""
+    stripped = line.rstrip()
+    return stripped.endswith((".", "!", "?", ":", ";", ")")) and not stripped.endswith("...")
 
 
 def _goes_on(line: str, indent: str) -> bool:
@@ -91,18 +142,24 @@ def _goes_on(line: str, indent: str) -> bool:
     numbered = first.rstrip(".):").isdigit() and first != first.rstrip(".):")
     table_row = "  " in stripped  # columns line up by runs of spaces: keep rows apart
     item = stripped.startswith(_ITEM_START) or _ITEM_LABEL.match(first) is not None
-    return not (item or numbered or table_row or stripped.isupper())
+    label = _LABEL.match(stripped) is not None
+    return not (item or numbered or table_row or label or stripped.isupper())
 
 
 def _split(line: str, width: int) -> tuple[str, list[str]]:
     """The longest head of ``line`` that fits ``width`` (its spacing kept, as in a table
-    row), and the words after it."""
+    row) and ends between two orders, not inside one, and the words after it."""
     cut = 0
-    for match in _WORD.finditer(line):
+    words = list(_WORD.finditer(line))
+    for n, match in enumerate(words):
         if match.end() > width and cut:
             break
-        cut = match.end()
-    return line[:cut], line[cut:].split()
+        nxt = words[n + 1].group(0) if n + 1 < len(words) else None
+        if nxt is None or not _glued(match.group(0), nxt):
+            cut = match.end()
+    if not cut:  # one order longer than the line: break it where it overflows
+        cut = next((m.end() for m in words if m.end() > width), len(line))
+    return line[:cut], _units(line[cut:])
 
 
 def _fill_into(out: list[str], indent: str, words: list[str], width: int) -> list[str]:
@@ -112,18 +169,26 @@ def _fill_into(out: list[str], indent: str, words: list[str], width: int) -> lis
     length = len(indent)
     for word in words:
         if current and length + 1 + len(word) > width:
-            out.append(indent + " ".join(current))
+            out.append(_line(indent, current, width))
             current, length = [], len(indent)
         length += len(word) + (1 if current else 0)
         current.append(word)
     return current
 
 
+def _line(indent: str, words: list[str], width: int) -> str:
+    """A line of ``words`` under ``indent``; a lone word too long for any line keeps no
+    space before it (">" for a quote), so that it stays one unbroken line."""
+    if len(words) == 1 and len(indent) + len(words[0]) > width:
+        return indent.rstrip() + words[0]
+    return indent + " ".join(words)
+
+
 def _end_paragraph(out: list[str], indent: str, words: list[str], width: int) -> None:
     """The last line of a paragraph; a lone word takes words from the line above, up to a
     third of a line, while that line stays the longer (so no "propose its / orders")."""
     if len(words) == 1 and out and out[-1].startswith(indent) and " " in out[-1].strip():
-        above = out[-1][len(indent) :].split(" ")
+        above = _units(out[-1][len(indent) :])
         moved: list[str] = []
         while len(above) > 2 and len(" ".join([*moved, *words])) < width // 3:
             line = " ".join([above[-1], *moved, *words])
@@ -133,7 +198,7 @@ def _end_paragraph(out: list[str], indent: str, words: list[str], width: int) ->
         if moved:
             out[-1] = indent + " ".join(above)
             words = [*moved, *words]
-    out.append(indent + " ".join(words))
+    out.append(_line(indent, words, width))
 
 
 def text_encoding(text: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -19,17 +20,14 @@ from email.message import EmailMessage
 from email.utils import getaddresses
 from typing import Any
 
-from peewee import SQL, Field, IntegrityError, fn
+from peewee import Field, IntegrityError
 
-from mailjudge.addresses import bounce_address
-from mailjudge.compiled_queries import (
-    execute_compiled,
-    execute_compiled_later,
-    select_compiled,
-    update_by_id_compiled,
-)
-from mailjudge.db import WriteTurn, database_proxy, is_postgres, prompt_write, skip_locked
-from mailjudge.models import BoardPicture, Bounce, Game, InboundMessage, Outbox, utcnow
+from mailjudge.addresses import bounce_address, kept_case
+from mailjudge.db import WriteTurn, database_proxy, prompt_write
+from mailjudge.models import BoardPicture, Game, InboundMessage, Outbox, utcnow
+from mailjudge.outages import DatabaseAway, unusable
+from mailjudge.outbound import clock_step, leases
+from mailjudge.outbound.clock_step import HOLD_RECHECK
 from mailjudge.outbound.connections import RelayConnections
 from mailjudge.outbound.draft import MailDraft
 from mailjudge.outbound.invitation import add_invitation, calendar_part
@@ -45,6 +43,7 @@ from mailjudge.outbound.message import (
 from mailjudge.outbound.send import Sender, is_permanent
 from mailjudge.outbound.sent_record import SentRecord
 from mailjudge.settings import OutboundSettings
+from mailjudge.store import mail as store_mail
 
 log = logging.getLogger(__name__)
 
@@ -106,18 +105,22 @@ class FlushResult:
 # last_error starting with HELD, looked at again every HOLD_RECHECK (and at once when
 # the player signs on: game/bounces.py clear_bounces), given up after HOLD_FOR.
 HELD = "held: "
-HOLD_RECHECK = timedelta(hours=1)
 HOLD_FOR = timedelta(days=30)
+# Mail a restore could not tell delivered or not (mailjudge.backup) is kept out of the
+# sender's way: failed, its last_error starting with RESTORE_HELD, until the operator
+# releases it (mailjudge release-held) or leaves it.
+RESTORE_HELD = "held at restore: "
 
 
 def envelope_recipients(message: EmailMessage) -> list[str]:
-    """Every address in To, Cc and Bcc, lower-cased, each once, in order."""
+    """Every address in To, Cc and Bcc as written (the domain lower-cased), each once
+    whatever its case, in order."""
     values = [str(v) for name in ("To", "Cc", "Bcc") for v in message.get_all(name, [])]
-    seen: dict[str, None] = {}
+    seen: dict[str, str] = {}
     for _, address in getaddresses(values):
         if "@" in address:
-            seen.setdefault(address.lower(), None)
-    return list(seen)
+            seen.setdefault(address.lower(), kept_case(address))
+    return list(seen.values())
 
 
 def enqueue(
@@ -133,7 +136,8 @@ def enqueue(
     message_id = message["Message-ID"]
     if not message_id:
         raise ValueError("queue only mails with a Message-ID (build_message gives one)")
-    recipients = [a.lower() for a in to_addrs] if to_addrs is not None else None
+    # As written: a server may tell Jean.Dupont@ from jean.dupont@ (addresses.kept_case).
+    recipients = [kept_case(a) for a in to_addrs] if to_addrs is not None else None
     recipients = recipients or envelope_recipients(message)
     if not recipients:
         raise ValueError(f"mail {message_id} has no recipient")
@@ -149,7 +153,7 @@ def enqueue(
             row = _row_values(
                 " ".join(recipients), subject, whole, str(message_id), game, inbound, None
             )
-            return _insert(*row)
+            return _insert(row)
     except IntegrityError:
         existing = Outbox.get_or_none(Outbox.message_id == str(message_id))
         if existing is None:
@@ -164,30 +168,26 @@ def enqueue_draft(
     envelope: Sequence[str] = (),
 ) -> Outbox:
     """Queue a mail as a draft; the sender renders it. It gets its Message-ID now."""
-    return _insert(*_draft_row(draft, game, inbound, envelope))
+    return _insert(_draft_row(draft, game, inbound, envelope))
 
 
 def enqueue_draft_later(
     draft: MailDraft, game: Game | None = None, inbound: InboundMessage | None = None
 ) -> None:
-    """`enqueue_draft` for a caller that needs nothing back (the answer to a mail): on
-    PostgreSQL the INSERT is held and sent with the next statement, a round trip fewer.
-    Anything read after it in the transaction sees the row (the held statement goes
-    first)."""
-    values, params = _draft_row(draft, game, inbound, ())
-    execute_compiled_later("insert-outbox", lambda: Outbox.insert(**values), params)
+    """`enqueue_draft` for a caller that needs nothing back (the answer to a mail)."""
+    store_mail.add_outbox(_draft_row(draft, game, inbound, ()))
 
 
 def _draft_row(
     draft: MailDraft, game: Game | None, inbound: InboundMessage | None, envelope: Sequence[str]
-) -> tuple[dict[str, Any], list[Any]]:
+) -> dict[str, Any]:
     message_id = draft.message_id or new_message_id(draft.sender.rpartition("@")[2])
     stored = draft.as_json()  # as the draft with its Message-ID set would give it
     stored["message_id"] = message_id
     # With `envelope` (a list's members) the mail goes to them, not to the list address
     # its To names: that would send it round the list again.
     named = envelope or draft.to
-    recipients = [a.lower() for a in named]
+    recipients = [kept_case(a) for a in named]
     # One INSERT is all-or-nothing by itself: no savepoint of its own (one on every mail's
     # path), the caller's transaction holds it.
     return _row_values(" ".join(recipients), draft.subject, b"", message_id, game, inbound,
@@ -232,11 +232,9 @@ def _board_parts(picture_id: int, svg_too: bool) -> tuple[list[InlineImage], lis
     return (inline if row.png else []), ([svg] if svg_too or not row.png else [])
 
 
-def _insert(values: dict[str, Any], params: list[Any]) -> Outbox:
-    """One new outbox row (from `_row_values`), with a built-once INSERT."""
-    cursor = execute_compiled("insert-outbox", lambda: Outbox.insert(**values), params)
-    new_id = cursor.fetchone()[0] if is_postgres() else cursor.lastrowid
-    return Outbox(id=new_id, **values)
+def _insert(values: dict[str, Any]) -> Outbox:
+    """One new outbox row (from `_row_values`)."""
+    return Outbox(id=store_mail.insert_outbox(values), **values)
 
 
 def _row_values(
@@ -247,24 +245,41 @@ def _row_values(
     game: Game | None,
     inbound: InboundMessage | None,
     draft: dict[str, Any] | None,
-) -> tuple[dict[str, Any], list[Any]]:
-    """A new outbox row's values, and the parameters of the built-once INSERT of it (every
-    answered mail makes one)."""
+) -> dict[str, Any]:
+    """A new outbox row's values (every answered mail makes one)."""
     now = utcnow()
-    values: dict[str, Any] = {
+    return {
         "to_addrs": to_addrs, "subject": subject, "raw": raw, "draft": draft, "state": "queued",
         "attempts": 0, "next_attempt_at": now, "last_error": "", "message_id": message_id,
         "game": game.__data__["id"] if game is not None else None,
         "inbound": inbound.__data__["id"] if inbound is not None else None,
-        "created_at": now, "relay_reply": "",
+        "created_at": now, "relay_reply": "", "leased_by": "",
     }  # fmt: skip
-    params = [
-        to_addrs, subject, Outbox.raw.db_value(raw),  # type: ignore[no-untyped-call]
-        Outbox.draft.db_value(draft), "queued", 0,
-        Outbox.next_attempt_at.db_value(now), "", message_id, values["game"], values["inbound"],
-        Outbox.created_at.db_value(now), "",
-    ]  # fmt: skip
-    return values, params
+
+
+# How often a sender looks for the leases of senders that are gone (one query of the
+# holders of the mails being sent).
+LEASES_LOOK_EVERY = 1.0
+_leases_looked = 0.0
+
+
+def _free_dead_leases(now: datetime) -> None:
+    """The mails leased by senders of this machine that are gone (killed), due now: they
+    would wait out the lease otherwise. At most once a LEASES_LOOK_EVERY seconds."""
+    global _leases_looked
+    if time.monotonic() - _leases_looked < LEASES_LOOK_EVERY:
+        return
+    _leases_looked = time.monotonic()
+    sending = Outbox.state == "sending"
+    named = Outbox.select(Outbox.leased_by).where(sending & (Outbox.leased_by != "")).distinct()
+    dead = leases.gone(str(name) for name in named.scalars())
+    if dead:
+        freed = (
+            Outbox.update(next_attempt_at=now)
+            .where(sending & Outbox.leased_by.in_(sorted(dead)))
+            .execute()
+        )
+        log.info("%s mails that a sender now gone had in hand are due again", freed)
 
 
 def claim_due(
@@ -277,58 +292,36 @@ def claim_due(
     """Reserve up to `limit` mails that are due (or whose sender's lease ran out). With a
     ``record``, its outcomes are carried into the outbox in the same transaction: one
     write transaction a batch instead of two (see `fold`). With a ``turn``, the workers
-    are asked to let the sender have SQLite's write lock (app.write_turns)."""
+    are asked to let the sender have SQLite's write lock (app.write_turns). The leases
+    name this sender (outbound.leases), and the mails of senders gone are due at once."""
     outcomes = record.outcomes() if record is not None else {}
-    due, until = Outbox.next_attempt_at.db_value(now), Outbox.next_attempt_at.db_value(now + lease)
     with prompt_write(pause=CLAIM_PAUSE, turn=turn):
         for outbox_id, changes in outcomes.items():
-            update_by_id_compiled(Outbox, outbox_id, changes)
-        rows = select_compiled(
-            Outbox,
-            "claim-due-outbox",
-            lambda: skip_locked(
-                Outbox.select()
-                .where(Outbox.state.in_(("queued", "sending")) & (Outbox.next_attempt_at <= now))
-                .order_by(Outbox.next_attempt_at, _id_field)
-                .limit(limit)
-            ),
-            ["queued", "sending", due, limit],
-        )
+            _update_by_id(outbox_id, changes)
+        _free_dead_leases(now)
+        rows = store_mail.due_outbox(now, limit)
         if rows:
-            ids = [_pk(r) for r in rows]
-            execute_compiled(
-                f"lease-outbox-{len(ids)}",
-                lambda: Outbox.update(state="sending", next_attempt_at=now + lease).where(
-                    _id_field.in_(ids)
-                ),
-                ["sending", until, *ids],
-            )
+            store_mail.lease_outbox([_pk(r) for r in rows], now + lease, leases.holder())
     if record is not None and outcomes:
         record.forget(list(outcomes))
     return rows
 
 
 def _finish(row: Outbox, **changes: object) -> None:
-    update_by_id_compiled(Outbox, _pk(row), changes)
+    _update_by_id(_pk(row), changes)
+
+
+def _update_by_id(outbox_id: int, changes: Mapping[str, object]) -> int:
+    return store_mail.update_outbox(outbox_id, changes)
 
 
 def bounced_addresses(addresses: Sequence[str], limit: int) -> list[str]:
     """Those of `addresses` whose mail bounced `limit` times since their player last
-    signed on (0: never stop). Built once for each number of addresses: the sender asks
-    for every batch it claims."""
+    signed on (0: never stop). The sender asks for every batch it claims."""
     if limit <= 0 or not addresses:
         return []
-    lowered = [a.lower() for a in addresses]
-    cursor = execute_compiled(
-        f"bounce-counts-{len(lowered)}",
-        lambda: (
-            Bounce.select(Bounce.address, fn.COUNT(SQL("*")))
-            .where(Bounce.address.in_(lowered))
-            .group_by(Bounce.address)
-        ),
-        lowered,
-    )
-    return [str(address) for address, count in cursor.fetchall() if int(count) >= limit]
+    counts = store_mail.bounce_counts([a.lower() for a in addresses])
+    return [address for address, count in counts if count >= limit]
 
 
 # What became of a claimed mail ("sent", "retried", "failed" or "held") and the outbox
@@ -361,6 +354,8 @@ def _ready(row: Outbox, now: datetime, retry: RetryPolicy, bounced: set[str]) ->
         if not raw and row.draft is not None:
             raw = rendered = render_draft(row.draft)
     except Exception as exc:
+        if unusable(exc) is not None:
+            raise  # the database's failing, not the mail's: _send_batch puts it back
         return _not_taken(row, exc, now, retry)
     return _Ready(row, raw, rendered, [r for r in recipients if r not in stopped])
 
@@ -447,7 +442,9 @@ def flush(
     batch is claimed: the one in hand is finished. ``turn``: see `claim_due`."""
     now = now or utcnow()
     retry = retry or RetryPolicy()
+    clock_step.mind_the_clock(sender, now, retry)
     result = FlushResult()
+    _write_kept_outcomes()
     while limit is None or result.taken < limit:
         if stopping is not None and stopping():
             break
@@ -474,16 +471,70 @@ def _send_batch(
     """Send claimed mails one by one, keeping each outcome at once."""
     if not rows:
         return
-    # Which addresses bounce too often: asked once for the batch, not for each mail.
-    everyone = {a.lower() for row in rows for a in row.to_addrs.split()}
-    bounced = set(bounced_addresses(sorted(everyone), retry.bounce_limit))
-    for row, (outcome, changes) in _sent(sender, rows, now, retry, bounced):
-        if record is None:
-            with prompt_write():
-                _finish(row, **changes)
-        else:
-            record.note(_pk(row), changes)
-        setattr(result, outcome, getattr(result, outcome) + 1)
+    done: set[int] = set()
+    away: str | None = None
+    try:
+        # Which addresses bounce too often: asked once for the batch, not for each mail.
+        everyone = {a.lower() for row in rows for a in row.to_addrs.split()}
+        bounced = set(bounced_addresses(sorted(everyone), retry.bounce_limit))
+        for row, (outcome, changes) in _sent(sender, rows, now, retry, bounced):
+            done.add(_pk(row))
+            if record is not None:
+                record.note(_pk(row), changes)
+            elif away is not None:
+                _kept_outcomes[_pk(row)] = changes
+            else:
+                try:
+                    with prompt_write():
+                        _finish(row, **changes)
+                except Exception as err:
+                    away = unusable(err)
+                    if away is None:
+                        raise
+                    # The relay has the mail: its outcome is kept until the database is
+                    # back (else the mail would go again when its lease runs out). The
+                    # batch's other mails, leased to this sender, go on being sent.
+                    _kept_outcomes[_pk(row)] = changes
+            setattr(result, outcome, getattr(result, outcome) + 1)
+    except Exception as err:
+        reason = unusable(err)
+        if reason is None:
+            raise
+        # The database went away before these were sent (asking who bounces, reading a
+        # board picture): they are put back, no attempt counted, once it answers again.
+        # Left leased, they would wait out the lease (lease_seconds, ten minutes).
+        lease = (now + retry.lease, now)
+        _put_back.update((_pk(row), lease) for row in rows if _pk(row) not in done)
+        raise DatabaseAway(reason) from None
+    if away is not None:
+        raise DatabaseAway(away)
+
+
+# Outcomes of mails the relay took while the database was away (PostgreSQL: SQLite's
+# sender keeps a record file instead), written before this sender claims anything else.
+_kept_outcomes: dict[int, dict[str, object]] = {}
+
+
+# Mails this sender leased and did not send because the database went away, with the
+# end and the start of their lease: due again (from the lease's start) when it answers,
+# unless the lease has changed meanwhile (it ran out, and another sender has them now).
+_put_back: dict[int, tuple[datetime, datetime]] = {}
+
+
+def _write_kept_outcomes() -> None:
+    if not _kept_outcomes and not _put_back:
+        return
+    with prompt_write():
+        for outbox_id, changes in _kept_outcomes.items():
+            _update_by_id(outbox_id, changes)
+        for outbox_id, (until, due) in _put_back.items():
+            Outbox.update(state="queued", next_attempt_at=due).where(
+                (_id_field == outbox_id)
+                & (Outbox.state == "sending")
+                & (Outbox.next_attempt_at == until)
+            ).execute()
+    _kept_outcomes.clear()
+    _put_back.clear()
 
 
 def _sent(
@@ -518,7 +569,7 @@ def fold(record: SentRecord, turn: WriteTurn | None = None) -> int:
         return 0
     with prompt_write(pause=CLAIM_PAUSE, turn=turn):
         for outbox_id, changes in outcomes.items():
-            update_by_id_compiled(Outbox, outbox_id, changes)
+            _update_by_id(outbox_id, changes)
     record.forget(list(outcomes))
     return len(outcomes)
 
@@ -544,81 +595,5 @@ def prune_sent(older_than: datetime) -> int:
             for row in rows:
                 headers = header_section(row.raw)
                 if headers != row.raw or row.draft is not None:
-                    update_by_id_compiled(Outbox, _pk(row), {"raw": headers, "draft": None})
+                    _update_by_id(_pk(row), {"raw": headers, "draft": None})
                     pruned += 1
-
-
-def _own_answers(address: str, since: datetime) -> Any:
-    """Answers queued since `since` to `address` for mail it sent itself (its envelope
-    sender): mail from others with a Reply-To of `address` never spends its limit."""
-    return (
-        Outbox.select(Outbox.to_addrs, Outbox.created_at)
-        .join(InboundMessage, on=(Outbox.inbound == InboundMessage.id))
-        .where(
-            (Outbox.created_at >= since)
-            & Outbox.to_addrs.contains(address)
-            & (fn.LOWER(InboundMessage.envelope_from) == address)
-        )
-    )
-
-
-def replies_sent(address: str, within: timedelta, now: datetime | None = None) -> int:
-    """How many answers went to `address` lately for mail it sent itself."""
-    address = address.lower()
-    query = _own_answers(address, (now or utcnow()) - within)
-    # contains() is a substring match: keep only whole addresses.
-    return sum(1 for row in query if address in row.to_addrs.split())
-
-
-def sent_to(message_ids: Sequence[str], address: str) -> bool:
-    """Whether the judge sent `address` one of the mails `message_ids` name: an answer
-    naming one proves that the address reads the judge's mail (a round trip)."""
-    query = Outbox.select(Outbox.to_addrs).where(Outbox.message_id.in_(list(message_ids)))
-    return any(address.lower() in row.to_addrs.split() for row in query)
-
-
-def picture_bytes(picture_id: int) -> int:
-    """The size of a stored board picture as a mail carries it (PNG and SVG)."""
-    row = (
-        BoardPicture.select(
-            fn.LENGTH(BoardPicture.png).coerce(False), fn.LENGTH(BoardPicture.svg).coerce(False)
-        )
-        .where(BoardPicture.id == picture_id)
-        .tuples()
-        .first()
-    )
-    if row is None:
-        return 0
-    png, svg = row
-    return (int(png or 0) + int(svg or 0)) * 137 // 100  # base64 and its line ends
-
-
-PAUSED_SUBJECT = "answers paused"
-
-
-def answers_resume_at(address: str, settings: OutboundSettings, now: datetime) -> datetime:
-    """When the reply limit lets answers to `address` go out again: the oldest answer in
-    the window leaves it then."""
-    window = timedelta(minutes=settings.reply_window_minutes)
-    address = address.lower()
-    query = _own_answers(address, now - window).order_by(Outbox.created_at)
-    oldest = next((row.created_at for row in query if address in row.to_addrs.split()), now)
-    return oldest + window
-
-
-def pause_notice_sent(address: str, settings: OutboundSettings, now: datetime) -> bool:
-    """Whether `address` was already told, within the window, that answers are paused."""
-    window = timedelta(minutes=settings.reply_window_minutes)
-    query = Outbox.select(Outbox.to_addrs).where(
-        (Outbox.subject == PAUSED_SUBJECT) & (Outbox.created_at >= now - window)
-        & Outbox.to_addrs.contains(address.lower())
-    )  # fmt: skip
-    return any(address.lower() in row.to_addrs.split() for row in query)
-
-
-def may_reply(address: str, settings: OutboundSettings, now: datetime | None = None) -> bool:
-    """False once `address` has had reply_limit answers within the window (loop safety)."""
-    if settings.reply_limit == 0:
-        return True
-    window = timedelta(minutes=settings.reply_window_minutes)
-    return replies_sent(address, window, now) < settings.reply_limit

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from mailjudge.db import private_file, sqlite_file
+from mailjudge.store import side_files
 
 # The outbox columns a send may change, and how each is kept here.
 _COLUMNS = (
@@ -171,9 +172,7 @@ def _rewrite_earlier_kind(path: Path) -> None:
             return
     connection = sqlite3.connect(path)
     try:
-        has = [row[1] for row in connection.execute("PRAGMA table_info(outcome)")]
-        columns = ["outbox_id", *(c for c in _COLUMNS if c in has)]
-        rows = connection.execute(f"SELECT {', '.join(columns)} FROM outcome").fetchall()
+        columns, rows = side_files.old_record_outcomes(connection, _COLUMNS)
     finally:
         connection.close()
     entries = []

@@ -11,7 +11,7 @@ that (is this power really theirs?) is asked by the service layer.
 
 from __future__ import annotations
 
-from mailjudge.models import Game, GameState
+from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.actors import Actor
 from mailjudge.permissions.rows import (
     ALLOW,
@@ -99,6 +99,18 @@ def check(actor: Actor, action: Action) -> Decision:
     return Decision(False, "that is not allowed here")
 
 
+def may_order_for(seat: Seat, power: str) -> bool:
+    """Whether ``seat`` gives ``power``'s orders: the master any power's; another active
+    seat the powers it holds, when the table lets it give orders at all (a player, or a
+    variant's seat its rows let: Diplonomic's teammate once authorized, never
+    Democratic's citizens, who choose their country's orders by vote)."""
+    if seat.role == Role.MASTER:
+        return True
+    if seat.status != "active" or power.upper() not in seat.powers:
+        return False
+    return bool(check(Actor("", seat.game, seat), Action.ORDERS))
+
+
 # Seed 001 rules that close a game to watchers: NO_OBSERVATIONS ("no observers are allowed
 # for the game") and SOLITAIRE ("A PRIVACY password will be automatically assigned").
 CLOSED_TO_WATCHERS = ("NO_OBSERVATIONS", "SOLITAIRE")
@@ -114,7 +126,7 @@ def check_read(actor: Actor, game: Game) -> Decision:
         return Decision(ALLOW, "information needs no password")
     if actor.seat is not None and actor.game is not None and actor.game.id == game.id:
         return Decision(ALLOW, "a game's own seats read it")
-    how = "OBSERVE it with its privacy password (the master's), " if "SOLITAIRE" in closed else ""
+    how = "OBSERVE it with its privacy password, " if "SOLITAIRE" in closed else ""
     return Decision(
         DENY,
         f"{game.name} is closed to watchers ({closed[0]}): only its own seats read its "

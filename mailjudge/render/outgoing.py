@@ -24,7 +24,7 @@ def mail_to_seat(
     if seat.person is None:
         raise ValueError(f"nobody sits in {seat.name} of {game.name} to mail")
     return Outgoing(
-        to=[seat.person.email],
+        to=[seat.person.mailbox],
         subject=f"[{game.name}] {subject}",
         body=body,
         kind=kind,
@@ -35,7 +35,8 @@ def mail_to_seat(
 
 
 def seat_country(seat: Seat) -> str | None:
-    """A Democratic citizen's country: whoever owns their centre now."""
+    """The country of a seat placed on a supply centre (a Democratic citizen): whoever
+    owns that centre now; None for a seat placed on none."""
     if not seat.centre:
         return None
     owners = (seat.game.position or {}).get("sc_owners") or {}
@@ -45,10 +46,9 @@ def seat_country(seat: Seat) -> str | None:
 
 def role_of(seat: Seat) -> str:
     """The X-Mailjudge-Role of a mail to the person in ``seat``: ``player FRANCE``,
-    ``citizen FRANCE`` (a citizen's country, as every mail to them names it), ``master``."""
-    if seat.role in ("citizen", "diplomat"):
-        return f"{seat.role} {seat_country(seat) or ''}".strip()
-    return f"{seat.role} {seat.powers}".strip()
+    ``citizen FRANCE`` (the country of a seat placed on a centre, as every mail to them
+    names it), ``master``."""
+    return f"{seat.role} {seat.powers or seat_country(seat) or ''}".strip()
 
 
 def mail_to_everyone(

@@ -2,11 +2,12 @@
 
 Each phase-start mail, reminder and results mail to a player ends with it: a SIGNON line
 whose password the player writes in (or that carries a Reply token standing for it),
-then for each power an ORDERS ... END block holding the orders on file (or what the
-judge enters when there are none, marked so) and, under each unit, a `//` comment line
-with its legal orders. The reader skips `//` lines, so the player edits the orders and
-sends the block. Every line is at most `WIDTH` characters, so the refilling of mail text
-(outbound/message.wrapped) leaves the block as it is.
+then for each power an ORDERS ... END block (its ORDERS line names the power and the
+phase) holding the orders on file (or what the judge enters when there are none, marked
+so) and, under each unit, a `//` comment line with its legal orders. The reader skips
+`//` lines, so the player edits the orders and sends the block. Every line is at most
+`WIDTH` characters, so the refilling of mail text (outbound/message.wrapped) leaves the
+block as it is.
 """
 
 from __future__ import annotations
@@ -19,13 +20,15 @@ WIDTH = 78
 # What stands in the SIGNON line for the password: never the password itself (the judge
 # keeps only its hash).
 PASSWORD_PLACEHOLDER = PLACEHOLDER
+# Under a unit with nothing on file: its lines are what the judge enters by itself.
+DEFAULT_NOTE = "(no order on file: the judge's default)"
 
 
 @dataclass(frozen=True)
 class UnitLines:
     """One unit's (or build site's, or the power's adjustment's) part of a block."""
 
-    orders: tuple[str, ...]  # the order lines, on file or by default
+    orders: tuple[str, ...]  # the order lines, on file or by default (none: left unordered)
     default: bool  # nothing on file: the lines are what the judge enters
     choices: str  # engine/legal.comment_line's "A PAR: H, - BUR, ..."; "" for none
 
@@ -35,6 +38,7 @@ class PowerBlock:
     power: str
     units: tuple[UnitLines, ...]
     notes: tuple[str, ...] = ()  # the builds or removals due, the default of the phase
+    default_note: str = DEFAULT_NOTE  # said under a unit with nothing on file
 
 
 def comment(text: str, width: int = WIDTH) -> list[str]:
@@ -61,10 +65,16 @@ def comment(text: str, width: int = WIDTH) -> list[str]:
 
 
 def ready_block(
-    signon: str, phase: str, blocks: list[PowerBlock], token: str | None = None
+    signon: str,
+    phase: str,
+    blocks: list[PowerBlock],
+    token: str | None = None,
+    phase_code: str = "",
 ) -> list[str]:
     """The block's lines: ``signon`` is ``france@g1``, the name the SIGNON line takes;
-    ``token`` the Reply token that stands for the password (game/reply_tokens), if any."""
+    ``token`` the Reply token that stands for the password (game/reply_tokens), if any;
+    ``phase_code`` (S1901M) the phase each ORDERS line names, so that a block sent back
+    in a later phase is refused rather than filed there."""
     if not blocks:
         return []
     if token is None:
@@ -81,13 +91,13 @@ def ready_block(
     )
     lines.append(f"SIGNON {signon} {token or PASSWORD_PLACEHOLDER}")
     for block in blocks:
-        lines.append(f"ORDERS {block.power}")
+        lines.append(f"ORDERS {block.power} {phase_code}".rstrip())
         for note in block.notes:
             lines += comment(note)
         for unit in block.units:
             lines += unit.orders
             if unit.default:
-                lines += comment("(no order on file: the judge's default)")
+                lines += comment(block.default_note)
             if unit.choices:
                 lines += comment(unit.choices)
         lines.append("END")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mailjudge.engine.adjustments import adjustment_due, build_sites
@@ -51,6 +51,9 @@ class PhaseFacts:
     winners: list[str]
     before_owners: Mapping[str, str] | None = None  # centre owners when the phase began
     map_name: str = "standard"  # the game's map (its powers and build sites)
+    # Each power's centres as they count toward victory, where a variant's rule makes
+    # them count otherwise than one each (PhaseOutcome.counted); empty otherwise.
+    counted: Mapping[str, int] = field(default_factory=dict)
 
 
 def facts_of(
@@ -67,6 +70,7 @@ def facts_of(
         sorted(outcome.winners),
         before_owners,
         map_name,
+        outcome.counted,
     )
 
 
@@ -84,6 +88,7 @@ def record_facts(
         list(stored.get("winners", [])),
         dict(record.position.get("sc_owners") or {}),
         gmap.name,
+        dict(stored.get("counted") or {}),
     )
 
 
@@ -175,7 +180,8 @@ def report(facts: PhaseFacts, build_any: bool = False, seeded: bool = False) -> 
         "destroyed": facts.destroyed,
         "changes": _changes(facts.before_owners, nxt.sc_owners),
         "centres": [
-            (p, counts.get(p, 0), " ".join(cs)) for p, cs in sorted(owners_by_power.items())
+            (p, counts.get(p, 0), " ".join(cs), _counted_note(p, counts.get(p, 0), facts))
+            for p, cs in sorted(owners_by_power.items())
         ],
         "adjustments": adjustments,
         "removed_by_rule": removed_by_rule,  # {the rule's words: ["FRANCE A GAS", ...]}
@@ -184,6 +190,17 @@ def report(facts: PhaseFacts, build_any: bool = False, seeded: bool = False) -> 
         "ending": None,  # how the game ended, when a variant's rule and not the count decided
         "pending": None,  # what stands between the game and its end (Double's joint vote)
     }
+
+
+def _counted_note(power: str, owned: int, facts: PhaseFacts) -> str:
+    """Why a power's count toward victory is not its number of centres (a variant's rule:
+    Russia's count double), or ""."""
+    counted = facts.counted.get(power, owned)
+    if counted == owned or not owned:
+        return ""
+    each = counted / owned
+    weight = str(int(each)) if each == int(each) else f"{each:g}"
+    return f"(each counts {weight}: {counted} toward victory)"
 
 
 def _changes(before: Mapping[str, str] | None, after: Mapping[str, str]) -> list[str]:

@@ -17,9 +17,10 @@ from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import Phase
 from mailjudge.game.errors import NotAllowed, ServiceError
-from mailjudge.game.state import current_position, game_map, may_order_for, require_active
+from mailjudge.game.state import current_position, game_map, require_active
 from mailjudge.models import Game, OrderLine, Seat, utcnow
-from mailjudge.service.orders import FutureOrders, unit_of
+from mailjudge.permissions.policy import may_order_for
+from mailjudge.service.orders import FutureOrders, ahead_check, unit_of
 
 PREFIX = "IF "
 SEPARATOR = ": "
@@ -59,7 +60,8 @@ def file_conditional_orders(
     fresh: list[str] = []
     for line in texts:
         try:
-            fresh.append(stored_text(condition, str(read_order(line, gmap, target.type))))
+            order = ahead_check(game, line, read_order(line, gmap, target.type))
+            fresh.append(stored_text(condition, str(order)))
         except OrderError as err:
             report.errors.append((line.strip(), f"{err.kind}: {err}"))
     here = (

@@ -26,12 +26,13 @@ from mailjudge.game.errors import ServiceError
 from mailjudge.game.schedule import events, players_to_order_by_clock, timing_of
 from mailjudge.game.state import has_rule
 from mailjudge.models import Game, GameState, Seat
+from mailjudge.outages import transient, unusable
 from mailjudge.render import render
 from mailjudge.render.deadline import deadline_lines, deadline_text
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
-from mailjudge.service import processing, stalemate
+from mailjudge.service import outages, processing, stalemate
 from mailjudge.service.ready_block import ready_lines
-from mailjudge.service.results import phase_mails
+from mailjudge.service.results import game_over_mails, phase_mails
 from mailjudge.variants import variant_of
 
 log = logging.getLogger(__name__)
@@ -41,7 +42,9 @@ def tick(now: datetime) -> list[Outgoing]:
     """Handle every clock event that is due, then process what is ready; the mail to send.
     Each game in a savepoint of its own: one that raises is held (see _hold), the others
     go on."""
-    mails: list[Outgoing] = []
+    with database_proxy.atomic():
+        # First: a deadline that fell while the judge could not take mail moves past it.
+        mails = outages.move_past_outages(now)
     on_clock = (Game.state == GameState.ACTIVE) & (Game.clock_error == "")
     due = Game.select().where(
         on_clock & Game.next_reminder_at.is_null(False) & (Game.next_reminder_at <= now)
@@ -64,6 +67,8 @@ def _process_by_clock(game: Game, now: datetime) -> list[Outgoing]:
             mails += phase_mails(game, done)
     if game.state == GameState.ACTIVE:
         mails += variant_of(game).on_clock(game, now)
+        if game.state == GameState.FINISHED:  # the variant's rule ended it (Diplonomic's draw)
+            mails += game_over_mails(game, game.outcome)
     return mails
 
 
@@ -74,6 +79,8 @@ def _guarded(game: Game, now: datetime, step: Callable[[], list[Outgoing]]) -> l
         with database_proxy.atomic():
             return step()
     except Exception as exc:
+        if unusable(exc) is not None or transient(exc):
+            raise  # the database's fault, not the game's: the clock tries again soon
         return _hold(game, now, exc)
 
 

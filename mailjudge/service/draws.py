@@ -207,7 +207,8 @@ def vote_no_dias(game: Game, seat: Seat, choice: str) -> str | None:
         raise NotAllowed("VOTE n / SOLO / LOSS is for NO_DIAS games")
     _voter(game, seat)
     word = choice.strip().upper()
-    if word.isdigit() and 1 <= int(word) <= len(survivors(game)):
+    number = word.isascii() and word.isdigit() and len(word) <= 6
+    if number and 1 <= int(word) <= len(survivors(game)):
         content: Any = int(word)
     elif word in ("SOLO", "LOSS"):
         content = word

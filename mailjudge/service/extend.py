@@ -1,7 +1,9 @@
 """VOTE EXTEND: the players move their own deadline (issue 35, point 3).
 
 - Who votes: the powers in play, each once: a power still on the board (units or supply
-  centres: not eliminated) held by a player (a person, not a dummy, not vacant). A seat
+  centres: not eliminated) held by a player (a person, not a dummy, not vacant), and not
+  out of the game by its variant's rule (``Variant.passive``: Survive's outcasts, whose
+  units stay on the board; Diplonomic's countries in civil disorder). A seat
   holding two powers votes for both; a power two players share (Double) counts once: it
   asks when one of its players asks, for the shorter length when both did.
 - When: in an active game with a deadline (not NO_DEADLINE), at most ``EXTENSIONS``
@@ -33,6 +35,8 @@ from mailjudge.game.options import count_option, length_option, share_option
 from mailjudge.game.state import has_rule, phase_of, players, require_active
 from mailjudge.models import Ballot, DeadlineExtension, Game, Seat
 from mailjudge.service.draws import survivors
+from mailjudge.service.games import passive_now
+from mailjudge.variants import variant_of
 
 KIND = "extend"
 _PHASE_TYPES = {"M": "movement", "R": "retreat", "A": "adjustment"}
@@ -89,8 +93,10 @@ def require_open(game: Game) -> None:
 
 
 def in_play(game: Game) -> dict[str, list[Seat]]:
-    """The powers in play (see the module's docstring), each with the seats of its players."""
-    alive = set(survivors(game))
+    """The powers in play (see the module's docstring), each with the seats of its players.
+    The variant says who is out though still on the board (seed 002, rule 4a: an outcast's
+    units hold on; it decides nothing any more)."""
+    alive = set(survivors(game)) - passive_now(game)
     held: dict[str, list[Seat]] = {}
     for seat in players(game):
         if seat.person_id is None or seat.dummy:
@@ -104,6 +110,12 @@ def in_play(game: Game) -> dict[str, list[Seat]]:
 def _powers_of(game: Game, seat: Seat) -> list[str]:
     mine = [power for power, seats in in_play(game).items() if seat in seats]
     if not mine:
+        out = sorted(set(seat.powers) & passive_now(game))
+        if out:
+            raise NotAllowed(
+                f"{' and '.join(out)} {variant_of(game).passive_note}; only the players of "
+                "powers still in play vote to extend the deadline"
+            )
         raise NotAllowed("only the players of powers still in the game vote to extend it")
     return mine
 

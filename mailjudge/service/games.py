@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import secrets
 from datetime import datetime
 
 from mailjudge.db import database_proxy
@@ -13,7 +14,7 @@ from mailjudge.engine.phases import EngineOptions
 from mailjudge.engine.state import initial_position
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.schedule import schedule_phase
-from mailjudge.game.state import game_map, person_for, rules_of
+from mailjudge.game.state import game_map, lock_game, person_for, rules_of
 from mailjudge.models import GAME_NAME, Game, GameState, Seat, utcnow
 from mailjudge.passwords import hash_password
 from mailjudge.render.outgoing import Outgoing
@@ -42,6 +43,7 @@ def engine_options(game: Game) -> EngineOptions:
             game.name if rules.has("CIVIL_DISORDER") and variant.random_removals else ""
         ),
         multiple_orders_hold=rules.has("NO_CHECK"),
+        centre_weights=tuple(sorted(variant.centre_weights.items())),
     )
 
 
@@ -110,6 +112,17 @@ def create_game(
     return game
 
 
+def assign_privacy(game: Game) -> str:
+    """Seed 001, SOLITAIRE: "A PRIVACY password will be automatically assigned, because
+    these are typically private games." A password of its own, apart from the master's
+    (the master may hand it to a watcher without giving away the game): made here, kept
+    as a salted hash, returned once for the answer to the CREATE."""
+    privacy = secrets.token_urlsafe(9)
+    game.privacy_hash = hash_password(privacy)
+    Game.update(privacy_hash=game.privacy_hash).where(Game.id == game.id).execute()
+    return privacy
+
+
 def _map_for(variant: str, map_name: str) -> GameMap:
     """The map called so, if the variant can be played on it; else why not."""
     try:
@@ -145,7 +158,9 @@ def start_game(
     game: Game, rng: random.Random | None = None, now: datetime | None = None
 ) -> list[Outgoing]:
     """Deal the powers and begin. Powers nobody holds become dummies (civil disorder).
-    Returns the mail the variant sends at the start (the citizens' countries, say)."""
+    Returns the mail the variant sends at the start (the citizens' countries, say). Under
+    the game's lock: a master's START and the last JOIN at once start it once."""
+    lock_game(game)
     if game.state != GameState.FORMING:
         raise NotAllowed(
             f"game {game.name} is {game.state}, not forming; only a forming game starts"
@@ -208,6 +223,7 @@ def _begin(game: Game, gmap: GameMap, now: datetime | None = None) -> None:
 
 
 def pause_game(game: Game) -> None:
+    lock_game(game)  # the row as processing left it, not as this mail first read it
     if game.state != GameState.ACTIVE:
         raise NotAllowed(f"game {game.name} is {game.state}; only an active game can be paused")
     game.state = GameState.PAUSED
@@ -216,6 +232,7 @@ def pause_game(game: Game) -> None:
 
 
 def resume_game(game: Game) -> None:
+    lock_game(game)
     if game.state != GameState.PAUSED:
         raise NotAllowed(f"game {game.name} is {game.state}, not paused")
     game.state = GameState.ACTIVE

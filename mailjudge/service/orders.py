@@ -6,21 +6,20 @@ import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
-from mailjudge.compiled_queries import execute_compiled_later
 from mailjudge.db import database_proxy
+from mailjudge.engine.adjustments import adjustment_due, last_adjustments
 from mailjudge.engine.checker import ambiguous_name, check_order, entry_check
 from mailjudge.engine.maps import GameMap
 from mailjudge.engine.orders import OrderError, Syntax
 from mailjudge.engine.reader import read_order
-from mailjudge.engine.state import Phase, Position
+from mailjudge.engine.readings import Readings
+from mailjudge.engine.state import ADJUSTMENT, Phase, Position
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.state import (
     current_position,
     game_map,
     has_rule,
-    may_order_for,
     missing_orders,
     order_senders,
     orders_on_file,
@@ -28,7 +27,9 @@ from mailjudge.game.state import (
     require_active,
 )
 from mailjudge.models import Ballot, Game, OrderLine, Seat, utcnow
+from mailjudge.permissions.policy import may_order_for
 from mailjudge.service.games import passive_now
+from mailjudge.store import games as store_games
 from mailjudge.variants import variant_of
 
 
@@ -45,6 +46,9 @@ class Submission:
     kept_from_file: dict[str, str] = field(default_factory=dict)
     # Under NO_CHECK: the provinces whose unit was given several orders (it will hold).
     several: list[str] = field(default_factory=list)
+    # Builds or removals beyond those owed (or a second for one province): as on njudge,
+    # the last given stand and these earlier ones are left out.
+    replaced: list[str] = field(default_factory=list)
 
 
 # A power's orders on file as (text, who sent it, when), in their order.
@@ -64,6 +68,7 @@ def submit_orders(
     lines: list[str],
     carried: Sequence[str] = (),
     on_file: OnFile | None = None,
+    read: Readings | None = None,
 ) -> Submission:
     """Replace ``power``'s orders for this phase with the valid ones among ``lines``.
 
@@ -73,7 +78,8 @@ def submit_orders(
     it had (unless another line of the set orders it), and the report says so.
     ``carried``: the lines that are orders on file the mail did not name (bare order lines
     laid over the file); they, like the orders a refused line leaves, keep their sender.
-    ``on_file``: the power's orders on file, when the caller has read them already.
+    ``on_file``: the power's orders on file, when the caller has read them already;
+    ``read``: the lines the caller has read already (each line is read once a mail).
     """
     require_active(game)
     power = power.upper()
@@ -83,6 +89,7 @@ def submit_orders(
         raise NotAllowed(f"{power} {variant_of(game).passive_note}")
     gmap = game_map(game)
     pos = current_position(game)
+    read = Readings.of(read, gmap, pos.phase.type)
     no_check = has_rule(game, "NO_CHECK")
     build_any = has_rule(game, "BUILD_ANY")
     report = Submission(power)
@@ -93,7 +100,7 @@ def submit_orders(
             continue
         syntax = None
         try:
-            syntax = read_order(line, gmap, pos.phase.type)
+            syntax = read.syntax(line)
             text = (
                 str(_entry_check(line, syntax, gmap, pos))
                 if no_check
@@ -105,13 +112,16 @@ def submit_orders(
             if syntax is not None and syntax.loc is not None:
                 refused.setdefault(syntax.loc[0], line.strip())
             continue
+        read.checked(text, syntax)  # the order as filed says what the line said
         kept.append(text)
     filed = on_file if on_file is not None else power_orders_on_file(game, power)
     only = _own_only(game, seat)
-    from_file = _kept_from_file(game, filed, only, refused, kept, report)
+    from_file = _kept_from_file(game, filed, only, refused, kept, report, read)
     kept += from_file
+    if pos.phase.type == ADJUSTMENT and not no_check:
+        kept, report.replaced = last_adjustments(kept, adjustment_due(pos, power))
     if no_check:
-        units = [unit_of(text, gmap, pos.phase.type) for text in kept]
+        units = [unit_of(text, gmap, pos.phase.type, read) for text in kept]
         report.several = sorted({u for u in units if u is not None and units.count(u) > 1})
     report.accepted = kept
     refuse_late_change(game, seat, power, kept)
@@ -121,20 +131,9 @@ def submit_orders(
         senders = _senders_on_file(seat, filed, only, kept, [*carried, *from_file])
         _delete_orders(game, power, only)
         if kept:
-            rows = [
-                {"game": game.id, "phase": game.phase, "power": power, "line": n, "text": text,
-                 "submitted_by": by, "submitted_at": at}
-                for n, (text, (by, at)) in enumerate(zip(kept, senders, strict=True))
-            ]  # fmt: skip
-            params = [
-                v for n, (text, (by, at)) in enumerate(zip(kept, senders, strict=True))
-                for v in (game.id, game.phase, power, n, text, by,
-                          OrderLine.submitted_at.db_value(at))
-            ]  # fmt: skip
-            execute_compiled_later(
-                f"insert-orders-{len(kept)}", lambda: OrderLine.insert_many(rows), params
-            )
-    report.missing = missing_orders(game, pos, power, kept)
+            filed_now = [(text, by, at) for text, (by, at) in zip(kept, senders, strict=True)]
+            store_games.insert_orders(game.id, game.phase, power, filed_now)
+    report.missing = missing_orders(game, pos, power, kept, read)
     _note_blank_orders(game, seat, power, pos)
     return report
 
@@ -195,6 +194,18 @@ def _entry_check(line: str, syntax: Syntax, gmap: GameMap, pos: Position) -> Syn
     return entry_check(syntax, gmap, pos)
 
 
+def ahead_check(game: Game, line: str, syntax: Syntax) -> Syntax:
+    """An order sent ahead is entered when it is sent: under NO_CHECK it gets NO_CHECK's
+    checks then, as an order for the current phase does (seed 001: "The ONLY checks that
+    are made at the time an order is entered": readable, no ambiguous name, no coast in a
+    support); where the board will decide, it does when the phase comes."""
+    if not has_rule(game, "NO_CHECK"):
+        return syntax
+    gmap = game_map(game)
+    ambiguous_name(line, gmap)
+    return entry_check(syntax, gmap, None)
+
+
 def _kept_from_file(
     game: Game,
     filed: OnFile,
@@ -202,25 +213,27 @@ def _kept_from_file(
     refused: dict[str, str],
     new: list[str],
     report: Submission,
+    read: Readings | None = None,
 ) -> list[str]:
     """The orders on file for the units of ``refused`` that ``new`` does not order."""
     if not refused:
         return []
     gmap, phase_type = game_map(game), current_position(game).phase.type
-    ordered = {unit_of(text, gmap, phase_type) for text in new}
+    ordered = {unit_of(text, gmap, phase_type, read) for text in new}
     kept: list[str] = []
     for text, by, _ in filed:
-        unit = unit_of(text, gmap, phase_type)
+        unit = unit_of(text, gmap, phase_type, read)
         if unit in refused and unit not in ordered and (only is None or by == only.id):
             kept.append(text)
             report.kept_from_file[refused[unit]] = text
     return kept
 
 
-def unit_of(text: str, gmap: GameMap, phase_type: str) -> str | None:
-    """The province of the unit an order line is for; None when it cannot be read."""
+def unit_of(text: str, gmap: GameMap, phase_type: str, read: Readings | None = None) -> str | None:
+    """The province of the unit an order line is for; None when it cannot be read.
+    ``read``: the lines read already."""
     try:
-        syntax = read_order(text, gmap, phase_type)
+        syntax = Readings.of(read, gmap, phase_type).syntax(text)
     except OrderError:
         return None
     return syntax.loc[0] if syntax.loc is not None else None
@@ -258,52 +271,27 @@ def _own_only(game: Game, seat: Seat) -> Seat | None:
 
 
 def _delete_orders(game: Game, power: str, only: Seat | None = None) -> None:
-    # The conditions are built only the first time (in the lambdas): building them cost
-    # more than running the DELETE.
-    def here() -> Any:
-        return (
-            (OrderLine.game == game.id)
-            & (OrderLine.phase == game.phase)
-            & (OrderLine.power == power)
-        )
-
-    # Held, on PostgreSQL, to go with the next statement (the INSERT's or the next read):
-    # nothing reads what a DELETE returns.
-    if only is None:
-        execute_compiled_later("delete-orders", lambda: OrderLine.delete().where(here()),
-                               [game.id, game.phase, power])  # fmt: skip
-        return
-    mine = only.id
-    execute_compiled_later(
-        "delete-own-orders",
-        lambda: OrderLine.delete().where(here() & (OrderLine.submitted_by == mine)),
-        [game.id, game.phase, power, mine],
-    )
+    store_games.delete_orders(game.id, game.phase, power, only.id if only is not None else None)
 
 
 def merged_with_file(
-    game: Game, seat: Seat, power: str, texts: list[str], on_file: OnFile | None = None
-) -> tuple[list[str], list[str]]:
+    game: Game, seat: Seat, power: str, texts: list[str], on_file: OnFile | None = None,
+    read: Readings | None = None,
+) -> tuple[list[str], list[str]]:  # fmt: skip
     """``power``'s orders on file with ``texts`` laid over them: a new order for a unit
     replaces that unit's order on file, and the units the texts do not name keep theirs
     (how bare order lines in a mail are read; ORDERS ... END replaces the whole set).
-    Returns the whole set and, of it, the orders carried over from the file."""
+    Returns the whole set and, of it, the orders carried over from the file. ``read``:
+    the lines read already."""
     gmap = game_map(game)
     phase_type = current_position(game).phase.type
-
-    def unit_of(text: str) -> str | None:
-        try:
-            syntax = read_order(text, gmap, phase_type)
-        except OrderError:
-            return None
-        return syntax.loc[0] if syntax.loc is not None else None
-
-    named = {unit_of(text) for text in texts} - {None}
+    read = Readings.of(read, gmap, phase_type)
+    named = {unit_of(text, gmap, phase_type, read) for text in texts} - {None}
     only = _own_only(game, seat)
     filed = on_file if on_file is not None else power_orders_on_file(game, power)
     kept = [
         text for text, by, _ in filed
-        if (only is None or by == only.id) and unit_of(text) not in named
+        if (only is None or by == only.id) and unit_of(text, gmap, phase_type, read) not in named
     ]  # fmt: skip
     return kept + texts, kept
 
@@ -357,7 +345,7 @@ def file_future_orders(game: Game, seat: Seat, phase_text: str, texts: list[str]
     fresh: dict[str | None, str] = {}
     for line in texts:
         try:
-            syntax = read_order(line, gmap, target.type)
+            syntax = ahead_check(game, line, read_order(line, gmap, target.type))
         except OrderError as err:
             report.errors.append((line.strip(), f"{err.kind}: {err}"))
             continue

@@ -28,7 +28,9 @@ class PressNote:
 
 def resolve_recipients(game: Game, words: list[str]) -> list[str]:
     """``FRANCE ENGLAND``, initials ``F E`` (or run together, ``FE``), ``M`` for the master,
-    ``ALL``, ``ALL BUT x y``."""
+    ``ALL``, ``ALL BUT x y`` (the master too unless named among them: njudge's ``ALL BUT
+    FM``). In ALL BUT, njudge's ``O`` (the observers) is let pass: observers never get
+    press here."""
     gmap = game_map(game)
     by_initial = {p.initial.upper(): p.name for p in gmap.powers.values()}
     live = [p for s in players(game) for p in s.powers]
@@ -41,6 +43,11 @@ def resolve_recipients(game: Game, words: list[str]) -> list[str]:
             return w
         if w in by_initial:
             return by_initial[w]
+        if w in ("O", "OBSERVER", "OBSERVERS"):
+            raise ServiceError(
+                "observers get no press here (only results); nothing was sent: write the "
+                "powers the press is for, or BROADCAST for every player"
+            )
         raise ServiceError(
             f"{word!r} is not a power, an initial or M (the master); "
             f"powers here: {', '.join(gmap.power_names)}"
@@ -52,7 +59,7 @@ def resolve_recipients(game: Game, words: list[str]) -> list[str]:
         w = word.upper().strip(",")
         if w in gmap.powers or w in ("MASTER", "ALL", "BUT") or len(w) < 2:
             return [word]
-        if all(c in by_initial or c == "M" for c in w) and len(set(w)) == len(w):
+        if all(c in by_initial or c in "MO" for c in w) and len(set(w)) == len(w):
             return list(w)
         return [word]
 
@@ -60,10 +67,12 @@ def resolve_recipients(game: Game, words: list[str]) -> list[str]:
 
     upper = [w.upper() for w in words]
     if upper[:1] == ["ALL"]:
-        excluded = {one(w) for w in words[2:]} if upper[1:2] == ["BUT"] else set()
         if len(upper) > 1 and upper[1] != "BUT":
             raise ServiceError("write PRESS TO ALL or PRESS TO ALL BUT FRANCE ...")
-        return [*sorted({p for p in live if p not in excluded}), MASTER]
+        left_out = [w for w in words[2:] if w.upper().strip(",") not in ("O", "OBSERVERS")]
+        excluded = {one(w) for w in left_out}
+        everyone = [*sorted({p for p in live if p not in excluded}), MASTER]
+        return [r for r in everyone if r not in excluded]
     return sorted({one(w) for w in words})
 
 
@@ -78,8 +87,9 @@ def send_press(
         Action.PRESS_BROADCAST if broadcast else Action.PRESS_PRIVATE if others
         else Action.PRESS_MASTER
     )  # fmt: skip
-    if sender.role in ("citizen", "diplomat") and others == variant_of(game).speaks_for(sender):
-        kind = Action.PRESS_COUNTRY  # a citizen writing to their own country's list
+    speaks_for = variant_of(game).speaks_for(sender)
+    if not sender.powers and speaks_for and others == speaks_for:
+        kind = Action.PRESS_COUNTRY  # a seat of a country it holds no power of (a citizen)
     decision = check(Actor("", game, sender), kind)
     if not decision:
         raise NotAllowed(decision.reason)

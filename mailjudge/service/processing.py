@@ -13,6 +13,7 @@ from typing import Any
 from mailjudge.db import database_proxy, is_postgres
 from mailjudge.engine.interchange import position_to_dict
 from mailjudge.engine.phases import PhaseOutcome, process_phase, result_rows
+from mailjudge.engine.readings import Readings
 from mailjudge.game import delivery
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.outcomes import Processed, Readiness
@@ -28,7 +29,7 @@ from mailjudge.game.state import (
     waiting_players,
 )
 from mailjudge.models import Game, GameState, OrderLine, PhaseRecord, Seat, utcnow
-from mailjudge.service import records, stalemate
+from mailjudge.service import keeping, records, stalemate
 from mailjudge.service.conditional import resolve_conditional_orders
 from mailjudge.service.games import engine_options, passive_now
 from mailjudge.service.orders import blank_orders_in, powers_to_order
@@ -51,29 +52,37 @@ def _exempt(game: Game, seats: list[Seat]) -> set[str]:
     return away | {p for s in seats if s.dummy or s.person_id is None for p in s.powers}
 
 
-def late_powers(game: Game, seats: list[Seat] | None = None) -> list[str]:
-    """The powers that owe orders for the current phase and have not all of them on file."""
+def late_powers(
+    game: Game, seats: list[Seat] | None = None, read: Readings | None = None
+) -> list[str]:
+    """The powers that owe orders for the current phase and have not all of them on file;
+    ``read``: the order lines read already (a mail's)."""
     seats = players(game) if seats is None else seats
     pos = current_position(game)
     exempt = _exempt(game, seats)
     owing = [p for p in powers_to_order(game, pos) if p not in exempt]
-    return variant_of(game).late(game, pos, owing, orders_on_file(game))
+    return variant_of(game).late(game, pos, owing, orders_on_file(game), read)
 
 
-def readiness(game: Game, now: datetime | None = None, need_late: bool = True) -> Readiness:
+def readiness(
+    game: Game, now: datetime | None = None, need_late: bool = True, read: Readings | None = None
+) -> Readiness:
     """Should the judge process now, without the master's word? With ``need_late`` False
     the answer may come without the list of late powers (it skips reading the orders when
-    a WAIT or ALWAYS_WAIT settles it). The game's variant has the last word."""
+    a WAIT or ALWAYS_WAIT settles it). The game's variant has the last word. ``read``: the
+    order lines a mail read already."""
     if game.state != GameState.ACTIVE:
         return Readiness(False, f"the game is {game.state}")
     now = now or utcnow()
     held = stalemate.waits(game, now)  # the players may refuse a draw until the deadline
     if held:
         return Readiness(False, held)
-    return variant_of(game).ready(game, now, _standard_readiness(game, now, need_late))
+    return variant_of(game).ready(game, now, _standard_readiness(game, now, need_late, read))
 
 
-def _standard_readiness(game: Game, now: datetime, need_late: bool) -> Readiness:
+def _standard_readiness(
+    game: Game, now: datetime, need_late: bool, read: Readings | None = None
+) -> Readiness:
     deadline = None if has_rule(game, "NO_DEADLINE") else game.deadline
     deadline_passed = deadline is not None and now >= deadline
     grace_over = deadline is not None and now >= deadline + _grace(game)
@@ -86,7 +95,7 @@ def _standard_readiness(game: Game, now: datetime, need_late: bool) -> Readiness
             return Readiness(False, "ALWAYS_WAIT: not before the deadline")
         if waiting:
             return Readiness(False, f"{', '.join(waiting)} asked to WAIT for the deadline")
-    late = late_powers(game, players(game))
+    late = late_powers(game, players(game), read)
     if not late and not deadline_passed and _empty_phase_kept(game):
         return Readiness(
             False,
@@ -216,11 +225,20 @@ def process(
             game.__data__.update(fresh.__data__)
             return done
         with variant.processing(fresh):
-            notices = variant.before_process(fresh, now or utcnow())
-            records.note_phase(fresh, late_powers(fresh), now)  # each player's record
+            on_file = keeping.keep(fresh)  # for a ROLLBACK: before the variant changes it
+            # Each player's record, from the orders as the players left them (before a
+            # variant turns them into the powers' orders: Double's synchronisation).
+            moment = now or utcnow()
+            noted = records.note_phase(fresh, late_powers(fresh), moment)
+            # Read while the phase's deadline is still the game's: _run sets the next one.
+            missed = frozenset(
+                n.seat.id for n in noted if records.missed_deadline(fresh, n, moment)
+            )
+            notices = variant.before_process(fresh, moment)
             texts, kept = _orders_for_engine(fresh)
             add_standin_orders(fresh, texts, kept, now)
-            done = _run(fresh, texts, kept, keep_future=False, now=now)
+            done = _run(fresh, texts, kept, keep_future=False, now=now, on_file=on_file)
+            done.missed = missed
             done.notices = notices + variant.after_process(fresh, done, now or utcnow())
         done.notices += stalemate.ask(fresh, now or utcnow())  # STALEMATE_DRAW
     game.__data__.update(fresh.__data__)
@@ -233,7 +251,9 @@ def _run(
     kept: dict[str, list[dict[str, Any]]],
     keep_future: bool,
     now: datetime | None = None,
+    on_file: dict[str, Any] | None = None,
 ) -> Processed:
+    """``on_file``: what was on file as the phase was processed (service/keeping.py)."""
     gmap = game_map(game)
     pos = current_position(game)
     outcome = process_phase(gmap, pos, texts, engine_options(game), _held_last_year(game))
@@ -247,6 +267,8 @@ def _run(
         "winners": sorted(outcome.winners),
         "at_count": sorted(outcome.at_count),
     }
+    if outcome.counted:  # the variant's centres that count otherwise than one each
+        record_data["counted"] = dict(outcome.counted)
     seq = game.sequence
     if keep_future:
         PhaseRecord.delete().where(
@@ -259,7 +281,7 @@ def _run(
         ).execute()
     PhaseRecord.create(
         game=game, phase=game.phase, sequence=seq, position=game.position,
-        orders=kept, results=record_data, processed_at=now or utcnow(),
+        orders=kept, results=record_data, processed_at=now or utcnow(), kept=on_file or {},
     )  # fmt: skip
     OrderLine.delete().where((OrderLine.game == game) & (OrderLine.phase == game.phase)).execute()
     moved = (
@@ -329,8 +351,10 @@ def _record(game: Game, phase: str) -> PhaseRecord:
 
 
 def rollback(game: Game, phase: str | None = None) -> PhaseRecord:
-    """Go back to the start of ``phase`` (default: the phase before this one), with the
-    orders that were on file then. Later phases stay stored for ROLLFORWARD."""
+    """Go back to the start of ``phase`` (default: the phase before this one), with what
+    was on file when it was processed: its orders (each Double partner's own), the orders
+    sent ahead, the variant's keep (service/keeping.py); the votes and proposals of the
+    phases after it are forgotten. Later phases stay stored for ROLLFORWARD."""
     with database_proxy.atomic():
         fresh = _lock(game)
         if phase is None:
@@ -341,8 +365,7 @@ def rollback(game: Game, phase: str | None = None) -> PhaseRecord:
                 raise ServiceError(f"game {fresh.name} has no earlier phase to roll back to")
         else:
             record = _record(fresh, phase)
-        OrderLine.delete().where(OrderLine.game == fresh).execute()
-        _restore_orders(fresh, record)
+        keeping.keep_next(fresh)  # for a ROLLFORWARD back to here
         Game.update(
             sequence=record.sequence, phase=record.phase, position=record.position,
             state=GameState.ACTIVE if fresh.state == GameState.FINISHED else fresh.state,
@@ -350,6 +373,11 @@ def rollback(game: Game, phase: str | None = None) -> PhaseRecord:
             # The phase's calendar event comes back, moved to the current deadline.
             deadline_sequence=fresh.deadline_sequence + 1,
         ).where(Game.id == fresh.id).execute()  # fmt: skip
+        fresh = Game.get_by_id(fresh.id)
+        keeping.forget_later(fresh, record)
+        if not keeping.put_back(fresh, record.kept or {}):
+            OrderLine.delete().where(OrderLine.game == fresh).execute()
+            _restore_orders(fresh, record)  # a phase kept before PhaseRecord.kept was
     game.__data__.update(Game.get_by_id(game.id).__data__)
     return record
 
@@ -384,7 +412,13 @@ def rollforward(game: Game, to_phase: str | None = None) -> list[Processed]:
             if fresh.state != GameState.ACTIVE:
                 raise NotAllowed(f"game {fresh.name} is {fresh.state}; RESUME it first")
             texts = {p: [e["text"] for e in lines] for p, lines in record.orders.items()}
-            done.append(_run(fresh, texts, record.orders, keep_future=True))
+            done.append(_run(fresh, texts, record.orders, keep_future=True, on_file=record.kept))
+            # On file now: what the next stored phase had when it was processed, or, past
+            # the last one, what was when the master rolled back.
+            after = PhaseRecord.get_or_none(
+                (PhaseRecord.game == fresh) & (PhaseRecord.sequence == fresh.sequence)
+            )
+            keeping.put_back(fresh, (after.kept if after else record.kept.get(keeping.NEXT)) or {})
         game.__data__.update(fresh.__data__)
     if not done and to_phase is None:
         raise ServiceError(f"game {game.name} has no stored later phases to roll forward")
@@ -392,9 +426,12 @@ def rollforward(game: Game, to_phase: str | None = None) -> list[Processed]:
     return done
 
 
-def process_if_ready(game: Game, now: datetime | None = None) -> Processed | None:
-    """What the scheduler and order submission call: process when the game is ready."""
-    state = readiness(game, now, need_late=False)
+def process_if_ready(
+    game: Game, now: datetime | None = None, read: Readings | None = None
+) -> Processed | None:
+    """What the scheduler and order submission call: process when the game is ready.
+    ``read``: the order lines the mail that filed them read already."""
+    state = readiness(game, now, need_late=False, read=read)
     if not state.ready:
         return None
     return process(game, force=True, expected_sequence=game.sequence, now=now)

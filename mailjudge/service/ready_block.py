@@ -4,7 +4,11 @@ Only a player's seat gets one, for the powers it holds that have something to or
 current phase (a passive power, out of the game, has none). Observers and the master order
 nothing of their own; Democratic's citizens order by proposals and votes, not by an ORDERS
 block, so their mails carry none. Where partners share a power (Double) a player's orders
-replace only their own, so the block holds only theirs: never the partner's.
+replace only their own, so the block holds only theirs: never the partner's. Nor does it
+write the judge's default for a unit they have not ordered (the variant's
+``unordered_note`` says so): sent back, the default would be their order, set against
+the partner's (Lytton's rule 1 has the partner's order stand for a missing one), so a
+block from one partner changes only what that partner changed.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from mailjudge.engine.state import ADJUSTMENT, MOVEMENT, Position
 from mailjudge.game.reply_tokens import token_for
 from mailjudge.game.state import current_position, game_map, has_rule, order_texts
 from mailjudge.models import Game, GameState, Seat
-from mailjudge.render.ready_block import PowerBlock, UnitLines, ready_block
+from mailjudge.render.ready_block import DEFAULT_NOTE, PowerBlock, UnitLines, ready_block
 from mailjudge.service.orders import powers_to_order
 from mailjudge.variants import variant_of
 
@@ -28,23 +32,30 @@ def ready_lines(game: Game, seat: Seat) -> list[str]:
         return []
     pos = current_position(game)
     owing = powers_to_order(game, pos)
-    own = seat.id if variant_of(game).orders_per_player else None
-    made = [_power_block(game, pos, p, own) for p in seat.powers if p in owing]
+    variant = variant_of(game)
+    own = seat.id if variant.orders_per_player else None
+    unordered = variant.unordered_note(game, pos.phase.type)
+    made = [_power_block(game, pos, p, own, unordered) for p in seat.powers if p in owing]
     blocks = [b for b in made if b is not None]
     signon = f"{seat.name.lower()}@{game.name}"
-    return ready_block(signon, pos.phase.long_name(), blocks, token_for(game, seat))
+    return ready_block(
+        signon, pos.phase.long_name(), blocks, token_for(game, seat), phase_code=str(pos.phase)
+    )
 
 
-def _power_block(game: Game, pos: Position, power: str, own: int | None) -> PowerBlock | None:
+def _power_block(
+    game: Game, pos: Position, power: str, own: int | None, unordered: str | None
+) -> PowerBlock | None:
     """``own``: only the orders this seat sent count as on file (and those nobody's seat
-    sent), as STATUS shows them to a Double player."""
+    sent), as STATUS shows them to a Double player. ``unordered``: a unit with nothing on
+    file gets no order line, and this note instead of the default's."""
     gmap = game_map(game)
     legal = legal_orders(gmap, pos, power, build_any=has_rule(game, "BUILD_ANY"))
     if not legal:
         return None
     on_file = [text for text, by in order_texts(game, power) if own is None or by in (own, None)]
     if pos.phase.type == ADJUSTMENT:
-        return _adjustment_block(pos, power, legal, on_file)
+        return _adjustment_block(pos, power, legal, on_file, unordered)
     by_province: dict[str, str] = {}
     for text in on_file:
         try:
@@ -56,10 +67,12 @@ def _power_block(game: Game, pos: Position, power: str, own: int | None) -> Powe
     units = []
     for province, orders in legal.items():
         filed = by_province.get(province)
-        default = _default(orders, pos.phase.type == MOVEMENT)
-        order = filed if filed is not None else default
-        units.append(UnitLines((order,), filed is None, comment_line(orders)))
-    return PowerBlock(power, tuple(units))
+        if filed is not None:
+            lines: tuple[str, ...] = (filed,)
+        else:
+            lines = () if unordered else (_default(orders, pos.phase.type == MOVEMENT),)
+        units.append(UnitLines(lines, filed is None, comment_line(orders)))
+    return PowerBlock(power, tuple(units), default_note=unordered or DEFAULT_NOTE)
 
 
 def _default(orders: list[Order], movement: bool) -> str:
@@ -70,7 +83,11 @@ def _default(orders: list[Order], movement: bool) -> str:
 
 
 def _adjustment_block(
-    pos: Position, power: str, legal: dict[str, list[Order]], on_file: list[str]
+    pos: Position,
+    power: str,
+    legal: dict[str, list[Order]],
+    on_file: list[str],
+    unordered: str | None,
 ) -> PowerBlock:
     due = adjustment_due(pos, power)
     if due > 0:
@@ -83,7 +100,9 @@ def _adjustment_block(
         default = ()
         default_note = "removals not ordered are chosen by the game's rule"
     filed = tuple(on_file)
-    orders = UnitLines(filed or default, not filed, "")
+    orders = UnitLines(filed or (() if unordered else default), not filed, "")
     choices = tuple(UnitLines((), False, comment_line(o)) for o in legal.values())
-    notes = (f"{note}:", f"{default_note}.")
-    return PowerBlock(power, (orders, *choices), notes)
+    notes = (f"{note}:", f"{default_note}." if not unordered else "")
+    return PowerBlock(
+        power, (orders, *choices), tuple(n for n in notes if n), unordered or DEFAULT_NOTE
+    )

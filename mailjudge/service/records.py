@@ -8,7 +8,8 @@ inside its locked compare-and-set, so a phase is noted once even under two worke
 
 - owed: the seat's player held a power with orders due (a movement with units, a retreat
   with dislodged units, an adjustment with builds or removals due); dummies, vacant powers
-  and powers out of the game owe nothing;
+  and powers out of the game owe nothing. Where two players share a power (Double) each
+  owes its orders and each is judged by their own (before they are synchronised);
 - on time: the power's orders were complete, and the last of them came by the deadline
   (or the phase had no deadline);
 - in grace (``grace``): complete, the last after the deadline but within its grace;
@@ -21,7 +22,13 @@ inside its locked compare-and-set, so a phase is noted once even under two worke
   master's PROCESS!) before its deadline. An excused phase counts neither way.
 
 "Missed" is late and civil disorder together. A TAKEOVER writes a ``takeover`` entry,
-which counts as one more phase on time: taking over an abandoned power is a service.
+which counts as one more phase on time: taking over an abandoned power is a service (the
+master's UNDO TAKEOVER deletes it). In Double each of a power's two players owes its
+orders; they share the power's outcome.
+
+Whether a seat really missed a deadline, so that its power may open for a stranger
+(service/openings.py), is ``missed_deadline``'s answer alone: civil disorder, after the
+grace, not excused.
 
 The share on time is (on time + half of in grace + takeovers) / (owed - excused +
 takeovers). A player with fewer counted phases (owed - excused) than a game's MIN_RECORD
@@ -49,7 +56,9 @@ from mailjudge.game.options import option_text, record_option
 from mailjudge.game.schedule import absences, timing_of
 from mailjudge.game.state import current_position, orders_on_file, players
 from mailjudge.models import Game, OrderLine, Person, RecordEntry, Seat, utcnow
+from mailjudge.service import outages
 from mailjudge.service.orders import powers_to_order
+from mailjudge.variants import variant_of
 
 ON_TIME, GRACE, LATE, DISORDER, EXCUSED, TAKEOVER = (
     "on time", "grace", "late", "disorder", "excused", "takeover",
@@ -96,11 +105,25 @@ class Record:
         return self.counted < phases
 
 
-def _outcome(
-    game: Game, owed: list[str], late: set[str], lines: list[OrderLine], now: datetime
-) -> str:
+@dataclass(frozen=True)
+class Noted:
+    """One seat's entry of the phase being processed, as note_phase wrote it."""
+
+    seat: Seat
+    powers: list[str]  # the seat's powers that owed orders
+    outcome: str
+
+
+def _late_for(seat: Seat, owed: list[str], late: set[str]) -> bool:
+    """Whether the seat's orders were incomplete: a power of its in ``late`` as a power
+    ("ITALY"), or as this seat's share of one ("ROME (persia-rome)": Double, where each
+    of a power's two players owes its orders)."""
+    return any(p in late or f"{p} ({seat.name})" in late for p in owed)
+
+
+def _outcome(game: Game, incomplete: bool, lines: list[OrderLine], now: datetime) -> str:
     """What became of a seat's orders, before any excuse."""
-    if late & set(owed):
+    if incomplete:
         if game.deadline is not None and now < game.deadline:
             return EXCUSED  # processed before its deadline (the master's PROCESS!): not theirs
         return DISORDER
@@ -117,11 +140,36 @@ def _away(game: Game, seat: Seat, now: datetime) -> bool:
     return any(start <= t < end for start, end in absences(seat) for t in moments)
 
 
-def note_phase(game: Game, late: list[str], now: datetime | None = None) -> None:
+def _excused(game: Game, seat: Seat, owed: list[str], undelivered: set[str], now: datetime) -> bool:
+    """A seat whose orders were late or missing is not to blame: an absence of theirs
+    covered the deadline or the processing, or the judge's mail to them this phase did not
+    arrive (``undelivered``: delivery.excused), or the judge itself could not take mail
+    between the deadline and the processing (service/outages.py). Read with the phase
+    still the game's current one (its deadline, its mail)."""
+    if _away(game, seat, now) or any(p in undelivered for p in owed):
+        return True
+    return game.deadline is not None and outages.judge_away_between(game.deadline, now)
+
+
+def missed_deadline(game: Game, noted: Noted, now: datetime) -> bool:
+    """Did this seat really miss this phase's deadline, so that its power may go to
+    someone else (an opening, service/openings.py)? Its orders were still incomplete
+    when the phase was processed (civil disorder), after the deadline's grace, and
+    nothing excused it (an absence, the judge's mail not arriving: ``_excused``, which
+    note_phase applied). An early PROCESS!, or one within the grace, takes nobody's
+    power. Called inside processing, while the phase processed is the game's current one
+    (its deadline). The one place that decides it: a new excuse (the judge's own outage)
+    belongs here, or in ``_excused`` to count for the record too."""
+    if noted.outcome != DISORDER or game.deadline is None:
+        return False
+    return bool(now >= game.deadline + timing_of(game).grace)
+
+
+def note_phase(game: Game, late: list[str], now: datetime | None = None) -> list[Noted]:
     """Write the record entries of the game's current phase, about to be processed, for
     every seat that owed orders in it; ``late`` are the powers whose orders are not complete
     (processing.late_powers). Entries of this phase or later ones left from before a
-    ROLLBACK are replaced."""
+    ROLLBACK are replaced. The entries written."""
     now = now or utcnow()
     RecordEntry.delete().where(
         (RecordEntry.game == game) & (RecordEntry.sequence >= game.sequence)
@@ -129,25 +177,34 @@ def note_phase(game: Game, late: list[str], now: datetime | None = None) -> None
     ).execute()  # fmt: skip
     due = set(powers_to_order(game, current_position(game)))
     if not due:
-        return
+        return []
     on_file = orders_on_file(game)
-    found: list[tuple[Seat, list[str], str]] = []
+    late_set = set(late)
+    own = variant_of(game).orders_per_player
+    found: list[Noted] = []
     for seat in players(game):
         owed = [p for p in seat.powers if p in due]
         if seat.person_id is None or seat.dummy or seat.status != "active" or not owed:
             continue
         lines = [line for p in owed for line in on_file.get(p, [])]
-        found.append((seat, owed, _outcome(game, owed, set(late), lines, now)))
-    faulted = [p for _, owed, outcome in found if outcome in (GRACE, LATE, DISORDER) for p in owed]
-    undelivered = delivery.excused(game, faulted, now)  # one look at the outbox for all
-    for seat, owed, outcome in found:
-        faults = outcome in (GRACE, LATE, DISORDER)
-        if faults and (_away(game, seat, now) or any(p in undelivered for p in owed)):
+        if own:  # partners' orders are kept apart (Double): the seat's own count for it
+            lines = [x for x in lines if x.submitted_by_id in (seat.id, None)]
+        found.append(Noted(seat, owed, _outcome(game, _late_for(seat, owed, late_set), lines, now)))
+    faulted = [p for n in found if n.outcome in (GRACE, LATE, DISORDER) for p in n.powers]
+    undelivered = set(delivery.excused(game, faulted, now))  # one look at the outbox for all
+    noted: list[Noted] = []
+    for entry in found:
+        outcome = entry.outcome
+        if outcome in (GRACE, LATE, DISORDER) and _excused(
+            game, entry.seat, entry.powers, undelivered, now
+        ):
             outcome = EXCUSED
         RecordEntry.create(
-            person=seat.person_id, game=game, phase=game.phase, sequence=game.sequence,
-            powers=owed, outcome=outcome, at=now,
+            person=entry.seat.person_id, game=game, phase=game.phase, sequence=game.sequence,
+            powers=entry.powers, outcome=outcome, at=now,
         )  # fmt: skip
+        noted.append(Noted(entry.seat, entry.powers, outcome))
+    return noted
 
 
 def note_takeover(seat: Seat, now: datetime | None = None) -> None:
@@ -157,6 +214,20 @@ def note_takeover(seat: Seat, now: datetime | None = None) -> None:
         person=seat.person_id, game=game, phase=game.phase or "", sequence=game.sequence,
         powers=seat.powers, outcome=TAKEOVER, at=now or utcnow(),
     )  # fmt: skip
+
+
+def takeover_this_phase(seat: Seat) -> RecordEntry | None:
+    """The entry of the TAKEOVER that gave ``seat`` its player in the game's current phase
+    (UNDO TAKEOVER undoes only those); None: its player came otherwise, or earlier."""
+    game = seat.game
+    entries = RecordEntry.select().where(
+        (RecordEntry.game == game) & (RecordEntry.person == seat.person_id)
+        & (RecordEntry.outcome == TAKEOVER) & (RecordEntry.sequence == game.sequence)
+    )  # fmt: skip
+    found: RecordEntry | None = next(
+        (e for e in entries if list(e.powers) == list(seat.powers)), None
+    )
+    return found
 
 
 def _counts(person: Person) -> dict[int, dict[str, int]]:

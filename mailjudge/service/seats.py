@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import secrets
+from datetime import timedelta
 
 from mailjudge.db import database_proxy
 from mailjudge.engine.catalogue import playable_powers
@@ -11,6 +13,7 @@ from mailjudge.game.state import (
     authenticate,
     game_map,
     has_rule,
+    lock_game,
     person_for,
     players,
     public_name,
@@ -18,11 +21,12 @@ from mailjudge.game.state import (
     seat_named,
     unique_name,
 )
-from mailjudge.models import Game, GameState, Seat
+from mailjudge.models import Game, GameState, JoinRequest, Seat, utcnow
 from mailjudge.passwords import hash_password, verify_password_remembered
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service import records
 from mailjudge.service.games import start_game
+from mailjudge.settings import current_settings
 from mailjudge.variants import variant_of
 
 
@@ -74,44 +78,22 @@ def join(
     name: str | None = None,
     rng: random.Random | None = None,
     started: list[Outgoing] | None = None,
+    password_hash: str | None = None,
 ) -> Seat:
     """JOIN a forming game. Under POWER_CHOICE a free power may be named; otherwise powers
     are dealt at random when the game starts. The game starts by itself when full, unless
-    START_MASTER; the variant's mail at the start is added to ``started``."""
-    records.require_min_record(game, email)  # the game's MIN_RECORD, if it has one
-    if name and variant_of(game).anonymous:
-        raise NotAllowed(
-            f"{game.name} is anonymous: players are known by their powers only; JOIN without"
-            " AS name"
-        )
+    START_MASTER; the variant's mail at the start is added to ``started``. Under the
+    game's lock: concurrent JOINs take their turns, and the last seat starts the game.
+    ``password_hash``: the password hashed already (a JOIN confirmed: ask_to_join)."""
+    lock_game(game)
+    _may_join(game, email, name)
     joined = variant_of(game).join(game, email, password, name)
     if joined is not None:
         return joined
-    if game.state != GameState.FORMING:
-        raise NotAllowed(
-            f"game {game.name} is {game.state}; JOIN is for forming games (try TAKEOVER)"
-        )
-    gmap = game_map(game)
     person = person_for(email)
     with database_proxy.atomic():
-        seats = players(game)
-        mine = [s for s in seats if s.person_id == person.id]
-        if mine and not has_rule(game, "MULTIPLE_POWERS_PER_PLAYER"):
-            raise NotAllowed(f"you already play in {game.name}; one power per player in this game")
-        playable = playable_powers(gmap)
-        if len(seats) >= len(playable):
-            raise NotAllowed(f"game {game.name} is full")
-        chosen = ""
-        if power:
-            chosen = power.upper()
-            if not has_rule(game, "POWER_CHOICE"):
-                raise NotAllowed("powers are dealt at random in this game; JOIN without naming one")
-            if chosen not in playable:
-                raise ServiceError(
-                    f"{power!r} is not a power to play; choose from {', '.join(playable)}"
-                )
-            if any(chosen in s.powers for s in seats):
-                raise NotAllowed(f"{chosen} is taken; free powers: {', '.join(free_powers(game))}")
+        chosen, seats = _player_seat_for(game, person.id, power)
+        playable = playable_powers(game_map(game))
         seat_name = (
             chosen.lower() if chosen else unique_name(game, name or person.email.split("@")[0])
         )
@@ -122,7 +104,7 @@ def join(
             name=seat_name,
             public_name=public_name(name),
             powers=chosen,
-            password_hash=hash_password(password),
+            password_hash=password_hash or hash_password(password),
         )
         if len(seats) + 1 == len(playable) and not has_rule(game, "START_MASTER"):
             mails = start_game(game, rng)
@@ -132,12 +114,84 @@ def join(
     return seat
 
 
+def _may_join(game: Game, email: str, name: str | None) -> None:
+    records.require_min_record(game, email)  # the game's MIN_RECORD, if it has one
+    if name and variant_of(game).anonymous:
+        raise NotAllowed(
+            f"{game.name} is anonymous: players are known by their powers only; JOIN without"
+            " AS name"
+        )
+
+
+def _player_seat_for(game: Game, person_id: int, power: str | None) -> tuple[str, list[Seat]]:
+    """The checks of a player's JOIN: the power it takes ("" when dealt at the start) and
+    the player seats there are, or the refusal saying why not."""
+    if game.state != GameState.FORMING:
+        raise NotAllowed(
+            f"game {game.name} is {game.state}; JOIN is for forming games (try TAKEOVER)"
+        )
+    seats = players(game)
+    mine = [s for s in seats if s.person_id == person_id]
+    if mine and not has_rule(game, "MULTIPLE_POWERS_PER_PLAYER"):
+        raise NotAllowed(f"you already play in {game.name}; one power per player in this game")
+    playable = playable_powers(game_map(game))
+    if len(seats) >= len(playable):
+        raise NotAllowed(f"game {game.name} is full")
+    chosen = ""
+    if power:
+        chosen = power.upper()
+        if not has_rule(game, "POWER_CHOICE"):
+            raise NotAllowed("powers are dealt at random in this game; JOIN without naming one")
+        if chosen not in playable:
+            raise ServiceError(
+                f"{power!r} is not a power to play; choose from {', '.join(playable)}"
+            )
+        if any(chosen in s.powers for s in seats):
+            raise NotAllowed(f"{chosen} is taken; free powers: {', '.join(free_powers(game))}")
+    return chosen, seats
+
+
+def ask_to_join(
+    game: Game, email: str, password: str, power: str | None = None, name: str | None = None
+) -> str | None:
+    """A player's JOIN from an address that never answered the judge: checked now as join()
+    would (the refusal comes at once), kept, and done when the address answers the token
+    returned (confirm_join). Until then it holds no seat and keeps no power: a forged JOIN
+    puts no stranger in a game, nor takes a place from anyone (issue 52). None when the
+    variant seats its joiners its own way (Democratic: a citizen waits in an invited seat),
+    and join() is to be called."""
+    if not variant_of(game).has_players:
+        return None
+    _may_join(game, email, name)
+    chosen, _ = _player_seat_for(game, person_for(email).id, power)
+    hours = current_settings().security.confirm_hours
+    JoinRequest.delete().where(
+        ((JoinRequest.game == game) & (JoinRequest.address == email.lower()))
+        | (JoinRequest.created_at < utcnow() - timedelta(hours=hours))
+    ).execute()
+    token = secrets.token_hex(6)
+    JoinRequest.create(token=token, game=game, address=email.lower(), power=chosen,
+                       name=name or "", password_hash=hash_password(password))  # fmt: skip
+    return token
+
+
+def confirm_join(request: JoinRequest, started: list[Outgoing] | None = None) -> Seat:
+    """The JOIN an address kept waiting, done now that it answered its token (checked
+    again: the game may have filled meanwhile)."""
+    seat = join(request.game, request.address, "", power=request.power or None,
+                name=request.name or None, started=started,
+                password_hash=request.password_hash)  # fmt: skip
+    request.delete_instance()
+    return seat
+
+
 def free_powers(game: Game) -> list[str]:
     held = {p for s in players(game) for p in s.powers}
     return [p for p in playable_powers(game_map(game)) if p not in held]
 
 
 def observe(game: Game, email: str, password: str, name: str | None = None) -> Seat:
+    lock_game(game)  # one seat an address, and each seat's name its own
     if has_rule(game, "NO_OBSERVATIONS"):
         raise NotAllowed(f"game {game.name} takes no observers (NO_OBSERVATIONS)")
     person = person_for(email)
@@ -162,21 +216,28 @@ def is_vacant(seat: Seat) -> bool:
     return seat.role == "player" and seat.person_id is None
 
 
-def takeover(game: Game, power: str, email: str, password: str) -> Seat:
-    """Take a power nobody holds (after a RESIGN, an EJECT, or a dummy at START)."""
+def check_takeover(game: Game, seat: Seat, email: str) -> None:
+    """Whether ``email`` may take ``seat`` over (service/openings.py has found it open):
+    the game's MIN_RECORD, and one power a player unless MULTIPLE_POWERS_PER_PLAYER. Under
+    the game's lock, so that of two TAKEOVERs of one power the second finds it taken."""
+    lock_game(game)
     records.require_min_record(game, email)
-    seat = seat_for_power(game, power)
-    person = person_for(email)
-    if not is_vacant(seat):
-        raise NotAllowed(f"{power.upper()} has a player; only a vacant power can be taken over")
-    held = [s for s in players(game) if s.person_id == person.id]
+    person = records.person_at(email)
+    held = [s for s in players(game) if person is not None and s.person_id == person.id]
     if held and not has_rule(game, "MULTIPLE_POWERS_PER_PLAYER"):
         raise NotAllowed(f"you already play {held[0].powers} in {game.name}; one power per player")
-    seat.person = person
-    seat.password_hash = hash_password(password)
+
+
+def takeover(seat: Seat, email: str, password_hash: str) -> Seat:
+    """Give ``seat`` to ``email``, with the password whose hash is given: a vacant seat
+    (after a RESIGN, an EJECT, or a dummy at START), or one whose player missed a deadline
+    (its power open in civil disorder); check_takeover first."""
+    seat.person = person_for(email)
+    seat.password_hash = password_hash
     seat.public_name = ""  # the name was the one who left; the newcomer has chosen none
     seat.dummy = False
     seat.status = "active"
+    seat.wait = False
     seat.failed_signons = 0
     seat.locked_until = None
     seat.save()
@@ -184,7 +245,7 @@ def takeover(game: Game, power: str, email: str, password: str) -> Seat:
     return seat
 
 
-def _vacate(seat: Seat, status: str) -> None:
+def vacate(seat: Seat, status: str) -> None:
     seat.person = None
     seat.password_hash = None
     seat.status = status
@@ -193,24 +254,27 @@ def _vacate(seat: Seat, status: str) -> None:
 
 
 def resign(seat: Seat) -> None:
+    lock_game(seat.game)
     if seat.role == "player":
-        _vacate(seat, "resigned")
+        vacate(seat, "resigned")
     else:
         seat.status = "resigned"
         seat.save()
 
 
 def eject(game: Game, power: str) -> Seat:
+    lock_game(game)
     seat = seat_for_power(game, power)
-    _vacate(seat, "ejected")
+    vacate(seat, "ejected")
     return seat
 
 
 def make_dummy(game: Game, power: str) -> Seat:
     """The master's DUMMY: the power has no player; its orders come from the master or the
     civil-disorder defaults."""
+    lock_game(game)
     seat = seat_for_power(game, power)
-    _vacate(seat, "active")
+    vacate(seat, "active")
     seat.dummy = True
     seat.save()
     return seat
@@ -218,6 +282,7 @@ def make_dummy(game: Game, power: str) -> Seat:
 
 def revive(game: Game, power: str) -> Seat:
     """The master's REVIVE: a dummy or eliminated power plays again (for a TAKEOVER)."""
+    lock_game(game)
     seat = seat_for_power(game, power)
     seat.dummy = False
     seat.eliminated = False

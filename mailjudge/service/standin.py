@@ -3,9 +3,11 @@ a phase is processed, its orders kept with the phase marked as its own, and SET 
 
 In a game with STANDIN, a power that owes orders and has none on file when its phase is
 processed (a dummy, a vacant power, a late one, a player away) is ordered by the stand-in
-instead of getting the civil-disorder defaults. A player away on a SET ABSENCE who set
-STANDIN ON is not waited for while the absence lasts (service/processing._exempt), and the
-absence does not move the deadline (game/schedule.py).
+instead of getting the civil-disorder defaults, unless its variant plays its silent powers
+by a rule of its own (Variant.standin_refusal: Diplonomic's rule 24). A player away on a
+SET ABSENCE who set STANDIN ON is not waited for while the absence lasts
+(service/processing._exempt), and the absence does not move the deadline
+(game/schedule.py).
 """
 
 from __future__ import annotations
@@ -16,19 +18,26 @@ from typing import Any
 
 from mailjudge.engine.phases import ResultRow
 from mailjudge.engine.standin import MARK, standin_texts
-from mailjudge.game.errors import ServiceError
+from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.schedule import absences
 from mailjudge.game.state import current_position, game_map, has_rule
 from mailjudge.models import Game, Seat, utcnow
 from mailjudge.service.games import engine_options
 from mailjudge.service.orders import powers_to_order
+from mailjudge.variants import variant_of
 
 Kept = dict[str, list[dict[str, Any]]]
 
 
+def plays(game: Game) -> bool:
+    """Whether the stand-in orders for the game's silent powers: the STANDIN rule, and a
+    variant that leaves its silent powers to it (Variant.standin_refusal)."""
+    return has_rule(game, "STANDIN") and variant_of(game).standin_refusal(game) is None
+
+
 def away_with_standin(game: Game, seats: Iterable[Seat], now: datetime | None = None) -> set[str]:
     """The powers whose player is away now (SET ABSENCE) and asked for the stand-in."""
-    if not has_rule(game, "STANDIN"):
+    if not plays(game):
         return set()
     now = now or utcnow()
     return {
@@ -41,7 +50,7 @@ def away_with_standin(game: Game, seats: Iterable[Seat], now: datetime | None = 
 
 def asked_for(game: Game) -> set[str]:
     """The powers whose player set STANDIN ON (for STATUS), under STANDIN."""
-    if not has_rule(game, "STANDIN"):
+    if not plays(game):
         return set()
     seats = Seat.select().where((Seat.game == game) & (Seat.standin == True))  # noqa: E712
     return {power for seat in seats for power in seat.powers}
@@ -53,7 +62,7 @@ def add_standin_orders(
     """Under STANDIN, the stand-in's orders for every power that owes orders and has none
     on file, added to ``texts`` and ``kept`` (marked as the stand-in's); the powers it
     ordered for."""
-    if not has_rule(game, "STANDIN"):
+    if not plays(game):
         return []
     pos = current_position(game)
     # A passive power's orders would be ignored; the map's dummies hold, nobody orders them.
@@ -91,6 +100,9 @@ def set_standin(seat: Seat, on: bool) -> str:
     checked the rule and the role."""
     if not seat.powers:
         raise ServiceError("you hold no power for a stand-in to order")
+    refusal = variant_of(seat.game).standin_refusal(seat.game)
+    if refusal is not None and on:
+        raise NotAllowed(refusal)
     seat.standin = on
     seat.save()
     if not on:

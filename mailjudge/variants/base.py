@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from mailjudge.engine.passive import Passive
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.outcomes import Processed, Readiness, Wait
-from mailjudge.game.state import power_is_done
+from mailjudge.game.state import players, power_is_done
 from mailjudge.models import BaseModel, Game, Seat
 from mailjudge.permissions.rows import Row
 from mailjudge.render.outgoing import Outgoing
@@ -20,6 +21,7 @@ from mailjudge.render.outgoing import Outgoing
 if TYPE_CHECKING:
     from mailjudge.engine.maps import GameMap
     from mailjudge.engine.phases import PhaseOutcome
+    from mailjudge.engine.readings import Readings
     from mailjudge.engine.state import Position
     from mailjudge.models import OrderLine
 
@@ -54,6 +56,15 @@ class ListThread:
         if self.message_id is None:
             return (chain[-1] if chain else None), tuple(chain)
         return self.message_id, tuple(r for r in chain if r != self.message_id)
+
+
+@dataclass(frozen=True)
+class Recruiting:
+    """A running game that takes newcomers by JOIN rather than by TAKEOVER, as the openings
+    show it: what a newcomer becomes, and the line to send (with the word "password")."""
+
+    becomes: str
+    line: str
 
 
 @dataclass
@@ -103,9 +114,22 @@ class Variant:
 
     # The game's countries have mailing lists (Democratic: each country's citizens).
     country_lists = False
+    # True: running games of the variant take newcomers by JOIN, not TAKEOVER (Democratic's
+    # citizens); the openings say how (``recruiting``).
+    recruits = False
     # True: players are known to each other by their powers only (Gunboat): JOIN takes no
     # AS name, so no page, LIST or press shows one; the master still knows who is who.
     anonymous = False
+    # The kinds of seat the variant adds to the shared ones (master, player, observer),
+    # its people's first: Democratic's citizen and the diplomat its citizens elect,
+    # Diplonomic's teammate. Shared code names none of them: it asks the seat's role,
+    # the variant's hooks and its permission rows (tests/test_variant_roles.py holds it).
+    roles: tuple[str, ...] = ()
+    # The columns of Seat that only the variant's seats fill (Democratic's centre).
+    seat_fields: tuple[str, ...] = ()
+    # How many each centre a power owns counts for toward victory, for the powers whose
+    # centres do not count one each: the engine counts them, the results show them.
+    centre_weights: Mapping[str, int] = MappingProxyType({})
     # Rows of the permission table for the variant's roles and actions, read after the
     # gates and before the shared rows (permissions/policy.py).
     permission_rows: tuple[Row, ...] = ()
@@ -175,11 +199,25 @@ class Variant:
         """Inside the processing transaction, after the next phase is set."""
         return []
 
+    def keep(self, game: Game) -> dict[str, Any]:
+        """What of the variant's own state a ROLLBACK to the current phase puts back, as it
+        stands when the phase is processed, before ``before_process`` (JSON, kept with the
+        phase: PhaseRecord.kept). Orders on file, the phase's own and those sent ahead,
+        are kept by the shared code; so is forgetting the votes of phases after it."""
+        return {}
+
+    def restore(self, game: Game, kept: dict[str, Any]) -> None:
+        """Put back what ``keep`` kept: after a ROLLBACK to a phase, and when ROLLFORWARD
+        comes to a stored phase (or back to where the ROLLBACK left). ``kept`` is {} for a
+        phase kept before the variant kept anything: then change nothing."""
+
     def late(
-        self, game: Game, pos: Position, powers: list[str], on_file: dict[str, list[OrderLine]]
-    ) -> list[str]:
-        """Who still owes orders, among ``powers`` (those with something to order)."""
-        return [p for p in powers if not power_is_done(game, pos, p, on_file.get(p, []))]
+        self, game: Game, pos: Position, powers: list[str], on_file: dict[str, list[OrderLine]],
+        read: Readings | None = None,
+    ) -> list[str]:  # fmt: skip
+        """Who still owes orders, among ``powers`` (those with something to order);
+        ``read``: the order lines read already (the mail's that filed some)."""
+        return [p for p in powers if not power_is_done(game, pos, p, on_file.get(p, []), read)]
 
     def ending(self, game: Game, outcome: PhaseOutcome) -> str | None:
         """How the game ends after this phase ('WIN FRANCE'), or None: it goes on."""
@@ -188,6 +226,28 @@ class Variant:
     def refuse_orders(self, game: Game, power: str, texts: list[str]) -> str | None:
         """Why a set of orders is refused whole by the variant's own rule (Diplonomic rule
         17: convoy paths), before the standard checks; None: no such reason."""
+        return None
+
+    def opening_refusal(self, game: Game, power: str) -> str | None:
+        """Why ``power`` is never an opening of this game, so that nobody takes it over
+        (Democratic: its citizens play it); None: it opens as a standard game's power does,
+        when its player leaves or misses a real deadline."""
+        return None
+
+    def recruiting(self, game: Game) -> Recruiting | None:
+        """How a newcomer joins this running game instead of taking a power over, for the
+        openings page and the OPENINGS mail (Democratic: JOIN as a citizen); None: a
+        running game takes newcomers only by TAKEOVER. Asked only of the games of variants
+        with ``recruits`` set."""
+        return None
+
+    def takeover_seat(self, game: Game, name: str) -> Seat | None:
+        """The seat a TAKEOVER of ``name`` (a power, or a seat's name) takes: here the one
+        seat that holds the power; None: no such power or seat. Double overrides it: two
+        seats hold each power, and only the vacant one is taken."""
+        for seat in players(game):
+            if name.upper() in seat.powers or seat.name == name.lower():
+                return seat
         return None
 
     def on_takeover(self, game: Game, seat: Seat) -> list[Outgoing]:
@@ -217,7 +277,9 @@ class Variant:
         return None
 
     def on_clock(self, game: Game, now: datetime) -> list[Outgoing]:
-        """At every tick of the judge's clock, for an active game (a draw's notice ending)."""
+        """At every tick of the judge's clock, for an active game (a draw's notice ending).
+        A hook that ends the game leaves the notice that it is over to the clock, which
+        sends it as every ending's (service/results.game_over_mails)."""
         return []
 
     def list_at(self, address: str, judge: str) -> tuple[Game, str] | None:
@@ -252,6 +314,21 @@ class Variant:
         """IF DISLODGED / IF ADJUSTING: an order filed now for a later phase (Diplonomic
         rule 15); the reply line."""
         raise NotAllowed("orders in advance (IF DISLODGED, IF ADJUSTING) are for Diplonomic games")
+
+    def standin_refusal(self, game: Game) -> str | None:
+        """Under STANDIN, what a silent power (one that owes orders and sent none) does:
+        None, the stand-in orders for it; a reason, the variant's own rule plays it instead
+        and SET STANDIN is refused with that reason (Diplonomic's rule 24: its units hold
+        and do not support each other)."""
+        return None
+
+    def unordered_note(self, game: Game, phase_type: str) -> str | None:
+        """A seat's ready-to-send block (service/ready_block.py) for a unit the seat has no
+        order of its own for: None, the judge's default order stands in the block; a note,
+        the unit is left without an order line and the note says what becomes of it.
+        Where partners share a power (Double) a default written into one partner's block
+        would be sent back as that partner's order, against the other's."""
+        return None
 
     def power_notes(self, game: Game, power: str) -> list[str]:
         """Lines under a power in LIST (Diplonomic's advisors)."""

@@ -8,35 +8,41 @@ an unchanged page with 304 (ETag and Last-Modified).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from email.utils import format_datetime, parsedate_to_datetime
 from typing import Any
 from urllib.parse import quote
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from peewee import PeeweeException
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
+from mailjudge import db
 from mailjudge.game.calendar import game_feed
 from mailjudge.game.schedule import timing_of
 from mailjudge.game.state import game_map
-from mailjudge.models import GAME_STATES, Game, GameState, PhaseRecord
+from mailjudge.health import problems, unreachable
+from mailjudge.models import GAME_STATES, Game, GameState, PhaseRecord, utcnow
 from mailjudge.render import render
 from mailjudge.render.board.style import PALETTES, legend_height
 from mailjudge.render.chart import centre_chart
 from mailjudge.render.undrawn import NOTE_SIZE
 from mailjudge.service.archive import export_game
 from mailjudge.settings import Settings, current_settings
-from mailjudge.timing import show
+from mailjudge.timing import known_zone, show
 from mailjudge.variants import variant_of
 from mailjudge.web import openings, pages
 from mailjudge.web.cache import Page, PageCache
+from mailjudge.web.outage import WhileAway
 from mailjudge.web.players import ROUTES as PLAYER_ROUTES
 
 # Zones offered in the deadline's picker; any other IANA name works typed into ?tz=.
@@ -127,7 +133,7 @@ def _palette(request: Request) -> str:
 
 def _page_number(request: Request) -> int:
     text = request.query_params.get("page", "1")
-    return int(text) if text.isdigit() and 0 < len(text) < 6 else 1
+    return int(text) if text.isascii() and text.isdigit() and 0 < len(text) < 6 else 1
 
 
 def _join(request: Request) -> dict[str, str]:
@@ -138,11 +144,7 @@ def _join(request: Request) -> dict[str, str]:
 
 def _zone(request: Request) -> str:
     name = request.query_params.get("tz", "UTC")
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return "UTC"
-    return name
+    return name if known_zone(name) is not None else "UTC"
 
 
 async def index(request: Request) -> Response:
@@ -354,6 +356,31 @@ def _uncached(build: Callable[[Request], Page]) -> Callable[[Request], Awaitable
     return endpoint
 
 
+# How long /health's answer is kept: a monitor asking every second costs a few counts
+# every HEALTH_SECONDS, whatever the number of monitors.
+HEALTH_SECONDS = 2.0
+
+
+async def health(request: Request) -> Response:
+    """200 "ok", or 503 with what stops the judge doing its job, one problem a line
+    (mailjudge.health: never an address or a secret), for a load balancer or a monitor."""
+    state = request.app.state
+    asked = time.monotonic()
+    if state.health is None or asked - state.health[0] > HEALTH_SECONDS:
+        try:
+            found = [p.summary for p in problems(utcnow(), db.sqlite_file())]
+        except PeeweeException as err:
+            found = [unreachable(err).summary]
+            with contextlib.suppress(Exception):  # the next question connects anew
+                db.database_proxy.close()
+        state.health = (asked, found)
+    found = state.health[1]
+    body = "ok\n" if not found else "".join(f"{line}\n" for line in found)
+    return PlainTextResponse(
+        body, status_code=503 if found else 200, headers={"Cache-Control": "no-store"}
+    )
+
+
 async def not_found(request: Request, exc: Exception) -> Response:
     detail = exc.detail if isinstance(exc, HTTPException) else "Not found."
     status = exc.status_code if isinstance(exc, HTTPException) else 404
@@ -378,8 +405,14 @@ def make_app(cache_seconds: float = 5.0, settings: Settings | None = None) -> St
         Route("/openings", _uncached(openings.openings_page)),
         Route("/openings.atom", _uncached(openings.openings_feed)),
         *PLAYER_ROUTES,  # the records players made public
+        Route("/health", health, methods=["GET", "HEAD"]),
     ]
-    app = Starlette(routes=routes, exception_handlers={HTTPException: not_found})
+    app = Starlette(
+        routes=routes,
+        exception_handlers={HTTPException: not_found},
+        middleware=[Middleware(WhileAway)],  # 503 while the database is away
+    )
     app.state.pages = PageCache(lifetime=cache_seconds)
+    app.state.health = None  # (when it was asked, the problems found): see health
     app.state.settings = settings if settings is not None else current_settings()
     return app

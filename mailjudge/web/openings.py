@@ -13,6 +13,7 @@ from starlette.requests import Request
 
 from mailjudge.game.openings import last_change, public_openings
 from mailjudge.render import render
+from mailjudge.service.openings import recruiting
 from mailjudge.timing import show
 from mailjudge.web.cache import Page
 
@@ -29,7 +30,7 @@ def _judge(request: Request) -> dict[str, str]:
 
 def openings_page(request: Request) -> Page:
     body = render("web/openings.html.j2", openings=public_openings(), show=show,
-                  judge=_judge(request))  # fmt: skip
+                  judge=_judge(request), recruiting=recruiting())  # fmt: skip
     return _page(body, last_change(), "text/html")
 
 

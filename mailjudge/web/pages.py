@@ -36,9 +36,9 @@ from mailjudge.rules import RuleSet, catalogue
 from mailjudge.variants import variant_of
 from mailjudge.variants.base import PublicSection
 
-# Seats the public sees: who plays which power. Observers, masters and (in Democratic)
-# the citizens are people, not powers; the variant sections show what is public of them.
-PLAYING_ROLES = ("player", "teammate")
+# The seats with no part in the phases; every other seat plays (a player, or a variant's
+# seat: Diplonomic's teammate, Democratic's citizen).
+NOT_PLAYING = ("master", "observer")
 
 
 def public_game(name: str) -> Game | None:
@@ -84,7 +84,7 @@ def _player_counts() -> dict[int, int]:
     rows = (
         Seat.select(Seat.game, fn.COUNT(Seat.id))
         .where(
-            Seat.role.in_((*PLAYING_ROLES, "citizen", "diplomat"))
+            Seat.role.not_in(NOT_PLAYING)
             & (Seat.status == "active")
             & Seat.person.is_null(False)  # a vacant or dummy power is nobody
         )
@@ -123,18 +123,18 @@ def _shown(seat: Seat) -> str:
 
 def seat_lines(game: Game) -> list[SeatLine]:
     """Who plays what: each power and, where the player chose one, the public name. A game
-    whose powers nobody holds alone (Democratic) shows its citizens per power instead."""
+    whose powers nobody holds alone (Democratic) shows its people per power instead."""
     if not variant_of(game).has_players:
-        return citizen_lines(game)
+        return people_lines(game)
     lines = []
     neutral = game_map(game).dummies  # the map's own dummies: nobody ever plays them
     for seat in Seat.select().where(
-        (Seat.game == game) & Seat.role.in_(PLAYING_ROLES)
+        (Seat.game == game) & Seat.role.not_in(NOT_PLAYING)
     ).order_by(Seat.id):  # fmt: skip
         powers = " and ".join(power_title(game, p) for p in seat.powers) or "(dealt at the start)"
         name = _shown(seat)
-        if seat.role == "teammate":
-            who = f"teammate {name}" if name else "a teammate"
+        if seat.role != "player":  # a variant's seat beside the player (a teammate)
+            who = f"{seat.role} {name}" if name else f"a {seat.role}"
             who += "" if seat.status == "active" else f" ({seat.status})"
         elif seat.powers and set(seat.powers) <= neutral:
             who = "nobody: a dummy of the map, its units hold"
@@ -152,32 +152,36 @@ def seat_lines(game: Game) -> list[SeatLine]:
     return lines
 
 
-def citizen_lines(game: Game) -> list[SeatLine]:
-    """Democratic: how many citizens each power has, and its diplomat's public name."""
-    owners: dict[str, str] = (game.position or {}).get("sc_owners") or {}
+def people_lines(game: Game) -> list[SeatLine]:
+    """A game whose powers nobody holds alone (Democratic): how many of its people each
+    power has (its variant's first role names them: citizens), counted by the power each
+    speaks for, and the public name of any of them in another of its roles (the country's
+    diplomat)."""
+    variant = variant_of(game)
+    people, *other_roles = variant.roles or ("player",)  # a variant without players has some
     counts: dict[str, int] = {}
-    diplomats: dict[str, str] = {}
+    named: dict[str, list[str]] = {}
     unplaced = 0
     for seat in Seat.select().where(
-        (Seat.game == game) & Seat.role.in_(("citizen", "diplomat")) & (Seat.status == "active")
+        (Seat.game == game) & Seat.role.in_(variant.roles) & (Seat.status == "active")
     ):  # fmt: skip
-        power = owners.get(seat.centre or "")
+        seat.game = game  # its country is read from the game's board, once
+        power = next(iter(variant.speaks_for(seat)), None)
         if power is None:
             unplaced += 1
             continue
         counts[power] = counts.get(power, 0) + 1
-        if seat.role == "diplomat":
-            diplomats[power] = _shown(seat) or "elected, no public name"
+        if seat.role in other_roles:
+            shown = _shown(seat) or "elected, no public name"
+            named.setdefault(power, []).append(f"{seat.role}: {shown}")
     lines = []
     for power in game_map(game).power_names:
         n = counts.get(power, 0)
-        who = f"{n} citizen{'' if n == 1 else 's'}"
-        if power in diplomats:
-            who += f"; diplomat: {diplomats[power]}"
+        who = "; ".join([f"{n} {people}{'' if n == 1 else 's'}", *named.get(power, [])])
         lines.append(SeatLine(power_title(game, power), who))
     if unplaced:
         many = "" if unplaced == 1 else "s"
-        lines.append(SeatLine("Not yet placed", f"{unplaced} citizen{many}"))
+        lines.append(SeatLine("Not yet placed", f"{unplaced} {people}{many}"))
     return lines
 
 

@@ -70,7 +70,8 @@ def web_process(settings: Settings, sock: socket.socket, stop: Any) -> None:
 
     use_settings(settings)
     setup_logging(settings.logging, "web")
-    db.connect(settings.database.url)
+    # Connected by the first page (a database away waits); read-only, as the pages are.
+    db.bind(settings.database.url, read_only=True)
     try:
         serve(sock, stop)
     finally:

@@ -16,6 +16,7 @@ from mailjudge.render.board.orders import draw_orders
 from mailjudge.render.board.passages import passages
 from mailjudge.render.board.places import GRAPH, MAP, Places, places
 from mailjudge.render.board.shapes import Circle, Line, Point, Polygon, Rect, Scene, Text
+from mailjudge.render.words import counted
 
 
 def draw_board(
@@ -194,13 +195,13 @@ def _legend(
         if power == "neutral":
             scene.add(Circle(x + 7, y, 7, style.NEUTRAL_CENTRE, style.CENTRE_STROKE, 1.5))
             scene.add(Text(x + 20, y, "Neutral", 13, bold=True, anchor="start"))
-            scene.add(Text(x + 20, y + 19, f"{neutral} centres", 12, anchor="start"))
+            scene.add(Text(x + 20, y + 19, counted(neutral, "centre"), 12, anchor="start"))
             continue
         scene.add(Rect(x, y - 7, 14, 14, colours[power], None, 0, radius=3))
         scene.add(Text(x + 20, y, gmap.power_title(power), 13, bold=True, anchor="start"))
         units = len(position.units_of(power))
-        scene.add(Text(x + 20, y + 19, f"{counts.get(power, 0)} SC, {units} units", 12,
-                       anchor="start"))  # fmt: skip
+        scene.add(Text(x + 20, y + 19, f"{counts.get(power, 0)} SC, {counted(units, 'unit')}",
+                       12, anchor="start"))  # fmt: skip
     _key(scene, top + tall - 22, bool(passages(gmap)))
 
 

@@ -49,7 +49,7 @@ from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.render.results import results_lines
 from mailjudge.settings import current_settings
-from mailjudge.variants.base import ListThread, PressRoutes, PublicSection, Variant
+from mailjudge.variants.base import ListThread, PressRoutes, PublicSection, Recruiting, Variant
 from mailjudge.variants.democratic import digests, public
 from mailjudge.variants.democratic.ballots import (
     STANDING,
@@ -57,13 +57,13 @@ from mailjudge.variants.democratic.ballots import (
     ballot_groups,
     cast_ballot,
     order_sets,
-    proposal_added,
 )
 from mailjudge.variants.democratic.citizens import (
     CITIZEN_ROLES,
     _owners,
     addresses_read_once,
     centres_of,
+    citizen_owners_before,
     citizens,
     country_of,
     home_centres,
@@ -91,7 +91,7 @@ def join_citizen(
     """JOIN a Democratic game, forming or running. A late joiner goes to the home centre
     with the fewest citizens (the first such centre by name). Unless ``confirmed``, the
     seat is invited only: it is a citizen, and on its country's list, once the address
-    answers its CONFIRM token (commands.account.Join), so a forged JOIN never puts a
+    answers its CONFIRM token (commands.joining.Join), so a forged JOIN never puts a
     stranger on a list. One invited seat an address: a second JOIN finds it again."""
     if game.state not in (GameState.FORMING, GameState.ACTIVE):
         raise NotAllowed(
@@ -159,7 +159,6 @@ def nominate(game: Game, seat: Seat, name: str, commentary: str = "") -> Proposa
 def _new_proposal(
     game: Game, kind: str, power: str, text: str, author: Seat, note: str = ""
 ) -> Proposal:
-    proposal_added()  # before the row: counts read from here on are not kept
     return Proposal.create(
         game=game, phase=game.phase, kind=kind, number=Proposal.next_number(game),
         power=power, text=text + (f"\n\n{note.strip()}" if note.strip() else ""), author=author,
@@ -356,6 +355,9 @@ class Democratic(Variant):
     )
     has_players = False
     country_lists = True
+    recruits = True  # a newcomer becomes a citizen (JOIN), never a country's player
+    roles = CITIZEN_ROLES  # a citizen, and the diplomat a country's citizens elect
+    seat_fields = ("centre",)  # the supply centre a citizen is placed on
     commands_module = "mailjudge.variants.democratic.commands"
     permission_rows = (
         Row(Action.ORDERS, role(*CITIZEN_ROLE_SET), DENY,
@@ -376,6 +378,23 @@ class Democratic(Variant):
 
     def join(self, game: Game, email: str, password: str, name: str | None) -> Seat | None:
         return join_citizen(game, email, password, name)
+
+    def opening_refusal(self, game: Game, power: str) -> str | None:
+        """A country is its citizens' (seed 000): nobody takes it over, and a country
+        with no citizen yet gets them by JOIN (a late citizen goes to the home centre
+        with the fewest)."""
+        return (
+            f"{power.upper()} in {game.name} is played by its citizens, who vote its orders: "
+            f"nobody takes a Democratic country over; JOIN {game.name} password makes you a "
+            "citizen"
+        )
+
+    def recruiting(self, game: Game) -> Recruiting | None:
+        if game.state != GameState.ACTIVE:
+            return None
+        return Recruiting(
+            "a citizen, who votes on a country's orders", f"JOIN {game.name} password"
+        )
 
     def joined_late(self, game: Game, seat: Seat) -> list[Outgoing]:
         notice = citizen_joined_notice(game, seat)
@@ -565,8 +584,9 @@ class Democratic(Variant):
         return mails
 
     def after_process(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
-        """Citizens of captured centres change country; a new movement phase elects."""
-        old_owners = _record_owners(game, done.phase)
+        """Citizens of captured centres change country (at the end of a Fall turn: after
+        its retreats); a new movement phase elects."""
+        old_owners = citizen_owners_before(game, done.phase)
         new_owners = _owners(game)
         taken = [c for c, owner in new_owners.items() if old_owners.get(c) != owner]
         movers: list[Seat] = []

@@ -12,13 +12,43 @@ from typing import Any
 from mailjudge.db import database_proxy
 from mailjudge.engine.catalogue import playable_powers
 from mailjudge.game.state import game_map
-from mailjudge.models import Game, Person, Seat
+from mailjudge.models import Game, Person, PhaseRecord, Seat
 
 CITIZEN_ROLES = ("citizen", "diplomat")
 
 
 def _owners(game: Game) -> dict[str, str]:
-    return dict(game.position.get("sc_owners") or {}) if game.position else {}
+    """Who owns each centre, as its citizens belong to it. Seed 000: citizens move when
+    "their home supply center gets overtaken" and "once a country gains control of a
+    supply center ... prior to disbanding or building units": control changes at the end
+    of the Fall turn, after its retreats. The engine's board of a Fall retreat phase shows
+    the owners the Fall's moves make, so during that phase the citizens still belong to
+    the owners the Fall began with."""
+    if not game.position:
+        return {}
+    phase = game.phase or ""
+    if phase.startswith("F") and phase.endswith("R"):
+        began = owners_at_start(game, phase[:-1] + "M")
+        if began is not None:
+            return began
+    return dict(game.position.get("sc_owners") or {})
+
+
+def owners_at_start(game: Game, phase: str) -> dict[str, str] | None:
+    """The centres' owners on the board the stored ``phase`` began with; None when that
+    phase is not stored."""
+    record = PhaseRecord.get_or_none((PhaseRecord.game == game) & (PhaseRecord.phase == phase))
+    return dict((record.position or {}).get("sc_owners") or {}) if record else None
+
+
+def citizen_owners_before(game: Game, phase: str) -> dict[str, str]:
+    """The owners the citizens followed while the stored ``phase`` was played (a Fall
+    retreat's are the Fall's first: see _owners)."""
+    if phase.startswith("F") and phase.endswith("R"):
+        began = owners_at_start(game, phase[:-1] + "M")
+        if began is not None:
+            return began
+    return owners_at_start(game, phase) or {}
 
 
 def home_centres(game: Game) -> list[str]:

@@ -3,6 +3,7 @@ comments, abstaining, and the master's SET LIST."""
 
 from __future__ import annotations
 
+from mailjudge.commands.arguments import is_number
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.master import MasterCommand
 from mailjudge.commands.registry import register
@@ -97,7 +98,7 @@ class DemocraticVote(Command):
             raise CommandError("write VOTE DIPLOMAT alice bob, or VOTE ORDERS 2 1 3")
         kind, ranking = args[0].upper(), args[1:]
         if kind == "ORDERS":
-            if not ranking or not all(r.isdigit() for r in ranking):
+            if not ranking or not all(is_number(r) for r in ranking):
                 raise CommandError("write VOTE ORDERS 2 1 3: the order sets' numbers, best first")
             dem.vote_orders(game, seat, [int(r) for r in ranking])
         elif kind == "DIPLOMAT":
@@ -123,7 +124,7 @@ class Comment(Command):
         game = democratic_game(ctx)
         words = [a.upper() for a in args]
         nominated = len(words) == 2 and words[0] == "NOMINATION"
-        if not (nominated or len(words) == 1) or not words[-1].isdigit():
+        if not (nominated or len(words) == 1) or not is_number(words[-1]):
             raise CommandError(
                 "write COMMENT 2 (order set 2 of this phase) or COMMENT NOMINATION 1, your"
                 " comment, then END"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from mailjudge.addresses import judge_detail, split_address
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.state import authenticate, game_map, seat_in
+from mailjudge.masking import password_command
 from mailjudge.models import Game, Press, Seat
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.settings import current_settings
@@ -160,6 +161,12 @@ def post(
     body = "\n".join(lines[1:]).strip()
     if not body:
         raise ServiceError("the post is empty after its SIGNON line")
+    leaking = next(filter(None, map(password_command, lines[1:])), None)
+    if leaking is not None:  # a second SIGNON, a JOIN ...: its password would go out
+        raise ServiceError(
+            f"the post holds a {leaking} line below its first: it would show a password to "
+            "the list, so nothing was posted; send commands to the judge"
+        )
     Press.create(game=game, phase=game.phase, sender=seat, recipients=power, body=body + "\n")
     mail = list_mail(
         game, power, subject.strip() or f"from {seat.name}", f"{seat.name} writes:\n\n{body}\n",

@@ -75,6 +75,7 @@ def digest(game: Game, power: str, now: datetime) -> Outgoing | None:
         if not mail.bcc:
             return None  # nobody to read it; the posts are marked as carried all the same
         mail.list_id, mail.list_post = list_id(game, power), address
+        mail.reply_to = address  # a Reply to the digest is a post to the list, as to a post
     return mail
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mailjudge.engine.passive import Passive, Removal
 from mailjudge.game import stalemate
@@ -35,7 +35,7 @@ from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
 from mailjudge.timing import show
 from mailjudge.variants.base import PublicSection, Variant
-from mailjudge.variants.diplonomic import advisors, convoys, public, rule15
+from mailjudge.variants.diplonomic import advisors, convoys, kept, public, rule15
 from mailjudge.variants.diplonomic import rule_changes as rc
 from mailjudge.variants.diplonomic import teammates as tm
 from mailjudge.variants.diplonomic.tables import Rulebook
@@ -64,6 +64,8 @@ def static_since(game: Game, year: int) -> int | None:
 class Diplonomic(Variant):
     name = "diplonomic"
     tables = (Rulebook,)
+    roles = ("teammate",)  # a non-contestant assisting a contestant (rule 7)
+    seat_fields = ("assists", "authorized")  # the contestant assisted; may order for it
     default_rules = "+CIVIL_DISORDER +ALWAYS_WAIT"
     permission_rows = (
         Row(Action.ORDERS, role(Role.TEAMMATE), DENY,
@@ -80,6 +82,16 @@ class Diplonomic(Variant):
 
     def public_sections(self, game: Game) -> list[PublicSection]:
         return public.sections(game)
+
+    def standin_refusal(self, game: Game) -> str | None:
+        """Rule 24: "If a Contestant leaves the game or eir country otherwise fails to
+        submit orders on a given Spring or Fall turn, ... Eir units all hold in position,
+        but don't support each other." The rules text says how a silent country plays,
+        so the stand-in, which supports, never plays one."""
+        return (
+            "in Diplonomic a country that sends no orders is played by rule 24 (its units "
+            "hold and do not support each other), not by the stand-in"
+        )
 
     def order_in_advance(self, game: Game, seat: Seat, words: list[str]) -> str:
         """Rule 15: IF DISLODGED / IF ADJUSTING with the movement orders."""
@@ -162,6 +174,13 @@ class Diplonomic(Variant):
             return standard
         return Readiness(True, "rule 15: every order for this phase was given in advance")
 
+    def keep(self, game: Game) -> dict[str, Any]:
+        """Rule 8's changes: the rules version in force, the proposals and their votes."""
+        return kept.keep(game)
+
+    def restore(self, game: Game, keep: dict[str, Any]) -> None:
+        kept.restore(game, keep)
+
     def after_process(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
         if game.state == GameState.ACTIVE:
             rule15.drop_undislodged(game)
@@ -237,9 +256,8 @@ class Diplonomic(Variant):
             .where((Game.id == game.id) & (Game.state == GameState.ACTIVE))
             .execute()
         )  # fmt: skip
-        if won != 1:
-            return []  # another judge process ended it, or it ended otherwise
-        game.__data__.update(Game.get_by_id(game.id).__data__)
-        body = render("game_over.txt.j2", game=game, outcome=outcome)
-        subject = f"the game is over: {outcome.lower()}"
-        return mail_to_everyone(game, subject, body)
+        if won == 1:  # else another judge process ended it, or it ended otherwise
+            game.__data__.update(Game.get_by_id(game.id).__data__)
+        # The notice that the game is over is the clock's to send (service/deadlines), as
+        # for every ending: with the deadline withdrawn from the calendars.
+        return []

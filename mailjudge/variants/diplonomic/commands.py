@@ -4,6 +4,7 @@ FOR is a form of VOTE, in commands/vote.py.)"""
 
 from __future__ import annotations
 
+from mailjudge.commands.arguments import is_number
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.master import MasterCommand
 from mailjudge.commands.registry import register
@@ -189,7 +190,7 @@ class Rules(Command):
     summary = "Diplonomic: the game's rules text as it stands (or an earlier version)"
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
-        if not args or len(args) > 2 or (len(args) == 2 and not args[1].isdigit()):
+        if not args or len(args) > 2 or (len(args) == 2 and not is_number(args[1])):
             raise CommandError("write RULES game, or RULES game 2 for version 2")
         game: Game = state.get_game(args[0])
         book = rc.version(game, int(args[1]) if len(args) == 2 else None)
@@ -208,7 +209,7 @@ class Enact(MasterCommand):
     summary = "Diplonomic: enact rule-change proposal n by the master's ruling (everyone is told)"
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
-        if len(args) != 1 or not args[0].isdigit():
+        if len(args) != 1 or not is_number(args[0]):
             raise CommandError("write ENACT and the proposal's number: ENACT 3")
         ctx.outgoing += rc.enact_by_master(game, int(args[0]), ctx.now)
         return [f"proposal {args[0]} is enacted; everyone is told"]
@@ -251,7 +252,7 @@ class DiplonomicVote(Command):
 def _proposal_vote(game: Game, seat: Seat, args: list[str]) -> list[str]:
     """VOTE PROPOSAL 3 FOR; also VOTE FOR 3, VOTE 3 FOR (and AGAINST, WITHDRAW)."""
     words = [w.upper() for w in args if w.upper() != "PROPOSAL"]
-    numbers = [w for w in words if w.isdigit()]
+    numbers = [w for w in words if is_number(w)]
     choices = [w for w in words if w in rc.CHOICES]
     if len(numbers) != 1 or len(choices) != 1 or len(words) != 2:
         raise CommandError(

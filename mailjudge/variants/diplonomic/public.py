@@ -7,14 +7,12 @@ from __future__ import annotations
 from mailjudge.game.state import phase_label, power_title
 from mailjudge.models import Game, Proposal, Seat
 from mailjudge.variants.base import PublicSection, PublicTable, PublicText
-from mailjudge.variants.diplonomic.rule_changes import KIND
-from mailjudge.variants.diplonomic.tables import Rulebook
+from mailjudge.variants.diplonomic.rule_changes import KIND, versions_in_force
 
 
 def sections(game: Game) -> list[PublicSection]:
     rules = PublicSection("The rules")
-    versions = Rulebook.select().where(Rulebook.game == game).order_by(Rulebook.version.desc())
-    for n, book in enumerate(versions):
+    for n, book in enumerate(versions_in_force(game)):
         state = "in force" if n == 0 else "earlier"
         source = f", from proposal {book.proposal.number}" if book.proposal is not None else ""
         rules.texts.append(PublicText(f"Version {book.version} ({state}{source})", book.text))

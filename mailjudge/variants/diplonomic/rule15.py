@@ -31,7 +31,6 @@ from mailjudge.game.state import (
     current_position,
     game_map,
     has_rule,
-    may_order_for,
     require_active,
 )
 from mailjudge.models import Game, OrderLine, Seat, utcnow
@@ -97,6 +96,14 @@ def _province(text: str) -> str | None:
     return words[1].split("/")[0].lower() if len(words) > 1 else None
 
 
+def _gives_orders(seat: Seat) -> bool:
+    """A contestant orders for its power; a teammate for its contestant's while it is
+    authorized (rule 7); the master names the power."""
+    if seat.role == "teammate":
+        return bool(seat.authorized) and seat.status == "active"
+    return seat.role == "player"
+
+
 def _power_of(
     game: Game, seat: Seat, kind: str, loc: tuple[str, str | None] | None, phase_type: str
 ) -> str:
@@ -104,7 +111,7 @@ def _power_of(
     centre's power (a build), or the seat's only power."""
     pos = current_position(game)
     gmap = game_map(game)
-    mine = [p for p in seat.powers if may_order_for(seat, p)] if seat.role != "master" else []
+    mine = list(seat.powers) if _gives_orders(seat) else []
     owner: str | None = None
     if kind in ("retreat", "disband") and loc is not None:
         unit = pos.units.get(loc[0])

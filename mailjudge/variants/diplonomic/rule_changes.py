@@ -6,7 +6,8 @@ turn begins; contestants vote on it during that turn only; when that turn's move
 adjustments are done it is enacted if more than half the contestants voted for it. Only
 the number of votes in favour is ever published.
 
-States of a rules Proposal: submitted -> published -> enacted | failed.
+States of a rules Proposal: submitted -> published -> enacted | failed; undone, when a
+ROLLBACK went back before it was sent (a ROLLFORWARD may bring it back).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from mailjudge.variants.diplonomic.tables import Rulebook
 
 KIND = "rules"  # Proposal.kind and Ballot.kind
 CHOICES = ("FOR", "AGAINST", "WITHDRAW")
+UNDONE = "undone"  # a proposal sent in phases a ROLLBACK undid (variants/diplonomic/kept.py)
 
 
 def turn_of(phase: str) -> str:
@@ -62,21 +64,40 @@ def _require_contestant(game: Game, seat: Seat, what: str) -> None:
 # The rules text, version by version.
 
 
+VERSION = "rules_version"  # in Game.variant_state: the version in force
+
+
 def latest(game: Game) -> Rulebook | None:
-    found: Rulebook | None = (
-        Rulebook.select().where(Rulebook.game == game).order_by(Rulebook.version.desc()).first()
-    )
+    """The version in force: the newest, unless a ROLLBACK went back to an earlier one
+    (the later ones stay stored, as later phases do, until a proposal is enacted anew)."""
+    versions = Rulebook.select().where(Rulebook.game == game)
+    current = (game.variant_state or {}).get(VERSION)
+    if current is not None:
+        versions = versions.where(Rulebook.version <= current)
+    found: Rulebook | None = versions.order_by(Rulebook.version.desc()).first()
     return found
 
 
+def versions_in_force(game: Game) -> list[Rulebook]:
+    """The version in force and the earlier ones, newest first."""
+    current = latest(game)
+    if current is None:
+        return []
+    return list(
+        Rulebook.select()
+        .where((Rulebook.game == game) & (Rulebook.version <= current.version))
+        .order_by(Rulebook.version.desc())
+    )
+
+
 def version(game: Game, number: int | None = None) -> Rulebook:
+    have = latest(game)
     found = (
-        latest(game)
-        if number is None
+        have
+        if number is None or (have is not None and number > have.version)
         else Rulebook.get_or_none((Rulebook.game == game) & (Rulebook.version == number))
     )
-    if found is None:
-        have = latest(game)
+    if found is None or (number is not None and found.version != number):
         raise NotFound(
             f"game {game.name} has no rules text yet; the master sends RULEBOOK ... END"
             if have is None
@@ -102,7 +123,20 @@ def _new_version(game: Game, rules: rb.Rules, proposal: Proposal | None) -> Rule
     current = latest(game)
     number = 1 if current is None else current.version + 1
     text = rb.render_rules(rules)
-    return Rulebook.create(game=game, version=number, text=text, proposal=proposal)
+    # Versions past the one in force were made in a future a ROLLBACK undid.
+    Rulebook.delete().where((Rulebook.game == game) & (Rulebook.version >= number)).execute()
+    made = Rulebook.create(game=game, version=number, text=text, proposal=proposal)
+    set_version(game, number)
+    return made
+
+
+def set_version(game: Game, number: int | None) -> None:
+    """The rules version in force from now on (None: no rules text)."""
+    state = {k: v for k, v in (game.variant_state or {}).items() if k != VERSION}
+    if number is not None:
+        state[VERSION] = number
+    game.variant_state = state
+    Game.update(variant_state=state).where(Game.id == game.id).execute()
 
 
 # Proposals and votes.
@@ -234,7 +268,7 @@ def resolve(game: Game, now: datetime) -> list[Resolution]:
 
 def enact(game: Game, proposal: Proposal, now: datetime) -> str:
     """Apply every amendment, or none; returns why not ("" when applied)."""
-    found = _amendments(proposal)
+    found = amendments_of(proposal)
     current = latest(game)
     try:
         rules = am.apply_text(rb.parse_rules(current.text) if current else None, found)
@@ -254,7 +288,7 @@ def enact_by_master(game: Game, number: int, now: datetime) -> list[Outgoing]:
     proposal = Proposal.get_or_none(
         (Proposal.game == game) & (Proposal.number == number) & (Proposal.kind == KIND)
     )
-    if proposal is None or proposal.state == "enacted":
+    if proposal is None or proposal.state in ("enacted", UNDONE):
         raise NotFound(f"game {game.name} has no proposal {number} that is not yet enacted")
     problem = enact(game, proposal, now)
     if problem:
@@ -268,7 +302,7 @@ def enact_by_master(game: Game, number: int, now: datetime) -> list[Outgoing]:
     )  # fmt: skip
 
 
-def _amendments(proposal: Proposal) -> list[am.Amendment]:
+def amendments_of(proposal: Proposal) -> list[am.Amendment]:
     """The amendments of a stored proposal (its title, if any, is its first paragraph)."""
     try:
         return am.parse_amendments(proposal.text)

@@ -20,7 +20,9 @@ from mailjudge.engine.catalogue import playable_powers
 from mailjudge.engine.checker import parse_order
 from mailjudge.engine.orders import Order, OrderError
 from mailjudge.engine.reader import read_order
+from mailjudge.engine.readings import Readings
 from mailjudge.engine.state import ADJUSTMENT, RETREAT, Phase, Position
+from mailjudge.game import openings
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.outcomes import Processed, Readiness
 from mailjudge.game.state import (
@@ -257,6 +259,20 @@ class Double(Variant):
     def public_sections(self, game: Game) -> list[PublicSection]:
         return public.sections(game, ring_seats(game))
 
+    def unordered_note(self, game: Game, phase_type: str) -> str | None:
+        """What a unit a player has not ordered comes to when the two sets are
+        synchronised (sync.py), said in that player's ready block in place of a default
+        order line: a default sent back would be the player's order against the partner's."""
+        if _lytton(game):
+            fate = "your partner's order stands for it (Lytton's rule 1)"
+        elif phase_type == ADJUSTMENT:
+            fate = "builds your partner orders are waived, removals left to the rule"
+        elif phase_type == RETREAT:
+            fate = "it is disbanded"
+        else:
+            fate = "it holds, unless your partner orders a support, which stands"
+        return f"(no order of yours on file: {fate}; write one on a line of its own to order it)"
+
     def map_refusal(self, gmap: GameMap) -> str | None:
         return ring_refusal(gmap)
 
@@ -281,9 +297,26 @@ class Double(Variant):
                             powers=" ".join(pair), dummy=True)  # fmt: skip
         return []
 
+    def takeover_seat(self, game: Game, name: str) -> Seat | None:
+        """Two seats hold each power. By the seat's name (rome-carthage) that seat; by a
+        power's name the seat of the two that is open: the vacant one, else one all of
+        whose powers are open (its player missed a deadline), never the partner who still
+        plays; with neither, the first, which the takeover then refuses."""
+        seats = ring_seats(game)
+        named = [s for s in seats if s.name == name.lower()]
+        if named:
+            return named[0]
+        holding = [s for s in seats if name.upper() in s.powers]
+        vacant = [s for s in holding if s.person_id is None]
+        abandoned = [
+            s for s in holding if all(openings.open_row(game, p) is not None for p in s.powers)
+        ]
+        return next(iter(vacant + abandoned + holding), None)
+
     def late(
-        self, game: Game, pos: Position, powers: list[str], on_file: dict[str, list[OrderLine]]
-    ) -> list[str]:
+        self, game: Game, pos: Position, powers: list[str], on_file: dict[str, list[OrderLine]],
+        read: Readings | None = None,
+    ) -> list[str]:  # fmt: skip
         """Each player owes orders for both powers: 'ENGLAND (austria-england)'. Orders on
         file from anyone else (the master, or restored by a ROLLBACK) stand for the power.
         Called on every order mail: the seats are read once, and no line's sender is."""
@@ -298,7 +331,7 @@ class Double(Variant):
                 if power not in seat.powers or seat.person_id is None or seat.dummy:
                     continue
                 mine = [line.text for line in lines if line.submitted_by_id == seat.id]
-                if missing_orders(game, pos, power, mine):
+                if missing_orders(game, pos, power, mine, read):
                     late.append(f"{power} ({seat.name})")
         return late
 
@@ -334,6 +367,29 @@ class Double(Variant):
                         subject = f"{power}'s orders out of sync in {game.phase}"
                         mails.append(mail_to_seat(seat, subject, body, "notice"))
         return mails
+
+    def keep(self, game: Game) -> dict[str, Any]:
+        """The OVERRIDEs used so far (one per player each two game years) and Lytton's
+        joint-win vote or tie-break: a ROLLBACK puts them back as they were."""
+        state = game.variant_state or {}
+        return {
+            "overrides": [
+                {"phase": b.phase, "power": b.subject, "voter": b.voter_id, "order": b.content}
+                for b in Ballot.select().where((Ballot.game == game) & (Ballot.kind == "override"))
+            ],
+            "state": {k: state[k] for k in ("joint_vote", "tiebreak") if k in state},
+        }
+
+    def restore(self, game: Game, kept: dict[str, Any]) -> None:
+        if not kept:
+            return
+        Ballot.delete().where((Ballot.game == game) & (Ballot.kind == "override")).execute()
+        for b in kept["overrides"]:
+            Ballot.create(game=game, phase=b["phase"], kind="override", subject=b["power"],
+                          voter=b["voter"], content=b["order"])  # fmt: skip
+        state = {k: v for k, v in (game.variant_state or {}).items()
+                 if k not in ("joint_vote", "tiebreak")}  # fmt: skip
+        _save_state(game, {**state, **kept["state"]})
 
     def after_process(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
         vote = (game.variant_state or {}).get("joint_vote")

@@ -117,9 +117,12 @@ class Survive(Variant):
         return Wait("the vote-out tie would leave nobody: the outcasts choose the victor", mails)
 
     def before_process(self, game: Game, now: datetime) -> list[Outgoing]:
-        """Count the vote before the adjustments, so that outcasts adjust by rule."""
+        """Count the vote before the adjustments, so that outcasts adjust by rule. A
+        phase played anew after a ROLLBACK: the outcasts of the undone future go, as its
+        phases' records do (its ballots went with the ROLLBACK: service/keeping.py)."""
         pos = _position(game)
         if pos.phase.type != ADJUSTMENT:
+            oc.forget_future(game)
             return []
         oc.clear_undone(game)
         candidates = oc.tied(game)

@@ -31,11 +31,15 @@ def outcasts(game: Game, through: int) -> frozenset[str]:
 
 
 def tied(game: Game) -> list[str]:
-    """The candidates of the victor vote open in the current phase (none: no vote open)."""
-    rows = Outcast.select(Outcast.power).where(
-        (Outcast.game == game) & (Outcast.sequence == game.sequence) & (Outcast.reason == TIED)
-    )
-    return sorted(row.power for row in rows)
+    """The candidates of the victor vote open in the current phase (none: no vote open).
+    Once the vote is counted its losers are "voted" out in that phase and the victor
+    stays "tied": after a ROLLBACK to the phase the vote is open again among them all."""
+    rows = Outcast.select(Outcast.power, Outcast.reason).where(
+        (Outcast.game == game) & (Outcast.sequence == game.sequence)
+        & Outcast.reason.in_((TIED, "voted"))
+    )  # fmt: skip
+    found = {row.power: row.reason for row in rows}
+    return sorted(found) if TIED in found.values() else []
 
 
 def in_play(game: Game, pos: Position, through: int) -> list[str]:
@@ -51,8 +55,9 @@ def centreless(pos: Position) -> frozenset[str]:
 
 
 def remaining_outcasts(game: Game, pos: Position) -> list[str]:
-    """Outcasts with a unit still on the board: they choose a victor (rule 5b)."""
-    out = outcasts(game, game.sequence)
+    """Outcasts with a unit still on the board: they choose a victor (rule 5b). Those out
+    before this phase: a candidate is no voter, even once counted out in it."""
+    out = outcasts(game, game.sequence - 1)
     return sorted({u.power for u in pos.units.values()} & out)
 
 
@@ -65,10 +70,20 @@ def record(game: Game, powers: list[str], reason: str) -> None:
 
 def clear_undone(game: Game) -> None:
     """Forget what a ROLLBACK undid: the records of later phases, and this phase's own
-    outcasts (its vote is counted again), but not the candidates of an open victor vote."""
+    outcasts (its vote is counted again), but not the candidates of an open victor vote
+    (those its count had put out are candidates again)."""
+    forget_future(game)
+    here = (Outcast.game == game) & (Outcast.sequence == game.sequence)
+    if tied(game):
+        Outcast.update(reason=TIED).where(here & (Outcast.reason == "voted")).execute()
+    Outcast.delete().where(here & (Outcast.reason != TIED)).execute()
+
+
+def forget_future(game: Game) -> None:
+    """The records of phases after the current one: a future a ROLLBACK undid, kept for
+    ROLLFORWARD until the phase is played anew."""
     later = Outcast.sequence > game.sequence
-    here = (Outcast.sequence == game.sequence) & (Outcast.reason != TIED)
-    Outcast.delete().where((Outcast.game == game) & (later | here)).execute()
+    Outcast.delete().where((Outcast.game == game) & later).execute()
 
 
 def of_phase(game: Game, sequence: int) -> dict[str, list[str]]:

@@ -58,7 +58,7 @@ def parse_allocation(words: list[str], gmap: GameMap) -> dict[str, int]:
     allocation: dict[str, int] = {}
     for name, number in zip(words[::2], words[1::2], strict=True):
         power = _power(name, gmap)
-        if not number.isdigit() or int(number) < 1:
+        if not (number.isascii() and number.isdigit()) or len(number) > 6 or int(number) < 1:
             raise ServiceError(f"{number!r} after {power} is not a number of votes; {HOW}")
         if power in allocation:
             raise ServiceError(f"{power} is named twice; name each power once. {HOW}")
