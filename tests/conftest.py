@@ -78,7 +78,8 @@ def postgres_url(postgres_server: str) -> Iterator[str]:
 @pytest.fixture
 def pg(postgres_url: str) -> Iterator[str]:
     """A scratch PostgreSQL schema, connected and at the newest schema."""
-    from mailjudge import db, migrations
+    from mailjudge.store import db
+    from mailjudge.tools import migrations
 
     db.connect(postgres_url)
     migrations.upgrade()
@@ -90,13 +91,14 @@ def pg(postgres_url: str) -> Iterator[str]:
 def cheap_scrypt(monkeypatch: pytest.MonkeyPatch) -> None:
     """Real scrypt at a low cost: many tests make many seats, and the full cost is slow on
     purpose. The stored hash names its cost, so checking still works the same way."""
-    from mailjudge import passwords
+    from mailjudge.secrecy import passwords
 
     monkeypatch.setattr(passwords, "SCRYPT_N", 2**10)
 
 
 def _open(url: str) -> Iterator[str]:
-    from mailjudge import db, migrations
+    from mailjudge.store import db
+    from mailjudge.tools import migrations
 
     db.connect(url)
     migrations.upgrade()

@@ -12,13 +12,13 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
+from mailjudge.config.settings import Settings
 from mailjudge.demo import mailroom
 from mailjudge.demo.mailroom import wire
 from mailjudge.demo.sink import MailSink, text_of
 from mailjudge.demo.table import Person, Table
 from mailjudge.engine.maps import load_map
 from mailjudge.engine.randomplay import random_orders
-from mailjudge.settings import Settings
 
 JUDGE = "judge@example.test"
 __all__ = ["Harness", "text_of", "wire"]  # the tests import them from here

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 
 from mailjudge.app import pipeline
+from mailjudge.config.settings import Settings
 from mailjudge.inbound import spool
-from mailjudge.models import InboundMessage, Outbox
 from mailjudge.outbound.outbox import render_draft
-from mailjudge.settings import Settings
+from mailjudge.store.models import InboundMessage, Outbox
 
 JUDGE = "judge@example.test"
 LIMIT = 256 * 1024

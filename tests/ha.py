@@ -42,11 +42,12 @@ from reliability import (
     wait_for_answers,
 )
 
-from mailjudge import db, passwords
 from mailjudge.game import state
 from mailjudge.game.state import current_position
-from mailjudge.models import Game, PhaseRecord
+from mailjudge.secrecy import passwords
 from mailjudge.service import games, seats
+from mailjudge.store import db
+from mailjudge.store.models import Game, PhaseRecord
 
 PHASE_GAME = "phases"
 

@@ -33,12 +33,12 @@ from email.utils import make_msgid
 from pathlib import Path
 from typing import Any
 
-from mailjudge import passwords
 from mailjudge.app.runner import Judge
+from mailjudge.config.settings import SecuritySettings
 from mailjudge.demo.mailroom import Harness, judge_settings, wire
 from mailjudge.demo.sink import LOOPBACK, MailSink, free_port, text_of
-from mailjudge.models import InboundMessage, Outbox
-from mailjudge.settings import SecuritySettings
+from mailjudge.secrecy import passwords
+from mailjudge.store.models import InboundMessage, Outbox
 
 JUDGE = "judge@example.test"
 MASTER = "master@example.test"
@@ -516,8 +516,8 @@ def _latest_token(h: Harness, game: str) -> str:
 
 
 def attack_g() -> Figures:
-    from mailjudge.backup import backup
     from mailjudge.game.state import get_game
+    from mailjudge.tools.backup import backup
 
     figures: Figures = {}
     dkim = f"{MTA}; dkim=pass header.d=players.test header.s=mail"

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from mailjudge.config.paths import ROOT_DIR
 from mailjudge.demo.sink import LOOPBACK, free_port
-from mailjudge.paths import ROOT_DIR
 
 DEPLOY = ROOT_DIR / "deploy" / "postfix"
 DOMAIN = "dip.example.org"  # the judge's domain in deploy/postfix/

@@ -29,11 +29,13 @@ from pathlib import Path
 
 from mailstack import Dovecot, Received, SmtpSink, free_port
 
-from mailjudge import db, migrations, passwords
 from mailjudge.game import state
 from mailjudge.game.state import current_position
-from mailjudge.models import InboundMessage, Outbox
+from mailjudge.secrecy import passwords
 from mailjudge.service import games, seats
+from mailjudge.store import db
+from mailjudge.store.models import InboundMessage, Outbox
+from mailjudge.tools import migrations
 
 JUDGE = "judge@example.test"
 GAME = "soak"
@@ -49,7 +51,7 @@ def _toml(value: str | int | bool) -> str:
 
 
 class JudgeProcess:
-    """`python -m mailjudge.cli serve --config FILE` in a session of its own, so that
+    """`python -m mailjudge.tools.cli serve --config FILE` in a session of its own, so that
     `kill()` takes down the judge and every process it started, as a power cut would."""
 
     def __init__(self, folder: Path, settings: dict[str, dict[str, str | int | bool]],
@@ -73,7 +75,7 @@ class JudgeProcess:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), *sys.path]))
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "mailjudge.cli", "serve", "--config", str(self.config),
+                [sys.executable, "-m", "mailjudge.tools.cli", "serve", "--config", str(self.config),
                  "--workers", str(self.workers)],
                 stdout=log, stderr=log, env=env, start_new_session=True,
             )  # fmt: skip

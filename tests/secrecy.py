@@ -2,7 +2,7 @@
 ballots) against what the judge mailed out.
 
 A password is one a player wrote in a command that carries one, where the judge's own
-list says (mailjudge/secret_words.py, read by masking.line_secrets: SIGNON and SIGN ON,
+list says (mailjudge/secrecy/secret_words.py, read by masking.line_secrets: SIGNON and SIGN ON,
 CREATE, JOIN, OBSERVE, TAKEOVER, SET PASSWORD, RESET PASSWORD, ...), wherever the line
 stands (inside a press too: such a press is refused); no mail out may carry it. A ballot
 is a VOTE line with its choices (VOTE OUT TURKEY 3, VOTE ORDERS 2 1, VOTE DIPLOMAT ann); a
@@ -26,8 +26,8 @@ from mailstack import Received
 
 from mailjudge.game.openings import PASSWORD_WORD
 from mailjudge.game.reply_tokens import is_token
-from mailjudge.masking import MASK, line_secrets
-from mailjudge.passwords import PLACEHOLDER
+from mailjudge.secrecy.masking import MASK, line_secrets
+from mailjudge.secrecy.passwords import PLACEHOLDER
 
 _PRESS_START = ("PRESS", "BROADCAST")
 _PRESS_END = ("ENDPRESS", "END PRESS", "END")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from mailjudge.db import database_proxy
+from mailjudge.store.db import database_proxy
 
 
 @contextmanager

@@ -9,7 +9,7 @@ from e2e import MASTER, Harness
 
 from mailjudge.addresses import kept_case
 from mailjudge.inbound.parse import parse_mail
-from mailjudge.models import Outbox, Person
+from mailjudge.store.models import Outbox, Person
 
 JEAN = "Jean.Dupont@Example.ORG"
 WRITTEN = "Jean.Dupont@example.org"  # the domain knows no case

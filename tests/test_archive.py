@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from mailjudge.cli import main
 from mailjudge.engine.maps import load_map
 from mailjudge.engine.randomplay import random_orders
 from mailjudge.game.state import current_position, finish_game, get_game
@@ -18,6 +17,7 @@ from mailjudge.service.games import create_game
 from mailjudge.service.orders import submit_orders
 from mailjudge.service.press import send_press
 from mailjudge.service.seats import join, seat_for_power
+from mailjudge.tools.cli import main
 
 MAP = load_map("standard")
 

@@ -8,7 +8,7 @@ import pytest
 import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge.commands.arguments import SpecError, fits, parse, secret_place
 from mailjudge.commands.registry import unique_commands
-from mailjudge.secret_words import SecretPlace
+from mailjudge.secrecy.secret_words import SecretPlace
 
 
 @pytest.mark.parametrize(

@@ -17,13 +17,14 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 import pytest
 
-from mailjudge import db, migrations
-from mailjudge.cli import main
 from mailjudge.demo.sink import free_port, wait_for_port
-from mailjudge.models import Game
 from mailjudge.outbound.sent_record import record_path
-from mailjudge.running import JudgeRunning, no_judge_running, serving
 from mailjudge.service import games, seats
+from mailjudge.store import db
+from mailjudge.store.models import Game
+from mailjudge.tools import migrations
+from mailjudge.tools.cli import main
+from mailjudge.tools.running import JudgeRunning, no_judge_running, serving
 
 MAILJUDGE = str(Path(sys.executable).parent / "mailjudge")
 

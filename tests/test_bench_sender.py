@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from mailjudge import settings
 from mailjudge.benchmarks import sender
+from mailjudge.config import settings
 
 
 @pytest.fixture

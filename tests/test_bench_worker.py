@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from mailjudge import settings
 from mailjudge.benchmarks import mail_e2e
+from mailjudge.config import settings
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from mailjudge.config.paths import MAPS_DIR
 from mailjudge.engine.boards import map_document
-from mailjudge.paths import MAPS_DIR
 from mailjudge.render.board import bends
 from mailjudge.render.board import outlines as drawing
 

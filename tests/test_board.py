@@ -47,7 +47,7 @@ def test_every_province_and_coast_has_a_place_on_the_board() -> None:
 def test_a_map_without_a_position_is_refused() -> None:
     import tomllib
 
-    from mailjudge.paths import MAPS_DIR
+    from mailjudge.config.paths import MAPS_DIR
 
     doc = tomllib.loads((MAPS_DIR / "standard.toml").read_text(encoding="utf-8"))
     del doc["board"]["positions"]["par"]
@@ -190,7 +190,7 @@ def test_the_mailed_pictures_follow_the_judges_palette_setting() -> None:
     """draw_picture without a palette (as the mails call it) takes web.palette."""
     from dataclasses import replace
 
-    from mailjudge import settings as judge_settings
+    from mailjudge.config import settings as judge_settings
     from mailjudge.render.board.style import PALETTES
 
     kept = judge_settings._CURRENT

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from mailjudge.config.paths import MAPS_DIR
 from mailjudge.engine.boards import BoardError
 from mailjudge.engine.maps import MapError, load_map
-from mailjudge.paths import MAPS_DIR
 
 
 def folder_with_twin(tmp_path: Path, board: str, change: tuple[str, str] = ("", "")) -> Path:

@@ -10,8 +10,8 @@ import time
 
 from e2e import MASTER, Harness, player, seated, set_up_game, text_of
 
-from mailjudge.models import Outbox
-from mailjudge.status import status_report
+from mailjudge.store.models import Outbox
+from mailjudge.tools.status import status_report
 
 
 def dsn(to_verp: str, recipient: str, status: str = "5.1.1") -> bytes:

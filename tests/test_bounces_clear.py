@@ -7,12 +7,11 @@ from datetime import timedelta
 
 from statements_sent import statements_sent
 
-from mailjudge.db import database_proxy
 from mailjudge.game.bounces import clear_bounces
-from mailjudge.models import Bounce, Outbox, utcnow
 from mailjudge.outbound import outbox
 from mailjudge.outbound.message import build_message
-from mailjudge.outbound.outbox import HELD
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import HELD, Bounce, Outbox, utcnow
 
 LATER = timedelta(hours=1)
 

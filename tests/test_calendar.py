@@ -26,7 +26,6 @@ from mailjudge.game.calendar import (
     invited_seats,
 )  # fmt: skip
 from mailjudge.game.state import get_game
-from mailjudge.models import GameState, Seat
 from mailjudge.outbound.invitation import add_invitation, calendar_part
 from mailjudge.outbound.message import Attachment, build_message
 from mailjudge.render.calendar import Attendee, DeadlineEvent, Method, event_uid, feed, invitation
@@ -34,6 +33,7 @@ from mailjudge.service import processing
 from mailjudge.service.games import create_game, pause_game, resume_game
 from mailjudge.service.results import results_calendar
 from mailjudge.service.seats import join, seat_for_power
+from mailjudge.store.models import GameState, Seat
 
 DEADLINE = datetime(2026, 12, 4, 12, 0, tzinfo=UTC)
 STAMP = datetime(2026, 12, 1, 9, 30, 15, 123456, tzinfo=UTC)

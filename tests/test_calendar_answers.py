@@ -18,9 +18,9 @@ from test_calendar import FRANCE, STAMP, event
 from mailjudge.demo.mailroom import wire
 from mailjudge.inbound.parse import parse_mail
 from mailjudge.inbound.silence import silence_reason
-from mailjudge.models import InboundMessage
 from mailjudge.outbound.invitation import add_invitation, calendar_part
 from mailjudge.render.calendar import Method, invitation
+from mailjudge.store.models import InboundMessage
 
 JUDGE = "judge@example.test"
 PLAYER = "france@players.test"

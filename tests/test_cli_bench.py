@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mailjudge.cli import main
+from mailjudge.tools.cli import main
 
 
 def test_a_benchmarks_help_is_its_own(capsys: pytest.CaptureFixture[str]) -> None:

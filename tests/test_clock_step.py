@@ -16,10 +16,10 @@ from e2e import JUDGE
 from mailjudge.app.runner import Judge
 from mailjudge.demo.mailroom import Harness, judge_settings
 from mailjudge.demo.sink import MailSink
-from mailjudge.models import Outbox, utcnow
 from mailjudge.outbound import outbox
 from mailjudge.outbound.message import build_message
 from mailjudge.outbound.send import SmtpSender
+from mailjudge.store.models import Outbox, utcnow
 
 DAY = timedelta(days=1)
 

@@ -12,8 +12,8 @@ from mailjudge.commands.base import Context
 from mailjudge.commands.registry import unique_commands
 from mailjudge.commands.run import execute, reply_text
 from mailjudge.game.state import get_game, orders_on_file
-from mailjudge.models import BoardPicture
 from mailjudge.outbound.message import board_cid
+from mailjudge.store.models import BoardPicture
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

@@ -28,18 +28,20 @@ import pytest
 from mailstack import SmtpSink, free_port
 from reliability import JUDGE, JudgeProcess, answers, judge_config, sink_on
 
-import mailjudge.settings
-from mailjudge import db, migrations, passwords
+import mailjudge.config.settings
 from mailjudge.app import pipeline
+from mailjudge.config.settings import Settings
+from mailjudge.config.settings_files import load_settings
 from mailjudge.engine.catalogue import playable_powers
 from mailjudge.game import guard
 from mailjudge.game.state import game_map, get_game, players
 from mailjudge.inbound import spool
-from mailjudge.models import GameState, InboundMessage, Outbox, utcnow
 from mailjudge.outbound.draft import MailDraft
+from mailjudge.secrecy import passwords
 from mailjudge.service import games
-from mailjudge.settings import Settings
-from mailjudge.settings_files import load_settings
+from mailjudge.store import db
+from mailjudge.store.models import GameState, InboundMessage, Outbox, utcnow
+from mailjudge.tools import migrations
 
 PLAYERS = 7  # the standard map's powers
 
@@ -301,7 +303,7 @@ def test_joins_at_once_soak(tmp_path: Path, postgres_url: str, cheap_hashes: Non
 @pytest.fixture
 def judge_settings(monkeypatch: pytest.MonkeyPatch) -> Settings:
     found = load_settings(None, {"MAILJUDGE_JUDGE_ADDRESS": JUDGE})
-    monkeypatch.setattr(mailjudge.settings, "_CURRENT", found)
+    monkeypatch.setattr(mailjudge.config.settings, "_CURRENT", found)
     return found
 
 

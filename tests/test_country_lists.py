@@ -11,11 +11,12 @@ from email.message import EmailMessage
 import pytest
 
 import mailjudge.commands
-import mailjudge.settings
+import mailjudge.config.settings
 from mailjudge.commands.run import execute
+from mailjudge.config.settings import SecuritySettings, Settings
+from mailjudge.config.settings_files import load_settings
 from mailjudge.game.errors import ServiceError
 from mailjudge.game.state import get_game
-from mailjudge.models import Outbox
 from mailjudge.outbound.outbox import render_draft
 from mailjudge.outbound.queue import queue_outgoing
 from mailjudge.render.digest import PREAMBLE_END, SEPARATOR, DigestHeading, DigestItem, rfc1153
@@ -23,8 +24,7 @@ from mailjudge.render.outgoing import Outgoing
 from mailjudge.service import deadlines, processing
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.seats import join
-from mailjudge.settings import SecuritySettings, Settings
-from mailjudge.settings_files import load_settings
+from mailjudge.store.models import Outbox
 from mailjudge.variants import democratic as dem
 from mailjudge.variants.democratic import country_lists as lists
 from mailjudge.variants.democratic import digests
@@ -39,7 +39,7 @@ def judge_settings(monkeypatch: pytest.MonkeyPatch, digest_hours: int = 24) -> S
     """The running judge's settings, as `mailjudge serve` would set them."""
     env = {"MAILJUDGE_JUDGE_ADDRESS": JUDGE, "MAILJUDGE_JUDGE_DIGEST_HOURS": str(digest_hours)}
     settings = load_settings(None, env)
-    monkeypatch.setattr(mailjudge.settings, "_CURRENT", settings)
+    monkeypatch.setattr(mailjudge.config.settings, "_CURRENT", settings)
     return settings
 
 

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, time
 
 import pytest
 
+from mailjudge.engine.timing import TimingError
 from mailjudge.game.dates import read_date
-from mailjudge.timing import TimingError
 
 # Saturday 21 November 2026, 12:00 UTC.
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

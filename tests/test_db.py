@@ -13,9 +13,10 @@ import pytest
 from peewee import Database, DataError, IntegrityError
 from psycopg.conninfo import conninfo_to_dict
 
-from mailjudge import db, migrations
-from mailjudge.migrations import ALL_TABLES
-from mailjudge.models import (
+from mailjudge.engine.rules import RuleSet, apply_change
+from mailjudge.secrecy.passwords import hash_password, verify_password
+from mailjudge.store import db
+from mailjudge.store.models import (
     Ballot,
     Game,
     InboundMessage,
@@ -28,8 +29,8 @@ from mailjudge.models import (
     Proposal,
     Seat,
 )
-from mailjudge.passwords import hash_password, verify_password
-from mailjudge.rules import RuleSet, apply_change
+from mailjudge.tools import migrations
+from mailjudge.tools.migrations import ALL_TABLES
 from mailjudge.variants.democratic.tables import CountryList
 from mailjudge.variants.diplonomic.tables import Rulebook
 

@@ -32,15 +32,22 @@ from reliability import (
     wait_for_answers,
 )
 
-from mailjudge import db
 from mailjudge.game.state import get_game
 from mailjudge.inbound import claims, spool
-from mailjudge.models import Game, GameState, InboundMessage, JudgeBeat, JudgeOutage, PhaseRecord
-from mailjudge.outages import DatabaseAway, Outages, unusable
 from mailjudge.service import deadlines
 from mailjudge.service import outages as judge_outages
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.seats import join
+from mailjudge.store import db
+from mailjudge.store.models import (
+    Game,
+    GameState,
+    InboundMessage,
+    JudgeBeat,
+    JudgeOutage,
+    PhaseRecord,
+)
+from mailjudge.store.outages import DatabaseAway, Outages, unusable
 
 # -- telling the database's faults from the others ------------------------------------------
 
@@ -188,7 +195,7 @@ def test_the_judge_rides_out_a_restart_of_postgresql(tmp_path: Path) -> None:
     assert figures.lost == 0 and figures.ok(), figures.lines()
     log = judge.log.read_text()
     assert "Traceback" not in log, log[-3000:]
-    told = [line for line in log.splitlines() if "mailjudge.outages" in line]
+    told = [line for line in log.splitlines() if "mailjudge.store.outages" in line]
     # the listener, the clock, the worker, the sender and the web: went, came back
     assert 2 <= len(told) <= 12, told
 
@@ -494,7 +501,7 @@ def test_the_operator_is_told_once_of_a_long_outage() -> None:
     from dataclasses import replace
 
     from mailjudge.app.alerts import outage_alert
-    from mailjudge.settings_files import load_settings
+    from mailjudge.config.settings_files import load_settings
 
     base = load_settings(None, {})
     with sink_on() as sink:
@@ -526,8 +533,8 @@ def test_a_phase_processed_across_an_outage_blames_nobody() -> None:
     """A phase processed after its deadline while an outage of the judge lay between the
     two (here the master's PROCESS!, before the clock could move the deadline): the
     silent players are excused in their records, and no power opens for a stranger."""
-    from mailjudge.models import Opening, RecordEntry
     from mailjudge.service import processing
+    from mailjudge.store.models import Opening, RecordEntry
 
     game = _active_game("across")
     deadline = game.deadline
@@ -545,7 +552,7 @@ def test_the_mark_that_a_judge_serves_outlives_a_restart(monkeypatch: pytest.Mon
     refuse) lives with its session: after a restart of the server it is taken again on a
     new session, and a restore is still refused (before: the restore went ahead under the
     running judge)."""
-    from mailjudge import running
+    from mailjudge.tools import running
 
     monkeypatch.setattr(running._MarkKeeper, "EVERY", 0.2)
     with private_postgres() as server:

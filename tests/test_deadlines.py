@@ -18,11 +18,11 @@ import pytest
 from mailjudge.commands.base import Outgoing
 from mailjudge.game import schedule
 from mailjudge.game.state import current_position, get_game
-from mailjudge.models import Game, PhaseRecord
 from mailjudge.service import deadlines, processing
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.orders import submit_orders
 from mailjudge.service.seats import join, seat_for_power
+from mailjudge.store.models import Game, PhaseRecord
 
 LONDON = ZoneInfo("Europe/London")
 TIMING = "MOVE 20H RETREAT 12H ADJUST 12H AT 18:00 Europe/London WARN 6H,1H GRACE 2H"
@@ -149,7 +149,8 @@ WORKER = Path(__file__).parent / "workers" / "tick_worker.py"
 
 
 def test_two_processes_run_the_clock_once(postgres_url: str, cheap_scrypt: None) -> None:
-    from mailjudge import db, migrations
+    from mailjudge.store import db
+    from mailjudge.tools import migrations
 
     db.connect(postgres_url)
     migrations.upgrade()
@@ -188,7 +189,7 @@ def test_a_game_whose_clock_handling_raises_is_held_and_the_others_go_on(
     ticks, and `mailjudge requeue` hands it back to the clock, which then processes it."""
     import os
 
-    from mailjudge.db import database_proxy
+    from mailjudge.store.db import database_proxy
 
     games = [new_game(name, "CIVIL_DISORDER", players=3) for name in ("left", "bad", "right")]
     deadline = games[0].deadline
@@ -254,7 +255,7 @@ def test_a_deadline_moved_into_the_warn_window_reminds_the_late_at_once(harness:
     reminder for the new deadline, once; players with orders on file get none."""
     from e2e import MASTER, POWERS, player, seated
 
-    from mailjudge.models import utcnow
+    from mailjudge.store.models import utcnow
 
     table = seated(harness, "soon")
     table.sign_on()

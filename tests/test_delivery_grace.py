@@ -16,8 +16,8 @@ from mailjudge.game.bounces import Failure, note_bounce
 from mailjudge.game.confirmations import new_token
 from mailjudge.game.schedule import timing_of
 from mailjudge.game.state import get_game
-from mailjudge.models import Game, Outbox, PhaseRecord
 from mailjudge.service.seats import seat_for_power
+from mailjudge.store.models import Game, Outbox, PhaseRecord
 
 
 def mail(game: Game, to: str, at: datetime, **fate: object) -> Outbox:

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from mailjudge.cli import main
 from mailjudge.demo.greedy import greedy_orders
 from mailjudge.demo.run import people
 from mailjudge.engine.maps import load_map
 from mailjudge.engine.phases import process_phase
 from mailjudge.engine.randomplay import random_orders
 from mailjudge.engine.state import initial_position
+from mailjudge.tools.cli import main
 
 
 def saved_mails(folder: Path) -> list[email.message.EmailMessage]:

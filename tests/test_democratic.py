@@ -10,10 +10,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from mailjudge.game.state import current_position, get_game
-from mailjudge.models import Game, OrderLine, Seat
 from mailjudge.service import processing
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.seats import join
+from mailjudge.store.models import Game, OrderLine, Seat
 from mailjudge.variants import democratic as dem
 from mailjudge.variants.democratic.country_lists import list_address
 

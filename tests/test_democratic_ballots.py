@@ -9,12 +9,12 @@ import random
 
 import pytest
 
-from mailjudge.db import database_proxy
 from mailjudge.game.errors import ServiceError
 from mailjudge.game.state import get_game
-from mailjudge.models import Ballot, Game, Seat
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.seats import join
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import Ballot, Game, Seat
 from mailjudge.variants import democratic as dem
 from mailjudge.variants.democratic.ballots import ballot_groups
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from mailjudge.paths import ROOT_DIR
-from mailjudge.settings_files import load_settings
+from mailjudge.config.paths import ROOT_DIR
+from mailjudge.config.settings_files import load_settings
 
 DEPLOY = ROOT_DIR / "deploy"
 

@@ -14,7 +14,7 @@ from postfix import DOMAIN, Postfix, deployed_setting, postfix_binary
 
 from mailjudge.demo.mailroom import Harness, running_judge
 from mailjudge.demo.sink import LOOPBACK, MailSink, free_port
-from mailjudge.models import InboundMessage
+from mailjudge.store.models import InboundMessage
 
 JUDGE = f"judge@{DOMAIN}"
 # How long the test's Postfix remembers a refused recipient, in seconds: deploy/postfix/

@@ -15,11 +15,11 @@ from mailjudge.engine.passive import Passive, Removal
 from mailjudge.engine.phases import EngineOptions, process_phase
 from mailjudge.game.calendar import invited_seats
 from mailjudge.game.state import get_game
-from mailjudge.models import Game, Proposal, Seat
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service import deadlines, processing
 from mailjudge.service.games import create_game
 from mailjudge.service.seats import eject, join
+from mailjudge.store.models import Game, Proposal, Seat
 from mailjudge.variants.diplonomic import rule_changes as rc
 from mailjudge.variants.diplonomic.tables import Rulebook
 

@@ -13,9 +13,9 @@ import dkim
 import pytest
 from e2e import HARNESSES, JUDGE, player, seated, set_up_game
 
+from mailjudge.config.settings import DkimSettings
 from mailjudge.demo.mailroom import running_judge
 from mailjudge.outbound.dkim_sign import DkimError, DkimSigner
-from mailjudge.settings import DkimSettings
 
 
 def make_key(folder: Path) -> tuple[Path, bytes]:

@@ -7,7 +7,7 @@ import ast
 import re
 from pathlib import Path
 
-from mailjudge.docs import reference
+from mailjudge.tools.docs import reference
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"

@@ -16,11 +16,11 @@ from mailjudge.engine.maps import load_map
 from mailjudge.engine.state import initial_position
 from mailjudge.game.errors import NotAllowed
 from mailjudge.game.state import get_game
-from mailjudge.models import Game, OrderLine, PhaseRecord, Seat
 from mailjudge.service import draws, processing
 from mailjudge.service.games import create_game
 from mailjudge.service.orders import submit_orders
 from mailjudge.service.seats import join
+from mailjudge.store.models import Game, OrderLine, PhaseRecord, Seat
 from mailjudge.variants import double
 from mailjudge.variants.double.sync import PartnerOrders, sync_adjustments, sync_units
 

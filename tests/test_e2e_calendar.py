@@ -18,7 +18,7 @@ from itip import calendar_of, check_itip
 
 from mailjudge.demo import mailroom
 from mailjudge.game.state import get_game
-from mailjudge.models import utcnow
+from mailjudge.store.models import utcnow
 
 
 @pytest.fixture

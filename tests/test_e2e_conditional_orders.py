@@ -10,7 +10,7 @@ from e2e import Harness, player, seated
 
 from mailjudge.demo.table import Table
 from mailjudge.game.state import get_game, orders_on_file
-from mailjudge.models import OrderLine
+from mailjudge.store.models import OrderLine
 
 PLAN = """PHASE Fall 1901 Movement
 IF A PAR AND NOT F BRE

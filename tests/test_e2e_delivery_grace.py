@@ -13,7 +13,7 @@ from e2e import MASTER, Harness, player, seated, text_of
 from test_bounces import bounce_back, to
 
 from mailjudge.game.state import get_game
-from mailjudge.models import Game, Outbox, utcnow
+from mailjudge.store.models import Game, Outbox, utcnow
 
 
 def flat(text: str) -> str:

@@ -10,7 +10,7 @@ import re
 from e2e import MASTER, Harness, join_by_mail
 
 from mailjudge.game.state import get_game
-from mailjudge.models import Outbox
+from mailjudge.store.models import Outbox
 from mailjudge.variants.democratic.citizens import citizens_of
 from mailjudge.variants.democratic.country_lists import list_address
 

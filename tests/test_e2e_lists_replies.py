@@ -13,7 +13,7 @@ from e2e import MASTER, Harness, join_by_mail, text_of, wire
 from replyforms import reply_mail
 
 from mailjudge.game.state import get_game
-from mailjudge.models import Seat
+from mailjudge.store.models import Seat
 from mailjudge.variants.democratic.citizens import citizens_of
 from mailjudge.variants.democratic.country_lists import list_address
 

@@ -21,8 +21,8 @@ from mailjudge.engine.maps import load_map
 from mailjudge.engine.randomplay import random_orders
 from mailjudge.engine.state import ADJUSTMENT
 from mailjudge.game.state import get_game
-from mailjudge.models import Seat
 from mailjudge.service.archive import export_game, replay
+from mailjudge.store.models import Seat
 from mailjudge.variants.democratic.citizens import citizens, country_of
 from mailjudge.variants.double import ring_of, ring_refusal
 from mailjudge.web.app import make_app
@@ -117,7 +117,7 @@ def test_an_unknown_map_is_refused_with_the_maps_named(harness: Harness) -> None
 
 
 def get_game_or_none(name: str) -> object:
-    from mailjudge.models import Game
+    from mailjudge.store.models import Game
 
     return Game.get_or_none(Game.name == name)
 

@@ -8,7 +8,7 @@ from datetime import timedelta
 from e2e import MASTER, POWERS, Harness, player, seated, text_of
 
 from mailjudge.game.state import get_game
-from mailjudge.models import utcnow
+from mailjudge.store.models import utcnow
 
 
 def flat(text: str) -> str:

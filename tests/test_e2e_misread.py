@@ -10,7 +10,7 @@ from replyforms import reply_mail
 
 from mailjudge.game.state import get_game, orders_on_file
 from mailjudge.inbound.spool import counts
-from mailjudge.models import Game, Seat
+from mailjudge.store.models import Game, Seat
 
 BASE = ["A MAR H", "A PAR - BUR", "F BRE - MAO"]
 

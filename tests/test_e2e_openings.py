@@ -20,10 +20,10 @@ from starlette.testclient import TestClient
 from test_web import assert_html5
 
 from mailjudge.demo.sink import Received
+from mailjudge.engine.timing import format_length
 from mailjudge.game.openings import open_powers
 from mailjudge.game.state import get_game
-from mailjudge.models import Game, utcnow
-from mailjudge.timing import format_length
+from mailjudge.store.models import Game, utcnow
 from mailjudge.web.app import make_app
 
 FAN, FAN2 = "fan@watchers.test", "fan2@watchers.test"

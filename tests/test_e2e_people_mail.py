@@ -23,7 +23,7 @@ from e2e import (
 from mailjudge.demo.mailroom import running_judge
 from mailjudge.demo.table import Table
 from mailjudge.game.state import get_game
-from mailjudge.models import GameState
+from mailjudge.store.models import GameState
 from mailjudge.variants.democratic.citizens import citizens_of
 
 

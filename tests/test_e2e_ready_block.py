@@ -25,8 +25,8 @@ from e2e import (
 )
 
 from mailjudge.game.state import get_game, orders_on_file
-from mailjudge.models import utcnow
 from mailjudge.render.ready_block import PASSWORD_PLACEHOLDER
+from mailjudge.store.models import utcnow
 
 
 def _edited(block: list[str], power: str, old: str, new: str) -> list[str]:

@@ -21,7 +21,7 @@ from test_e2e_security_outsider import prove
 from mailjudge.demo import mailroom
 from mailjudge.demo.table import Table
 from mailjudge.game.state import get_game
-from mailjudge.models import Game, utcnow
+from mailjudge.store.models import Game, utcnow
 
 MASTER_ON = "SIGNON Mfair masterpw\n"
 FORGER = "mallory@elsewhere.test"

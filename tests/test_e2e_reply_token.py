@@ -31,10 +31,10 @@ from e2e import (
 )
 from replyforms import reply_mail
 
-from mailjudge import settings
+from mailjudge.config import settings
 from mailjudge.demo.mailroom import running_judge
 from mailjudge.game.state import get_game, orders_on_file
-from mailjudge.models import InboundMessage
+from mailjudge.store.models import InboundMessage
 
 MTA = "mx.judge.test"
 

@@ -11,7 +11,7 @@ from e2e import MASTER, POWERS, Harness, seated, text_of
 
 from mailjudge.demo.table import Table
 from mailjudge.game.state import current_position, get_game
-from mailjudge.models import Game, utcnow
+from mailjudge.store.models import Game, utcnow
 
 
 def flat(text: str) -> str:

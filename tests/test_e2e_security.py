@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from e2e import HARNESSES, JUDGE, MASTER, Harness, player, seated, secret, set_up_game, text_of
 
+from mailjudge.config.settings import SecuritySettings
 from mailjudge.demo.mailroom import running_judge
 from mailjudge.game.state import get_game, orders_on_file
-from mailjudge.models import InboundMessage, Seat
-from mailjudge.settings import SecuritySettings
+from mailjudge.store.models import InboundMessage, Seat
 
 VICTIM = "victim@elsewhere.test"
 CAPS = SecuritySettings()

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from e2e import HARNESSES, JUDGE, POWERS, Harness, player, seated, set_up_game
 
+from mailjudge.config.settings import SecuritySettings
 from mailjudge.demo.mailroom import running_judge
 from mailjudge.game.state import get_game, orders_on_file
-from mailjudge.models import InboundMessage, Seat
-from mailjudge.settings import SecuritySettings
+from mailjudge.store.models import InboundMessage, Seat
 
 CAPS = SecuritySettings()
 OUTSIDERS = [f"x{n}@outside{n % 3}.test" for n in range(12)]

@@ -26,11 +26,11 @@ from e2e import (
     text_of,
 )
 
+from mailjudge.config.settings import InboundSettings, SecuritySettings
 from mailjudge.demo.mailroom import running_judge
 from mailjudge.game import guard
 from mailjudge.game.state import get_game, orders_on_file
-from mailjudge.models import Confirmation, Game, InboundMessage
-from mailjudge.settings import InboundSettings, SecuritySettings
+from mailjudge.store.models import Confirmation, Game, InboundMessage
 from mailjudge.variants.democratic.citizens import citizen_addresses, citizens, country_of
 from mailjudge.variants.democratic.country_lists import list_address
 from mailjudge.variants.democratic.tables import ListPost

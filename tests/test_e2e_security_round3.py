@@ -29,14 +29,15 @@ from e2e import (
     wire,
 )
 
-from mailjudge import db, settings
-from mailjudge.backup import backup, restore
+from mailjudge.config import settings
+from mailjudge.config.settings import SecuritySettings
 from mailjudge.demo.mailroom import running_judge
 from mailjudge.demo.sink import LOOPBACK, free_port
 from mailjudge.game import reply_tokens
 from mailjudge.game.state import get_game, orders_on_file, seat_named
-from mailjudge.models import Confirmation, InboundMessage, Outbox, Seat
-from mailjudge.settings import SecuritySettings
+from mailjudge.store import db
+from mailjudge.store.models import Confirmation, InboundMessage, Outbox, Seat
+from mailjudge.tools.backup import backup, restore
 
 CAPS = SecuritySettings()
 ATTACKER = "attacker@evil.test"

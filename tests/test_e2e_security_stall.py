@@ -20,12 +20,12 @@ from typing import Any
 import pytest
 from e2e import HARNESSES, JUDGE, Harness, player, seated, set_up_game, text_of, wire
 
-from mailjudge import db
-from mailjudge.backup import backup
+from mailjudge.config.logs import setup_logging
 from mailjudge.demo.mailroom import running_judge
 from mailjudge.demo.sink import LOOPBACK
-from mailjudge.logs import setup_logging
-from mailjudge.models import InboundMessage
+from mailjudge.store import db
+from mailjudge.store.models import InboundMessage
+from mailjudge.tools.backup import backup
 
 OUTSIDER = "outsider@elsewhere.test"
 # The bound on a player's answer after the whole barrage below (measured: see the report
@@ -163,8 +163,8 @@ def test_a_backup_masks_mails_the_database_still_keeps(tmp_path: Path) -> None:
     """A mail not handled yet keeps its words in the database, never in a backup."""
     database = tmp_path / "j.db"
     db.connect(f"sqlite:///{database}")
-    from mailjudge import migrations
     from mailjudge.inbound.spool import store
+    from mailjudge.tools import migrations
 
     migrations.upgrade()
     try:

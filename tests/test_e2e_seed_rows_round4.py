@@ -15,9 +15,9 @@ from boards import position
 from e2e import MASTER, POWERS, Harness, player, secret, text_of
 
 from mailjudge.game.state import get_game
-from mailjudge.models import Game, Seat
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.seats import join
+from mailjudge.store.models import Game, Seat
 from mailjudge.variants.democratic import join_citizen
 from mailjudge.variants.survive.tables import Outcast
 

@@ -11,7 +11,7 @@ from datetime import timedelta
 from e2e import MASTER, POWERS, Harness, player, seated, secret, text_of
 
 from mailjudge.game.state import get_game
-from mailjudge.models import Game, utcnow
+from mailjudge.store.models import Game, utcnow
 
 
 def flat(text: str) -> str:

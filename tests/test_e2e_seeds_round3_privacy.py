@@ -10,7 +10,7 @@ from e2e import MASTER, POWERS, Harness, join_by_mail, player, seated, secret, t
 
 from mailjudge.demo.sink import Received
 from mailjudge.game.state import current_position, get_game
-from mailjudge.models import Outbox
+from mailjudge.store.models import Outbox
 
 DEM = "late3"
 CITIZENS = [f"c{i:02d}" for i in range(22)]  # one to each home centre

@@ -22,8 +22,8 @@ from e2e import (
 )
 
 from mailjudge.game.state import get_game, orders_on_file
-from mailjudge.models import OrderLine, Seat
 from mailjudge.render.ready_block import PASSWORD_PLACEHOLDER
+from mailjudge.store.models import OrderLine, Seat
 
 
 def flat(text: str) -> str:

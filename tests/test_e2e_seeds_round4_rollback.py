@@ -10,7 +10,7 @@ import re
 from e2e import MASTER, POWERS, Harness, player, seated, secret, text_of
 
 from mailjudge.game.state import get_game, orders_on_file
-from mailjudge.models import OrderLine
+from mailjudge.store.models import OrderLine
 
 
 def flat(text: str) -> str:

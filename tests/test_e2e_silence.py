@@ -29,10 +29,10 @@ from e2e import (
 from icalendar import Calendar, Event, vCalAddress
 from test_calendar_answers import calendar_part_of
 
+from mailjudge.config.settings import SecuritySettings
 from mailjudge.demo.mailroom import running_judge
 from mailjudge.game.state import get_game, orders_on_file
 from mailjudge.outbound.invitation import add_invitation
-from mailjudge.settings import SecuritySettings
 
 CAPS = SecuritySettings()
 

@@ -20,7 +20,7 @@ from e2e import (
 from mailjudge.engine.maps import load_map
 from mailjudge.engine.state import initial_position
 from mailjudge.game.state import get_game, orders_on_file
-from mailjudge.models import InboundMessage
+from mailjudge.store.models import InboundMessage
 
 
 def test_two_years_by_mail(harness: Harness) -> None:

@@ -12,7 +12,7 @@ from e2e import MASTER, POWERS, Harness, player, seated, text_of
 
 from mailjudge.demo.table import Table
 from mailjudge.game.state import get_game
-from mailjudge.models import Game, GameState, utcnow
+from mailjudge.store.models import Game, GameState, utcnow
 
 ASKED = "a draw unless someone refuses"
 

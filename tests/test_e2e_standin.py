@@ -15,7 +15,7 @@ from mailjudge.engine.maps import load_map
 from mailjudge.engine.standin import standin_texts
 from mailjudge.engine.state import initial_position
 from mailjudge.game.state import get_game
-from mailjudge.models import Game, Seat, utcnow
+from mailjudge.store.models import Game, Seat, utcnow
 
 GMAP = load_map("standard")
 HOLDS = {

@@ -11,7 +11,7 @@ import re
 from e2e import MASTER, POWERS, Harness, player, secret, text_of
 
 from mailjudge.game.state import current_position, get_game
-from mailjudge.models import Outbox
+from mailjudge.store.models import Outbox
 
 GAME = "surv"
 # Each power's ballot in W1902A; Russia has 4 centres, the others 3. Turkey gets 9 votes.

@@ -37,7 +37,7 @@ from mailjudge.demo.table import Table
 from mailjudge.game.openings import open_powers
 from mailjudge.game.schedule import timing_of
 from mailjudge.game.state import current_position, get_game
-from mailjudge.models import Game, RecordEntry, utcnow
+from mailjudge.store.models import Game, RecordEntry, utcnow
 from mailjudge.variants.double import ring_seats
 from mailjudge.web.app import make_app
 

@@ -12,7 +12,7 @@ from e2e import MASTER, Harness, player, seated, secret, text_of
 
 from mailjudge.demo.table import Table
 from mailjudge.game.state import get_game, orders_on_file
-from mailjudge.models import GameState, OrderLine, Seat
+from mailjudge.store.models import GameState, OrderLine, Seat
 
 INDEX = Path(__file__).parent / "data" / "veteran_commands.txt"
 

@@ -15,9 +15,9 @@ from mailjudge.commands.base import Context
 from mailjudge.commands.run import reply_text
 from mailjudge.game import options
 from mailjudge.game.state import get_game
-from mailjudge.models import Ballot, DeadlineExtension, Seat
 from mailjudge.service import extend
 from mailjudge.service.draws import electorate
+from mailjudge.store.models import Ballot, DeadlineExtension, Seat
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 JUDGE = "judge@example.org"

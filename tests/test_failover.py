@@ -41,8 +41,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.testclient import TestClient
 
-from mailjudge import db
-from mailjudge.models import Game
+from mailjudge.store import db
+from mailjudge.store.models import Game
 from mailjudge.web.app import make_app
 
 
@@ -134,7 +134,7 @@ def web_pages(folder: Path, url: str) -> Iterator[str]:
                       f'[web]\nhost = "127.0.0.1"\nport = {port}\n')  # fmt: skip
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), *sys.path]))
     with (folder / "web.log").open("wb") as log:
-        web = subprocess.Popen([sys.executable, "-m", "mailjudge.cli", "web", "--config",
+        web = subprocess.Popen([sys.executable, "-m", "mailjudge.tools.cli", "web", "--config",
                                 str(config)], stdout=log, stderr=log, env=env)  # fmt: skip
     try:
         _wait_listening(port, web)

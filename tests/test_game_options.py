@@ -13,7 +13,7 @@ from e2e import MASTER, running_judge
 from mailjudge.demo.sink import MailSink
 from mailjudge.game import options
 from mailjudge.game.options import OptionError
-from mailjudge.models import Game
+from mailjudge.store.models import Game
 
 
 @pytest.mark.parametrize(

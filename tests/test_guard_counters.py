@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from mailjudge.game import guard
-from mailjudge.models import AddressCounter
+from mailjudge.store.models import AddressCounter
 
 HOUR = timedelta(hours=1)
 NOON = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)

@@ -13,7 +13,7 @@ from e2e import MASTER, POWERS, Harness, text_of
 from starlette.testclient import TestClient
 
 from mailjudge.game.state import current_position, get_game
-from mailjudge.models import Person, Seat
+from mailjudge.store.models import Person, Seat
 from mailjudge.web.app import make_app
 
 GAME = "gun"

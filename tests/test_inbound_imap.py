@@ -11,10 +11,10 @@ from collections.abc import Callable, Iterator
 import pytest
 from mailstack import Dovecot
 
+from mailjudge.config.settings import ImapSettings
 from mailjudge.inbound import spool
 from mailjudge.inbound.imap import ImapPoller
-from mailjudge.models import InboundMessage, MailboxCursor
-from mailjudge.settings import ImapSettings
+from mailjudge.store.models import InboundMessage, MailboxCursor
 
 USER = "judge@example.test"
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from test_inbound_spool import in_threads, raw_mail
 
-from mailjudge import db
 from mailjudge.inbound import group_store, spool
 from mailjudge.inbound.landing import Landing, landing_path
-from mailjudge.models import InboundMessage, utcnow
+from mailjudge.store import db
+from mailjudge.store.models import InboundMessage, utcnow
 
 
 def landing_for(sqlite_db: str) -> Landing:

@@ -125,7 +125,7 @@ def reference_identity(raw: bytes) -> tuple[str | None, str]:
     import hashlib
 
     from mailjudge.inbound.parse import message_id_of
-    from mailjudge.models import MESSAGE_ID_LENGTH
+    from mailjudge.store.models import MESSAGE_ID_LENGTH
 
     headers = parse_headers(raw)
     message_id = message_id_of(header_text(headers, "Message-ID"))

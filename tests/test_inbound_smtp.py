@@ -13,13 +13,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from mailjudge import db
+from mailjudge.config.settings import Settings, SmtpSettings
+from mailjudge.config.settings_files import load_settings
 from mailjudge.inbound import group_store, spool
 from mailjudge.inbound.landing import Landing, landing_path
 from mailjudge.inbound.smtp import Listener, judge_recipients
-from mailjudge.models import InboundMessage
-from mailjudge.settings import Settings, SmtpSettings
-from mailjudge.settings_files import load_settings
+from mailjudge.store import db
+from mailjudge.store.models import InboundMessage
 
 JUDGE = "judge@example.org"
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from mailjudge.config.settings import InboundSettings
 from mailjudge.inbound import group_store, spool
-from mailjudge.models import InboundMessage, Person, utcnow
-from mailjudge.settings import InboundSettings
+from mailjudge.store.models import InboundMessage, Person, utcnow
 
 WORKER = Path(__file__).parent / "workers" / "spool_worker.py"
 

@@ -144,7 +144,7 @@ def test_bad_orders_are_results_not_errors() -> None:
 
 def _cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mailjudge.cli", *args],
+        [sys.executable, "-m", "mailjudge.tools.cli", *args],
         input=stdin,
         capture_output=True,
         text=True,

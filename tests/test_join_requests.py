@@ -11,9 +11,9 @@ import pytest
 from mailjudge.game import confirmations, guard
 from mailjudge.game.errors import NotAllowed, NotFound, ServiceError
 from mailjudge.game.state import get_game, players
-from mailjudge.models import JoinRequest, utcnow
 from mailjudge.service.games import create_game
 from mailjudge.service.seats import ask_to_join, confirm_join, join
+from mailjudge.store.models import JoinRequest, utcnow
 
 NEW = "newcomer@players.test"
 

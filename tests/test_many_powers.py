@@ -11,10 +11,10 @@ import tomllib
 import pytest
 from shapely.geometry import Point, Polygon
 
+from mailjudge.config.paths import MAPS_DIR
 from mailjudge.engine.boards import map_document
 from mailjudge.engine.maps import GameMap, load_map, parse_map
 from mailjudge.engine.state import initial_position
-from mailjudge.paths import MAPS_DIR
 from mailjudge.render.board import draw_picture
 from mailjudge.render.board import outlines as drawing
 from mailjudge.render.board.passages import passages

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from mailjudge.config.paths import MAPS_DIR
 from mailjudge.engine import map_convert
 from mailjudge.engine.adjustments import build_sites
 from mailjudge.engine.maps import WATER, load_map, province_of
 from mailjudge.engine.phases import process_phase
 from mailjudge.engine.state import ADJUSTMENT, MOVEMENT, Phase, Position, initial_position
-from mailjudge.paths import MAPS_DIR
 
 NAMES = sorted(p.stem for p in MAPS_DIR.glob("*.toml") if "." not in p.stem)
 

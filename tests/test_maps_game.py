@@ -11,12 +11,12 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from mailjudge.config.paths import MAPS_DIR
 from mailjudge.engine.catalogue import describe, map_names
 from mailjudge.engine.interchange import adjudicate, position_to_dict
 from mailjudge.engine.maps import GameMap, load_map, parse_map
 from mailjudge.engine.randomplay import random_orders
 from mailjudge.engine.state import initial_position
-from mailjudge.paths import MAPS_DIR
 from mailjudge.render.undrawn import picture_of
 from mailjudge.variants import VARIANTS
 from mailjudge.variants.double import RING, ring_of, ring_refusal, solo_centres

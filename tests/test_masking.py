@@ -5,7 +5,7 @@ from __future__ import annotations
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 
-from mailjudge.masking import mask_mail, mask_text
+from mailjudge.secrecy.masking import mask_mail, mask_text
 
 
 def test_a_plain_mail_is_masked_byte_for_byte_elsewhere() -> None:

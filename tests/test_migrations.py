@@ -20,18 +20,10 @@ from typing import Any
 import pytest
 from e2e import Harness, player, running_judge, secret
 
-from mailjudge import db
 from mailjudge.game.state import get_game, orders_on_file
-from mailjudge.migrations import (
-    ALL_TABLES,
-    LATEST,
-    MIGRATIONS,
-    SchemaError,
-    current_version,
-    row_counts,
-    upgrade,
-)
-from mailjudge.models import (
+from mailjudge.service.games import create_game
+from mailjudge.store import db
+from mailjudge.store.models import (
     AddressCounter,
     Bounce,
     Confirmation,
@@ -48,7 +40,15 @@ from mailjudge.models import (
     Seat,
     StalemateQuestion,
 )
-from mailjudge.service.games import create_game
+from mailjudge.tools.migrations import (
+    ALL_TABLES,
+    LATEST,
+    MIGRATIONS,
+    SchemaError,
+    current_version,
+    row_counts,
+    upgrade,
+)
 
 RELEASES = Path(__file__).parent / "data" / "releases"
 RELEASE_DUMPS = sorted(RELEASES.glob("*.sql"))
@@ -162,7 +162,7 @@ def test_an_upgrade_that_would_lose_rows_changes_nothing(
 ) -> None:
     """The guard: a migration that rebuilds `seat` with foreign keys on (as migration 3 once
     did) empties `ballot`; the upgrade is refused and rolled back instead."""
-    import mailjudge.migrations as migrations
+    import mailjudge.tools.migrations as migrations
 
     path = load_release(RELEASES / "276ab49.sql", tmp_path / "judge.db")
     before = counts(path)
@@ -312,8 +312,7 @@ def test_mail_an_earlier_release_held_for_a_bouncing_address_goes_out_at_signon(
     bounces, and goes out when the player signs on."""
     from datetime import UTC, datetime, timedelta
 
-    from mailjudge.models import Outbox
-    from mailjudge.outbound.outbox import HELD
+    from mailjudge.store.models import HELD, Outbox
 
     path = load_release(RELEASES / "8c26d25.sql", tmp_path / "judge.db")
     france, when = player("FRANCE"), datetime.now(UTC) - timedelta(days=2)
@@ -358,9 +357,8 @@ def test_mail_an_earlier_release_held_for_a_bouncing_address_goes_out_at_signon(
 def test_migration_17_on_both_databases(any_db: str) -> None:
     """The conversion itself on SQLite and PostgreSQL: the held mail of 0.1.0 becomes
     queued and held; other failed mail is left as it was."""
-    from mailjudge.migrations import OLD_HELD_END, OLD_HELD_START, _held_mail_queued
-    from mailjudge.models import Outbox
-    from mailjudge.outbound.outbox import HELD
+    from mailjudge.store.models import HELD, Outbox
+    from mailjudge.tools.migrations import OLD_HELD_END, OLD_HELD_START, _held_mail_queued
 
     old = f"{OLD_HELD_START}mail to a@b.test bounced 3 times{OLD_HELD_END}"
     Outbox.create(to_addrs="a@b.test", raw=b"x", state="failed", last_error=old,

@@ -115,7 +115,7 @@ def test_a_database_not_yet_upgraded_says_run_init(command: list[str], tmp_path:
     """Issue 51.7: status on a database of an earlier release printed a 47-line traceback;
     each command that reads the tables says in one line what to do, and init says what it
     did."""
-    from mailjudge.migrations import LATEST, MIGRATIONS
+    from mailjudge.tools.migrations import LATEST, MIGRATIONS
 
     path = tmp_path / "judge.db"
     with sqlite3.connect(path) as conn:  # release 8c26d25: schema version 3

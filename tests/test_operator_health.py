@@ -26,8 +26,8 @@ from mailjudge.app import alerts
 from mailjudge.app.alerts import CLEAR_AFTER, notify_operator, send_direct_alert
 from mailjudge.demo.mailroom import judge_settings, running_judge
 from mailjudge.demo.sink import MailSink, Received
-from mailjudge.models import Game, OperatorAlert, Outbox, utcnow
 from mailjudge.service import games
+from mailjudge.store.models import Game, OperatorAlert, Outbox, utcnow
 
 MAILJUDGE = str(Path(sys.executable).parent / "mailjudge")
 OPERATOR = "operator@example.test"
@@ -238,7 +238,7 @@ def test_a_full_disk_is_told(
         assert refused.value.smtp_code == 451
         faults = [r for r in caplog.records if r.levelno >= logging.WARNING]
         assert len(faults) == 1 and faults[0].exc_info is None, faults
-        # mailjudge.outages: the listener found the database unusable, and says so once
+        # mailjudge.store.outages: the listener found the database unusable, and says so once
         assert "database or disk is full" in faults[0].getMessage(), faults[0].getMessage()
         shown = status(h)
         assert shown.returncode == 1, shown.stdout
@@ -261,8 +261,9 @@ def test_the_database_away(postgres_server: str, tmp_path: Path) -> None:
 
     import psycopg
 
-    from mailjudge import db, migrations
-    from mailjudge.settings import WebSettings
+    from mailjudge.config.settings import WebSettings
+    from mailjudge.store import db
+    from mailjudge.tools import migrations
     from mailjudge.web import server
 
     name = f"mailjudge_away_{uuid.uuid4().hex[:10]}"

@@ -14,11 +14,11 @@ from boards import position
 import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge.commands.run import execute
 from mailjudge.game.state import get_game
-from mailjudge.models import Seat
 from mailjudge.service import processing
 from mailjudge.service.games import create_game
 from mailjudge.service.orders import submit_orders
 from mailjudge.service.seats import join, seat_for_power
+from mailjudge.store.models import Seat
 from mailjudge.variants import double
 from mailjudge.variants.survive import vote_out
 

@@ -14,13 +14,13 @@ from aiosmtpd.smtp import SMTP as SMTPServer
 from aiosmtpd.smtp import Envelope, Session
 from mailstack import LOOPBACK, free_port
 
-from mailjudge.models import Outbox
+from mailjudge.config.settings import OutboundSettings
 from mailjudge.outbound import outbox
 from mailjudge.outbound.connections import RelayConnections, spread
 from mailjudge.outbound.message import build_message
 from mailjudge.outbound.send import SmtpSender
 from mailjudge.outbound.sent_record import SentRecord, record_path
-from mailjudge.settings import OutboundSettings
+from mailjudge.store.models import Outbox
 
 JUDGE = "judge@example.org"
 

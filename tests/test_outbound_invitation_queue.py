@@ -10,13 +10,13 @@ from email.message import EmailMessage
 
 from itip import calendar_of, check_itip
 
-from mailjudge.models import Outbox
+from mailjudge.config.settings import Settings
+from mailjudge.config.settings_files import load_settings
 from mailjudge.outbound.draft import MailDraft, Outgoing
 from mailjudge.outbound.outbox import render_draft
 from mailjudge.outbound.queue import queue_outgoing
 from mailjudge.render.calendar import Attendee, DeadlineEvent, Method, event_uid, invitation
-from mailjudge.settings import Settings
-from mailjudge.settings_files import load_settings
+from mailjudge.store.models import Outbox
 
 NOW = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
 

@@ -18,14 +18,14 @@ from aiosmtpd.smtp import SMTP as SMTPServer
 from aiosmtpd.smtp import AuthResult, Envelope, LoginPassword, Session
 from mailstack import LOOPBACK, SmtpSink, free_port
 
+from mailjudge.config.settings import OutboundSettings
 from mailjudge.demo.sink import MailSink, _Recorder
 from mailjudge.inbound import spool
-from mailjudge.models import Outbox, utcnow
 from mailjudge.outbound import answered, outbox
 from mailjudge.outbound.message import build_message
 from mailjudge.outbound.outbox import RetryPolicy
 from mailjudge.outbound.send import Handed, SmtpSender, is_permanent
-from mailjudge.settings import OutboundSettings
+from mailjudge.store.models import Outbox, utcnow
 
 JUDGE = "judge@example.org"
 FAST = RetryPolicy(
@@ -428,11 +428,11 @@ def test_mail_the_database_went_away_under_is_put_back_not_counted_failed(
     not left leased (it would wait lease_seconds), not logged as the relay's refusal."""
     import psycopg
 
-    from mailjudge import db
-    from mailjudge.models import BoardPicture
-    from mailjudge.outages import DatabaseAway
     from mailjudge.outbound.draft import MailDraft
     from mailjudge.service import games
+    from mailjudge.store import db
+    from mailjudge.store.models import BoardPicture
+    from mailjudge.store.outages import DatabaseAway
 
     game = games.create_game("ivory", "gm@example.com", "gm-pw")
     picture = BoardPicture.create(game=game, phase="S1901M", sequence=0, key="k", svg="<svg/>",
@@ -449,7 +449,7 @@ def test_mail_the_database_went_away_under_is_put_back_not_counted_failed(
                 outbox.flush(sender, retry=retry)
             except DatabaseAway as err:
                 outcome["away"] = str(err)
-            db.forget_connection()  # as mailjudge.outages does; the next round connects
+            db.forget_connection()  # as mailjudge.store.outages does; the next round connects
             outcome["then"] = outbox.flush(sender, retry=retry)
 
     blocker = psycopg.connect(pg)
@@ -497,7 +497,7 @@ def test_a_killed_senders_mails_are_sent_at_once_not_when_the_lease_runs_out(
     theirs = notice(2)
     code = (
         "import time; from datetime import timedelta; from mailjudge import db; "
-        "from mailjudge.models import utcnow; from mailjudge.outbound import outbox; "
+        "from mailjudge.store.models import utcnow; from mailjudge.outbound import outbox; "
         f"db.connect({any_db!r}); "
         "rows = outbox.claim_due(utcnow(), 1, lease=timedelta(minutes=10)); "
         "print(rows[0].id, flush=True); time.sleep(600)"

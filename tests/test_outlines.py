@@ -12,9 +12,9 @@ import pytest
 from map_sizes import sized
 from shapely.geometry import Point, Polygon, box
 
+from mailjudge.config.paths import MAPS_DIR
 from mailjudge.engine.boards import map_document
 from mailjudge.engine.maps import GameMap, load_map, province_of
-from mailjudge.paths import MAPS_DIR
 from mailjudge.render.board import outlines as drawing
 from mailjudge.render.board.passages import passages
 from mailjudge.render.board.places import places

@@ -20,8 +20,8 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import mailjudge
+from mailjudge.config.paths import ROOT_DIR
 from mailjudge.demo.sink import MailSink, free_port, text_of
-from mailjudge.paths import ROOT_DIR
 
 LEFT_BEHIND = shutil.ignore_patterns(
     ".git", ".venv", "venv", "__pycache__", "*.egg-info", ".*_cache", "demo-mail", "build", "dist"
@@ -174,7 +174,7 @@ def test_every_release_has_a_version_of_its_own() -> None:
     for release in listed.values():
         schemas.setdefault(release["version"], set()).add(release["schema"])
     assert {v for v, s in schemas.items() if len(s) > 1} <= {"0.1.0", "0.2.0"}
-    from mailjudge.migrations import LATEST
+    from mailjudge.tools.migrations import LATEST
 
     assert max(release["schema"] for release in listed.values()) <= LATEST
 

@@ -10,8 +10,8 @@ import itertools
 
 import pytest
 
+from mailjudge.config.paths import MAPS_DIR
 from mailjudge.engine.maps import load_map
-from mailjudge.paths import MAPS_DIR
 from mailjudge.render.board.colour import ciede2000, ciede2000_lab, deuteranope
 from mailjudge.render.board.spread import MOST, apart, pick
 from mailjudge.render.board.style import PALETTES, SPREAD, Palette, colours_for

@@ -5,7 +5,7 @@ import hashlib
 
 import pytest
 
-from mailjudge.passwords import hash_password, needs_rehash, verify_password
+from mailjudge.secrecy.passwords import hash_password, needs_rehash, verify_password
 
 
 def test_round_trip() -> None:
@@ -82,7 +82,7 @@ def test_damaged_or_foreign_stored_hash_is_an_error_not_a_mismatch(stored: str) 
 def test_remembered_verification_is_fast_and_safe() -> None:
     import time
 
-    from mailjudge.passwords import forget_verified, verify_password_remembered
+    from mailjudge.secrecy.passwords import forget_verified, verify_password_remembered
 
     forget_verified()
     stored = hash_password("correct horse")

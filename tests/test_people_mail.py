@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from mailjudge.engine.timing import show_both, show_lines
 from mailjudge.game import schedule
 from mailjudge.game.state import get_game
-from mailjudge.models import Person
 from mailjudge.render.deadline import deadline_lines, deadline_text
 from mailjudge.service import deadlines
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.seats import join
-from mailjudge.timing import show_both, show_lines
+from mailjudge.store.models import Person
 
 MOMENT = datetime(2026, 12, 5, 11, 0, tzinfo=UTC)  # 12:00 in Paris, 20:00 in Tokyo
 

@@ -11,10 +11,10 @@ import pytest
 
 import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge.commands.registry import unique_commands
+from mailjudge.engine.rules import RuleSet
 from mailjudge.permissions.actors import Actor
 from mailjudge.permissions.policy import ANY, GATES, TABLE, check, rows_for
 from mailjudge.permissions.vocabulary import Action, Role
-from mailjudge.rules import RuleSet
 from mailjudge.variants import VARIANTS
 
 

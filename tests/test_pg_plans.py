@@ -15,11 +15,12 @@ from typing import Any
 
 import psycopg
 
-from mailjudge import db, migrations
 from mailjudge.game import guard
 from mailjudge.inbound import game_batches, spool
-from mailjudge.models import AddressCounter, InboundMessage, utcnow
+from mailjudge.store import db
 from mailjudge.store import mail as store_mail
+from mailjudge.store.models import AddressCounter, InboundMessage, utcnow
+from mailjudge.tools import migrations
 
 JUDGE = ["judge@example.org"]
 

@@ -5,10 +5,10 @@ batch runs as it always did."""
 
 from __future__ import annotations
 
-from mailjudge import db
 from mailjudge.inbound import spool
-from mailjudge.models import InboundMessage, Person, utcnow
+from mailjudge.store import db
 from mailjudge.store import games as store_games
+from mailjudge.store.models import InboundMessage, Person, utcnow
 
 
 def _store(n: int) -> None:

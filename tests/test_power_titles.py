@@ -15,13 +15,13 @@ from mailjudge.engine.reader import power_prefix
 from mailjudge.engine.state import initial_position
 from mailjudge.game.openings import open_powers
 from mailjudge.game.state import current_position, get_game
-from mailjudge.models import Game
 from mailjudge.render.board import draw_picture
 from mailjudge.service import openings, processing
 from mailjudge.service.draws import survivors
 from mailjudge.service.games import create_game
 from mailjudge.service.orders import submit_orders
 from mailjudge.service.seats import join, seat_for_power
+from mailjudge.store.models import Game
 from mailjudge.web import pages
 from mailjudge.web.app import make_app
 

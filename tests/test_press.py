@@ -12,9 +12,9 @@ import mailjudge.commands  # noqa: F401
 from mailjudge.commands.run import execute
 from mailjudge.game.errors import NotAllowed
 from mailjudge.game.state import get_game, seat_named
-from mailjudge.models import Press
 from mailjudge.service.press import resolve_recipients, send_press
 from mailjudge.service.seats import observe, seat_for_power
+from mailjudge.store.models import Press
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 NOW = datetime(2026, 11, 21, tzinfo=UTC)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from e2e import Harness, seated, set_up_game
 
-from mailjudge.models import BoardPicture, Outbox, utcnow
 from mailjudge.outbound.outbox import prune_sent
-from mailjudge.status import status_report
+from mailjudge.store.models import BoardPicture, Outbox, utcnow
+from mailjudge.tools.status import status_report
 
 
 def test_pictures_once_and_pruning_keeps_headers_and_outcome(harness: Harness) -> None:

@@ -12,7 +12,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from mailjudge.paths import ROOT_DIR
+from mailjudge.config.paths import ROOT_DIR
 
 README = (ROOT_DIR / "README.md").read_text()
 LEFT_BEHIND = shutil.ignore_patterns(

@@ -19,12 +19,12 @@ from mailjudge.inbound.quoted_block import (
     copied_blocks,
     edited_quoted_block,
 )
-from mailjudge.models import Game, Outbox, Seat
 from mailjudge.render.ready_block import PASSWORD_PLACEHOLDER, comment, ready_block
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.orders import submit_orders
 from mailjudge.service.ready_block import ready_lines
 from mailjudge.service.seats import join, seat_for_power
+from mailjudge.store.models import Game, Outbox, Seat
 
 DEFAULT = "// (no order on file: the judge's default)"
 

@@ -14,13 +14,13 @@ import pytest
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.options import set_option
 from mailjudge.game.state import current_position, get_game
-from mailjudge.models import Game, OrderLine, Outbox, RecordEntry
 from mailjudge.service import processing, records
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.openings import take_over
 from mailjudge.service.orders import submit_orders
 from mailjudge.service.records import Record, meets, record_for
 from mailjudge.service.seats import join, resign, seat_for_power
+from mailjudge.store.models import Game, OrderLine, Outbox, RecordEntry
 
 POWERS = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]
 TIMING = "MOVE 20H RETREAT 12H ADJUST 12H GRACE 2H"

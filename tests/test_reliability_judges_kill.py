@@ -14,8 +14,9 @@ from mailstack import free_port
 from reliability import JudgeProcess, MxStream, count, judge_config, sink_on
 from reliability import wait_for_answers as answered_by
 
-from mailjudge import db, migrations
 from mailjudge.benchmarks.mail_judges import make_games
+from mailjudge.store import db
+from mailjudge.tools import migrations
 
 
 def test_judges_answer_each_mail_once_when_one_is_killed(tmp_path: Path, postgres_url: str) -> None:

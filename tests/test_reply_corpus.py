@@ -24,7 +24,7 @@ from e2e import Harness, player, seated, set_up_game, text_of
 from replyforms import ALL_FORMS, reply_mail
 
 from mailjudge.game.state import get_game, orders_on_file
-from mailjudge.models import Outbox
+from mailjudge.store.models import Outbox
 
 CORPUS = Path(__file__).parent / "data" / "replies"
 ORDERS = ["A MAR H", "A PAR - BUR", "F BRE - MAO"]

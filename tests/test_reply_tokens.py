@@ -9,19 +9,19 @@ from datetime import UTC, datetime
 
 import pytest
 
-from mailjudge import settings, settings_files
 from mailjudge.commands.run import execute
+from mailjudge.config import settings, settings_files
 from mailjudge.game import reply_tokens
 from mailjudge.game.state import get_game, orders_on_file, person_of
 from mailjudge.inbound.auth_results import parse, sender_proven
 from mailjudge.inbound.parse import parse_mail
 from mailjudge.inbound.quoted_block import edited_quoted_block
-from mailjudge.masking import mask_text
-from mailjudge.models import Seat, utcnow
+from mailjudge.secrecy.masking import mask_text
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.openings import take_over
 from mailjudge.service.ready_block import ready_lines
 from mailjudge.service.seats import join, resign, set_password
+from mailjudge.store.models import Seat, utcnow
 
 MTA = "mx.judge.test"
 ADDRESS = "p0@players.test"

@@ -21,14 +21,14 @@ import psycopg
 import pytest
 from e2e import JUDGE
 
-from mailjudge import db, migrations
-from mailjudge.backup import backup, restore
 from mailjudge.demo.mailroom import running_judge
 from mailjudge.demo.sink import MailSink
-from mailjudge.models import InboundMessage, Outbox, utcnow
-from mailjudge.outbound.outbox import RESTORE_HELD
 from mailjudge.outbound.sent_record import SentRecord, record_path
-from mailjudge.running import serving
+from mailjudge.store import db
+from mailjudge.store.models import RESTORE_HELD, InboundMessage, Outbox, utcnow
+from mailjudge.tools import migrations
+from mailjudge.tools.backup import backup, restore
+from mailjudge.tools.running import serving
 
 MAILJUDGE = str(Path(sys.executable).parent / "mailjudge")
 QUICK_RETRIES = {"outbound_retry_first_seconds": "1", "outbound_retry_max_seconds": "1"}

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from mailjudge.rules import (
+from mailjudge.engine.rules import (
     CatalogueError,
     RuleError,
     RuleSet,

@@ -11,7 +11,7 @@ from mailstack import SmtpSink
 
 from mailjudge.app.runner import Judge
 from mailjudge.inbound import spool
-from mailjudge.models import InboundMessage, utcnow
+from mailjudge.store.models import InboundMessage, utcnow
 
 
 def test_a_mail_left_by_a_dead_worker_is_answered_after_the_claim_timeout(

@@ -1,4 +1,4 @@
-"""One list says which commands carry a password and where (mailjudge/secret_words.py), and
+"""One list says which commands carry a password and where (mailjudge/secrecy/secret_words.py), and
 it is the commands' own: every command registered, shared or a variant's, is held to it,
 and every reader goes by it: the echo, the stored copy of a mail, the press guard, the
 tests' secrecy check. Before, three lists disagreed: a press holding ``SIGN ON power@game
@@ -18,22 +18,22 @@ from secrecy import Secrets
 from test_service_rules import EMAILS, game_with
 
 import mailjudge.commands  # registers every command, the variants' too
-import mailjudge.settings
-from mailjudge import db
+import mailjudge.config.settings
 from mailjudge.app import pipeline
 from mailjudge.commands.arguments import Group, Token, parse
 from mailjudge.commands.base import Block, Command, CommandError
 from mailjudge.commands.press import checked_body
 from mailjudge.commands.registry import COMMANDS, followers_of, secrets_of, words_after_name
+from mailjudge.config.settings import Settings
+from mailjudge.config.settings_files import load_settings
 from mailjudge.game.state import get_game
 from mailjudge.inbound import spool
-from mailjudge.masking import mask_mail, mask_text, password_command
-from mailjudge.models import InboundMessage, Outbox, Press
-from mailjudge.passwords import verify_password
-from mailjudge.secret_words import SECRET_COMMANDS, SECRET_FOLLOWERS
+from mailjudge.secrecy.masking import mask_mail, mask_text, password_command
+from mailjudge.secrecy.passwords import verify_password
+from mailjudge.secrecy.secret_words import SECRET_COMMANDS, SECRET_FOLLOWERS
 from mailjudge.service.seats import seat_for_power
-from mailjudge.settings import Settings
-from mailjudge.settings_files import load_settings
+from mailjudge.store import db
+from mailjudge.store.models import InboundMessage, Outbox, Press
 
 JUDGE = "judge@example.org"
 NOW = datetime(2026, 11, 21, tzinfo=UTC)
@@ -164,7 +164,7 @@ def test_words_that_only_begin_like_a_command_pass_a_press() -> None:
 @pytest.fixture
 def settings(monkeypatch: pytest.MonkeyPatch) -> Settings:
     found = load_settings(None, {"MAILJUDGE_JUDGE_ADDRESS": JUDGE})
-    monkeypatch.setattr(mailjudge.settings, "_CURRENT", found)
+    monkeypatch.setattr(mailjudge.config.settings, "_CURRENT", found)
     return found
 
 

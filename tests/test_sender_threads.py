@@ -9,7 +9,7 @@ from collections import Counter
 
 from e2e import Harness
 
-from mailjudge.models import Outbox
+from mailjudge.store.models import Outbox
 
 
 def test_work_once_beside_the_worker_sends_each_mail_once(harness: Harness) -> None:

@@ -11,10 +11,10 @@ from datetime import timedelta
 from mailstack import SmtpSink
 from test_outbound_outbox import FAST, notice, sender_for
 
-from mailjudge import db
-from mailjudge.models import Outbox, utcnow
 from mailjudge.outbound import outbox
 from mailjudge.outbound.sent_record import SentRecord, record_path
+from mailjudge.store import db
+from mailjudge.store.models import Outbox, utcnow
 
 
 def record_for_db() -> SentRecord:

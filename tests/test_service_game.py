@@ -13,11 +13,11 @@ from mailjudge.engine.phases import EngineOptions, process_phase, result_rows
 from mailjudge.engine.randomplay import random_orders
 from mailjudge.engine.state import initial_position
 from mailjudge.game.state import current_position, get_game
-from mailjudge.models import Game, PhaseRecord
 from mailjudge.service import processing
 from mailjudge.service.games import create_game
 from mailjudge.service.orders import submit_orders
 from mailjudge.service.seats import join, seat_for_power
+from mailjudge.store.models import Game, PhaseRecord
 
 MAP = load_map("standard")
 PLAYERS = [f"player{i}@example.org" for i in range(7)]

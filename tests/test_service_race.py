@@ -10,7 +10,7 @@ from pathlib import Path
 from test_service_game import new_game
 
 from mailjudge.game.state import get_game
-from mailjudge.models import PhaseRecord
+from mailjudge.store.models import PhaseRecord
 
 WORKER = Path(__file__).parent / "workers" / "process_worker.py"
 
@@ -41,7 +41,8 @@ def race(url: str, name: str, rounds: int) -> None:
 
 
 def test_race_on_postgresql(postgres_url: str, cheap_scrypt: None) -> None:
-    from mailjudge import db, migrations
+    from mailjudge.store import db
+    from mailjudge.tools import migrations
 
     db.connect(postgres_url)
     migrations.upgrade()

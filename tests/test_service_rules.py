@@ -8,16 +8,16 @@ from datetime import timedelta
 
 import pytest
 
+from mailjudge.engine.rules import known_rules
 from mailjudge.engine.state import Phase
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.state import current_position, get_game, seat_named, set_rules
-from mailjudge.models import Game, utcnow
-from mailjudge.rules import known_rules
 from mailjudge.service import draws, processing
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.orders import submit_orders
 from mailjudge.service.press import resolve_recipients, send_press
 from mailjudge.service.seats import join, observe, seat_for_power, set_wait
+from mailjudge.store.models import Game, utcnow
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 EMAILS = [f"p{i}@example.org" for i in range(7)]

@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 from test_service_rules import game_with, hold_all
 
+from mailjudge.config.settings import current_settings
 from mailjudge.game.errors import BadSecret, NotAllowed, NotFound, ServiceError
 from mailjudge.game.state import current_position, get_game, orders_on_file
-from mailjudge.models import Game, OrderLine, Seat, utcnow
 from mailjudge.service import processing
 from mailjudge.service.games import create_game, pause_game, resume_game
 from mailjudge.service.openings import take_over
@@ -23,7 +23,7 @@ from mailjudge.service.seats import (
     seat_for_power,
     signon,
 )
-from mailjudge.settings import current_settings
+from mailjudge.store.models import Game, OrderLine, Seat, utcnow
 
 pytestmark = pytest.mark.usefixtures("sqlite_db")
 
@@ -136,7 +136,7 @@ def test_preview_changes_nothing() -> None:
 
 def test_old_rate_counters_are_forgotten_but_not_proven_addresses() -> None:
     from mailjudge.game import guard
-    from mailjudge.models import AddressCounter, utcnow
+    from mailjudge.store.models import AddressCounter, utcnow
 
     then = utcnow() - timedelta(days=3)
     guard.bump("same:robot@example.org:abc", then, timedelta(hours=1))

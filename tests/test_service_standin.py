@@ -15,11 +15,11 @@ from mailjudge.game import schedule
 from mailjudge.game.errors import ServiceError
 from mailjudge.game.openings import open_powers
 from mailjudge.game.state import current_position, get_game
-from mailjudge.models import Game, PhaseRecord, Seat, utcnow
 from mailjudge.service import openings, processing
 from mailjudge.service.orders import submit_orders
 from mailjudge.service.seats import seat_for_power
 from mailjudge.service.standin import away_with_standin, set_standin
+from mailjudge.store.models import Game, PhaseRecord, Seat, utcnow
 from mailjudge.web.pages import phase_results
 
 FRENCH_HOLDS = ["A PAR H", "A MAR H", "F BRE H"]

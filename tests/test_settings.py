@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from mailjudge.settings import Settings, SettingsError
-from mailjudge.settings_docs import describe_settings, settings_docs, settings_markdown
-from mailjudge.settings_files import SETTINGS, load_settings, value_of
+from mailjudge.config.settings import Settings, SettingsError
+from mailjudge.config.settings_docs import describe_settings, settings_docs, settings_markdown
+from mailjudge.config.settings_files import SETTINGS, load_settings, value_of
 
 # The settings every judge has (address, database, SMTP, IMAP, outbound), whatever else is added.
 REQUIRED_DEFAULTS = {

@@ -11,13 +11,13 @@ import pytest
 from statements_sent import statements_sent
 from test_service_rules import game_with
 
-from mailjudge.db import database_proxy
+from mailjudge.config.settings import current_settings
 from mailjudge.game import guard
 from mailjudge.game.errors import BadSecret
 from mailjudge.game.state import check_secret
-from mailjudge.models import AddressCounter, utcnow
 from mailjudge.service.seats import seat_for_power
-from mailjudge.settings import current_settings
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import AddressCounter, utcnow
 
 GUESSER = "guesser@evil.test"
 

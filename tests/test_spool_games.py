@@ -9,10 +9,10 @@ import threading
 import time
 from datetime import timedelta
 
-from mailjudge import db
 from mailjudge.inbound import game_batches, spool
 from mailjudge.inbound.game_key import game_key
-from mailjudge.models import InboundMessage, utcnow
+from mailjudge.store import db
+from mailjudge.store.models import InboundMessage, utcnow
 
 JUDGE = ["judge@example.org"]
 

@@ -14,11 +14,11 @@ import pytest
 from mailjudge.game import options
 from mailjudge.game.stalemate import static_since, year_just_ended
 from mailjudge.game.state import get_game
-from mailjudge.models import Game, StalemateQuestion
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.service import processing, stalemate
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.seats import join
+from mailjudge.store.models import Game, StalemateQuestion
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 POWERS = ["AUSTRIA", "ENGLAND", "FRANCE", "GERMANY", "ITALY", "RUSSIA", "TURKEY"]

@@ -8,8 +8,9 @@ from datetime import UTC, datetime
 
 from ha import running_pair
 
-from mailjudge import db, migrations
-from mailjudge.health import problems
+from mailjudge.store import db
+from mailjudge.store.health import problems
+from mailjudge.tools import migrations
 
 
 def _keys(url: str) -> list[str]:

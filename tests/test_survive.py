@@ -12,12 +12,12 @@ from mailjudge.engine.passive import Passive, Removal
 from mailjudge.engine.phases import EngineOptions, process_phase
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.state import current_position, get_game, seat_named
-from mailjudge.models import Game
 from mailjudge.service import processing
 from mailjudge.service.games import create_game
 from mailjudge.service.orders import submit_orders
 from mailjudge.service.results import results_mails
 from mailjudge.service.seats import join, seat_for_power
+from mailjudge.store.models import Game
 from mailjudge.variants.survive import vote_out as vo
 from mailjudge.variants.survive.outcasts import outcasts
 from mailjudge.variants.survive.tables import Outcast

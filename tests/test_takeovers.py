@@ -14,9 +14,9 @@ from mailjudge.game.errors import NotAllowed
 from mailjudge.game.openings import open_powers
 from mailjudge.game.options import set_option
 from mailjudge.game.state import get_game
-from mailjudge.models import utcnow
 from mailjudge.service import openings, processing
 from mailjudge.service.seats import resign, seat_for_power
+from mailjudge.store.models import utcnow
 
 pytestmark = pytest.mark.usefixtures("any_db")  # SQLite and PostgreSQL alike
 

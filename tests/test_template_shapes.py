@@ -28,11 +28,11 @@ from joining import execute_confirming
 
 import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge.commands.run import reply_text
-from mailjudge.health import Problem
+from mailjudge.config.paths import TEMPLATES_DIR
 from mailjudge.outbound.message import MAX_LINE, wrapped
-from mailjudge.paths import TEMPLATES_DIR
 from mailjudge.render import environment, render
 from mailjudge.render.ready_block import PowerBlock, UnitLines, ready_block
+from mailjudge.store.health import Problem
 
 NOW = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
 ORDERS = ("A PAR - BUR, A MAR S A PAR - BUR, F BRE - MAO, A MUN - RUH, F KIE - DEN, "

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from mailjudge.timing import Timing, TimingError, parse_length, parse_when, shift_past, show
+from mailjudge.engine.timing import Timing, TimingError, parse_length, parse_when, shift_past, show
 
 LONDON = ZoneInfo("Europe/London")
 

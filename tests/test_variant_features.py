@@ -11,18 +11,18 @@ from datetime import timedelta
 
 import pytest
 
-from mailjudge import settings, settings_files
 from mailjudge.commands.run import execute
+from mailjudge.config import settings, settings_files
 from mailjudge.game.calendar import Change, invitation_ics
 from mailjudge.game.errors import NotAllowed
 from mailjudge.game.state import current_position, get_game, orders_on_file
-from mailjudge.models import Game, RecordEntry, Seat, utcnow
 from mailjudge.service import extend, processing
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.orders import submit_orders
 from mailjudge.service.ready_block import ready_lines
 from mailjudge.service.seats import join
 from mailjudge.service.standin import set_standin
+from mailjudge.store.models import Game, RecordEntry, Seat, utcnow
 from mailjudge.variants import double
 from mailjudge.variants.democratic import join_citizen
 from mailjudge.variants.survive.tables import Outcast

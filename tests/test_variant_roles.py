@@ -17,11 +17,11 @@ from boards import GMAP, position
 
 import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge.game.state import get_game
-from mailjudge.models import ROLES, Seat
 from mailjudge.service import processing
 from mailjudge.service.games import create_game
 from mailjudge.service.results import phase_mails
 from mailjudge.service.seats import join
+from mailjudge.store.models import ROLES, Seat
 from mailjudge.variants import VARIANTS
 from mailjudge.variants.base import Variant
 

@@ -12,7 +12,7 @@ from veteran_measure import GAME, JUDGE, MASTER, NOW, WINTER, address, set_up, s
 from mailjudge.commands.base import Context
 from mailjudge.commands.run import execute, reply_text
 from mailjudge.game.state import get_game
-from mailjudge.models import Ballot, OrderLine, Seat
+from mailjudge.store.models import Ballot, OrderLine, Seat
 
 
 @pytest.fixture(autouse=True)

@@ -16,7 +16,7 @@ from mailjudge.engine.maps import load_map
 from mailjudge.engine.orders import OrderError
 from mailjudge.engine.state import Phase, Position, Unit, build_units
 from mailjudge.game.state import get_game, orders_on_file
-from mailjudge.models import Ballot, DiaryEntry, GameState, OrderLine, Outbox, Seat
+from mailjudge.store.models import Ballot, DiaryEntry, GameState, OrderLine, Outbox, Seat
 
 CORPUS = Path(__file__).parent / "data" / "veterans.txt"
 GAME = "vets"

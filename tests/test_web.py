@@ -262,7 +262,7 @@ def test_the_feed_takes_no_link_from_the_host_header(harness: Harness) -> None:
     reader gets points where the judge says."""
     from dataclasses import replace
 
-    from mailjudge.settings import current_settings
+    from mailjudge.config.settings import current_settings
 
     table = seated(harness, "feedy")
     table.sign_on()
@@ -336,7 +336,7 @@ def test_the_names_shown_are_the_ones_chosen(harness: Harness, web: TestClient) 
 def test_a_democratic_game_counts_its_citizens(harness: Harness, web: TestClient) -> None:
     """14 citizens: 14 people on the list of games, 14 citizens over the powers (none
     'vacant'), and each diplomat by the public name chosen."""
-    from mailjudge.models import Seat
+    from mailjudge.store.models import Seat
 
     h = harness
     assert "created" in h.command(MASTER, "CREATE demos masterpw VARIANT democratic")
@@ -464,7 +464,7 @@ def test_a_democratic_count_names_no_one_by_their_address(
 ) -> None:
     """Citizens who chose no public name are elected and counted: the published counts on
     the web name them by no part of their address."""
-    from mailjudge.models import Seat
+    from mailjudge.store.models import Seat
 
     h = harness
     assert "created" in h.command(MASTER, "CREATE quiet masterpw VARIANT democratic")
@@ -479,7 +479,7 @@ def test_a_democratic_count_names_no_one_by_their_address(
         )
     assert "processed" in h.command(MASTER, "SIGNON Mquiet masterpw\nPROCESS!")
     # A broadcast from a seat that holds no power (as stored, whoever may send one).
-    from mailjudge.models import Press
+    from mailjudge.store.models import Press
 
     citizen = Seat.get((Seat.game == get_game("quiet")) & (Seat.name == "hushed0"))
     Press.create(game=get_game("quiet"), sender=citizen, recipients="ALL", broadcast=True,

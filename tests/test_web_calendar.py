@@ -17,9 +17,9 @@ from icalendar import Calendar, Component
 from itip import check_itip
 from starlette.testclient import TestClient
 
+from mailjudge.config.settings import current_settings
 from mailjudge.game.state import get_game
-from mailjudge.models import utcnow
-from mailjudge.settings import current_settings
+from mailjudge.store.models import utcnow
 from mailjudge.web.app import make_app
 
 MASTER = "SIGNON Mcal masterpw\n"

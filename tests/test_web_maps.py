@@ -17,7 +17,7 @@ from mailjudge.demo import mailroom
 from mailjudge.engine.interchange import position_to_dict
 from mailjudge.engine.maps import load_map
 from mailjudge.engine.state import initial_position
-from mailjudge.models import Game
+from mailjudge.store.models import Game
 
 
 def test_every_drawn_maps_board_reads_in_the_game_page_at_phone_width(

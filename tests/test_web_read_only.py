@@ -11,9 +11,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.testclient import TestClient
 
-from mailjudge import db
-from mailjudge.models import Game
 from mailjudge.service import games
+from mailjudge.store import db
+from mailjudge.store.models import Game
 from mailjudge.web.app import make_app
 
 

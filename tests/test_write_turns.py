@@ -7,7 +7,7 @@ import threading
 import time
 
 from mailjudge.app.write_turns import MOST_WAIT, WriteTurns
-from mailjudge.db import WriteTurn, database_proxy, prompt_write
+from mailjudge.store.db import WriteTurn, database_proxy, prompt_write
 
 
 def _busy_worker(

@@ -35,8 +35,8 @@ from joining import execute_confirming
 import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge.commands.registry import COMMANDS
 from mailjudge.commands.run import execute, reply_text
-from mailjudge.db import database_proxy
-from mailjudge.models import Ballot, DiaryEntry, Game, OrderLine, Seat
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import Ballot, DiaryEntry, Game, OrderLine, Seat
 
 DATA = Path(__file__).parent / "data"
 NOW = datetime.now(UTC).replace(microsecond=0)  # the judge keeps its own clock too

@@ -18,15 +18,15 @@ import socket
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from mailjudge import db
 from mailjudge.app.caps import queue_within_caps
-from mailjudge.health import problems
-from mailjudge.models import OperatorAlert
+from mailjudge.config.settings import Settings
 from mailjudge.outbound.message import judge_headers, plain_text_bytes
 from mailjudge.outbound.send import SmtpSender
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing
-from mailjudge.settings import Settings
+from mailjudge.store import db
+from mailjudge.store.health import problems
+from mailjudge.store.models import OperatorAlert
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +116,7 @@ def send_direct_alert(settings: Settings, subject: str, body: str) -> bool:
 
 
 def outage_alert(settings: Settings, role: str) -> Callable[[str, float], None]:
-    """What an Outages (mailjudge.outages) of the judge's ``role`` calls when the database
+    """What an Outages (mailjudge.store.outages) of the judge's ``role`` calls when the database
     has been away for more than a minute: the operator is mailed past the outbox, once an
     outage."""
 

@@ -23,12 +23,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime
 
+from mailjudge.config.settings import Settings
 from mailjudge.game import guard
 from mailjudge.outbound.answered import picture_bytes
 from mailjudge.outbound.draft import Outgoing
 from mailjudge.outbound.mailbox import mailbox, writable
 from mailjudge.outbound.queue import queue_outgoing
-from mailjudge.settings import Settings
 
 log = logging.getLogger(__name__)
 

@@ -16,6 +16,7 @@ from mailjudge.commands.base import Answer, Context
 from mailjudge.commands.finder import BARE, find_blocks
 from mailjudge.commands.registry import lookup
 from mailjudge.commands.run import execute, reply_text
+from mailjudge.config.settings import Settings
 from mailjudge.game import guard
 from mailjudge.game.bounces import Failure, take_bounce
 from mailjudge.game.errors import BadSecret, ServiceError
@@ -23,12 +24,11 @@ from mailjudge.inbound.auth_results import sender_proven
 from mailjudge.inbound.bounces import failures
 from mailjudge.inbound.own_words import read_reply, reading_notes
 from mailjudge.inbound.parse import ParsedMail
-from mailjudge.models import Game, InboundMessage, Person
 from mailjudge.outbound.answered import may_reply
 from mailjudge.outbound.draft import Outgoing
 from mailjudge.outbound.mailbox import mailbox
 from mailjudge.render import render
-from mailjudge.settings import Settings
+from mailjudge.store.models import Game, InboundMessage, Person
 from mailjudge.variants import list_target, variant_of
 from mailjudge.variants.base import ListThread
 

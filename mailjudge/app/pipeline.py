@@ -14,18 +14,18 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import mailjudge.commands  # noqa: F401  (registers the commands)
-from mailjudge import db
 from mailjudge.addresses import bounced_outbox, judge_detail, press_reply_target
 from mailjudge.app import handlers, replies
+from mailjudge.config.settings import Settings
 from mailjudge.game import guard
 from mailjudge.inbound.parse import MailLimitError, ParsedMail
 from mailjudge.inbound.silence import CALENDAR_ANSWERS, carries_commands, silence_reason
 from mailjudge.inbound.spool import keep_masked_copy, parse_stored
-from mailjudge.masking import mask_mail
-from mailjudge.models import InboundMessage, utcnow
 from mailjudge.outbound.answered import sent_to
 from mailjudge.render import render
-from mailjudge.settings import Settings
+from mailjudge.secrecy.masking import mask_mail
+from mailjudge.store import db
+from mailjudge.store.models import InboundMessage, utcnow
 
 log = logging.getLogger(__name__)
 

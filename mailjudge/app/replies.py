@@ -10,10 +10,9 @@ from __future__ import annotations
 from datetime import datetime
 
 from mailjudge.commands.base import Context
+from mailjudge.config.settings import Settings
 from mailjudge.game import guard
 from mailjudge.inbound.parse import ParsedMail
-from mailjudge.masking import mask_text
-from mailjudge.models import Game, InboundMessage, Seat
 from mailjudge.outbound.answered import PAUSED_SUBJECT, answers_resume_at, pause_notice_sent
 from mailjudge.outbound.draft import MailDraft
 from mailjudge.outbound.mailbox import mailbox
@@ -21,7 +20,8 @@ from mailjudge.outbound.outbox import enqueue_draft, enqueue_draft_later
 from mailjudge.render import render
 from mailjudge.render.deadline import time_for_address
 from mailjudge.render.outgoing import answer_subject
-from mailjudge.settings import Settings
+from mailjudge.secrecy.masking import mask_text
+from mailjudge.store.models import Game, InboundMessage, Seat
 
 
 def answer_address(mail: ParsedMail, ctx: Context | None = None) -> str:

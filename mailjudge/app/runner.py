@@ -22,25 +22,26 @@ from typing import Any
 
 import schedule
 
-from mailjudge import db, migrations
 from mailjudge.app import alerts, orphan, pipeline
 from mailjudge.app.caps import queue_within_caps
 from mailjudge.app.doorbell import Doorbell
 from mailjudge.app.write_turns import SenderTurns, WorkerTurns, WriteTurns
+from mailjudge.config.logs import setup_logging
+from mailjudge.config.settings import Settings, use_settings
 from mailjudge.game import guard
 from mailjudge.inbound import group_store, spool
 from mailjudge.inbound.imap import ImapPoller
 from mailjudge.inbound.landing import Landing
 from mailjudge.inbound.smtp import Listener, judge_recipients
-from mailjudge.logs import setup_logging
-from mailjudge.models import InboundMessage, utcnow
-from mailjudge.outages import Outages, probe, transient
 from mailjudge.outbound.connections import RelayConnections
 from mailjudge.outbound.outbox import RetryPolicy, flush, prune_sent
 from mailjudge.outbound.sent_record import SentRecord
 from mailjudge.service import deadlines
 from mailjudge.service import outages as judge_outages
-from mailjudge.settings import Settings, use_settings
+from mailjudge.store import db
+from mailjudge.store.models import InboundMessage, utcnow
+from mailjudge.store.outages import Outages, probe, transient
+from mailjudge.tools import migrations
 from mailjudge.variants import list_target
 from mailjudge.web import server as web_server
 

@@ -29,18 +29,18 @@ from pathlib import Path
 from typing import Any, cast
 
 import mailjudge.commands  # noqa: F401  (registers the commands)
-from mailjudge import db, migrations
 from mailjudge.commands.base import Block, Context
 from mailjudge.commands.registry import lookup
 from mailjudge.engine.catalogue import playable_powers
 from mailjudge.engine.randomplay import movement_orders
 from mailjudge.game.outcomes import Processed
 from mailjudge.game.state import current_position, game_map, get_game
-from mailjudge.models import Ballot, BaseModel, Game, Person, Seat, utcnow
-from mailjudge.passwords import hash_password
+from mailjudge.secrecy.passwords import hash_password
 from mailjudge.service import processing
 from mailjudge.service.games import create_game, start_game
-from mailjudge.store import tools
+from mailjudge.store import db, tools
+from mailjudge.store.models import Ballot, BaseModel, Game, Person, Seat, utcnow
+from mailjudge.tools import migrations
 
 
 def country_of(seat: Seat) -> str | None:

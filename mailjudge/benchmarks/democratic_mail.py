@@ -30,7 +30,6 @@ from email.utils import make_msgid
 from pathlib import Path
 from typing import Any
 
-from mailjudge import db, migrations
 from mailjudge.benchmarks.democratic import (
     _memory_mb,
     _process_at_deadline,
@@ -39,12 +38,13 @@ from mailjudge.benchmarks.democratic import (
     setup_game,
 )
 from mailjudge.benchmarks.mail_e2e import relay_process, scratch_database
+from mailjudge.config.settings import Settings
+from mailjudge.config.settings_files import load_settings
 from mailjudge.demo.sink import free_port
 from mailjudge.game.state import get_game
-from mailjudge.models import Ballot, Seat
-from mailjudge.settings import Settings
-from mailjudge.settings_files import load_settings
-from mailjudge.store import tools
+from mailjudge.store import db, tools
+from mailjudge.store.models import Ballot, Seat
+from mailjudge.tools import migrations
 
 JUDGE_ADDRESS = "judge@bench.test"
 
@@ -237,8 +237,8 @@ WARM_UP = 32
 
 def _spooled_in(url: str, citizens: int, seed: int, mails: int) -> dict[str, Any]:
     from mailjudge.app import pipeline
+    from mailjudge.config.settings import use_settings
     from mailjudge.inbound import spool
-    from mailjudge.settings import use_settings
 
     settings = _judge_settings(url, free_port())
     use_settings(settings)

@@ -32,21 +32,21 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 from aiosmtpd.controller import Controller
 
-from mailjudge import db, migrations
 from mailjudge.app import pipeline
 from mailjudge.app.runner import Judge
 from mailjudge.benchmarks.db_distance import at_a_distance
 from mailjudge.benchmarks.round_trips import round_trips
+from mailjudge.config.settings import Settings, use_settings
+from mailjudge.config.settings_files import load_settings
 from mailjudge.demo.sink import free_port
 from mailjudge.game import state
 from mailjudge.game.state import current_position
 from mailjudge.inbound import spool
-from mailjudge.models import InboundMessage, Outbox
 from mailjudge.outbound.outbox import render_draft
 from mailjudge.service import games, seats
-from mailjudge.settings import Settings, use_settings
-from mailjudge.settings_files import load_settings
-from mailjudge.store import tools
+from mailjudge.store import db, tools
+from mailjudge.store.models import InboundMessage, Outbox
+from mailjudge.tools import migrations
 
 JUDGE = "judge@bench.test"
 PLAYERS = 7  # the bench game's players (the standard map's powers), one mail each to warm up

@@ -27,16 +27,17 @@ from email.utils import make_msgid
 from pathlib import Path
 from typing import Any
 
-from mailjudge import db, migrations, passwords
 from mailjudge.app.runner import Judge
 from mailjudge.benchmarks.mail_e2e import JUDGE, _settings, relay_process, scratch_postgres
+from mailjudge.config.settings import Settings
 from mailjudge.demo.sink import free_port
 from mailjudge.game import state
 from mailjudge.game.state import current_position
-from mailjudge.models import InboundMessage
+from mailjudge.secrecy import passwords
 from mailjudge.service import games, seats
-from mailjudge.settings import Settings
-from mailjudge.store import tools
+from mailjudge.store import db, tools
+from mailjudge.store.models import InboundMessage
+from mailjudge.tools import migrations
 
 # Seats' passwords are hashed at this scrypt cost for the bench: every worker process checks
 # each seat's password once (then remembers it), and 350 checks at the judge's own cost

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from mailjudge.db import database_proxy, is_postgres
+from mailjudge.store.db import database_proxy, is_postgres
 
 
 class Trips:

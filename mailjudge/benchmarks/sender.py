@@ -25,7 +25,6 @@ from typing import Any
 
 from aiosmtpd.controller import Controller
 
-from mailjudge import db, migrations
 from mailjudge.app import pipeline
 from mailjudge.benchmarks.mail_e2e import (
     JUDGE,
@@ -34,14 +33,16 @@ from mailjudge.benchmarks.mail_e2e import (
     cpu_seconds,
     relay_process,
 )
+from mailjudge.config.settings import use_settings
 from mailjudge.demo.sink import free_port
 from mailjudge.inbound import spool
-from mailjudge.models import InboundMessage, Outbox, utcnow
 from mailjudge.outbound.connections import RelayConnections
 from mailjudge.outbound.outbox import RetryPolicy, flush
 from mailjudge.outbound.send import SmtpSender
 from mailjudge.outbound.sent_record import SentRecord
-from mailjudge.settings import use_settings
+from mailjudge.store import db
+from mailjudge.store.models import InboundMessage, Outbox, utcnow
+from mailjudge.tools import migrations
 
 
 class _Arrivals:

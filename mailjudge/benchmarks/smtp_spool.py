@@ -18,10 +18,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mailjudge import db, migrations
+from mailjudge.config.settings import JudgeSettings, Settings, SmtpSettings
 from mailjudge.inbound.smtp import Listener
-from mailjudge.models import InboundMessage
-from mailjudge.settings import JudgeSettings, Settings, SmtpSettings
+from mailjudge.store import db
+from mailjudge.store.models import InboundMessage
+from mailjudge.tools import migrations
 
 JUDGE = "judge@example.org"
 _ORDERS = "A PAR - BUR, F BRE - MAO, A MAR S A PAR - BUR, F LON - NTH, A LVP - YOR.\r\n"

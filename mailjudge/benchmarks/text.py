@@ -19,9 +19,9 @@ from mailjudge.inbound.html2text import html_to_text
 from mailjudge.inbound.parse import command_lines, parse_mail, unflow
 from mailjudge.inbound.replies import without_quoted_reply
 from mailjudge.inbound.spool import identity
-from mailjudge.masking import mask_mail, mask_text
 from mailjudge.outbound.message import wrapped
 from mailjudge.render.digest import DigestHeading, DigestItem, rfc1153
+from mailjudge.secrecy.masking import mask_mail, mask_text
 
 N = 50_000  # bytes of the smaller input; the larger is 10 times as long
 RATIO = 20.0

@@ -23,15 +23,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mailjudge import db, migrations
+from mailjudge.config.settings import WebSettings
 from mailjudge.engine.randomplay import random_orders
 from mailjudge.game.state import current_position, game_map, get_game
-from mailjudge.models import Seat, utcnow
 from mailjudge.service import processing
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.orders import submit_orders
 from mailjudge.service.seats import join
-from mailjudge.settings import WebSettings
+from mailjudge.store import db
+from mailjudge.store.models import Seat, utcnow
+from mailjudge.tools import migrations
 
 GAME = "bench"
 

@@ -7,20 +7,20 @@ from functools import cache
 
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
+from mailjudge.config.settings import current_settings
 from mailjudge.engine.catalogue import playable_powers
 from mailjudge.engine.maps import load_map
+from mailjudge.engine.rules import catalogue
 from mailjudge.game import confirmations, guard, reply_tokens, schedule, state
 from mailjudge.game.bounces import clear_bounces
 from mailjudge.game.errors import BadSecret, NotFound, ServiceError
-from mailjudge.models import Game, Seat
 from mailjudge.outbound.mailbox import writable
-from mailjudge.passwords import PLACEHOLDER
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
-from mailjudge.rules import catalogue
+from mailjudge.secrecy.passwords import PLACEHOLDER
 from mailjudge.service import games, seats
-from mailjudge.settings import current_settings
+from mailjudge.store.models import Game, Seat
 
 
 def spend_password_hash(ctx: Context) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from mailjudge.secret_words import SecretPlace
+from mailjudge.secrecy.secret_words import SecretPlace
 
 SECRET_NAMES = frozenset({"password", "newpassword"})
 # The most digits a number written in a command may have: every count, rank, version or

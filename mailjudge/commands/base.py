@@ -9,15 +9,15 @@ from datetime import datetime
 from mailjudge.engine.maps import GameMap, MapError
 from mailjudge.engine.orders import OrderError
 from mailjudge.engine.readings import Readings
+from mailjudge.engine.rules import RuleError
+from mailjudge.engine.timing import TimingError
 from mailjudge.game.errors import ServiceError
-from mailjudge.masking import mask_text
-from mailjudge.models import Game, Seat
 from mailjudge.permissions.actors import Actor
 from mailjudge.permissions.policy import check
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render.outgoing import Outgoing
-from mailjudge.rules import RuleError
-from mailjudge.timing import TimingError
+from mailjudge.secrecy.masking import mask_text
+from mailjudge.store.models import Game, Seat
 
 
 class CommandError(ValueError):

@@ -9,15 +9,15 @@ from datetime import timedelta
 
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
+from mailjudge.engine.timing import TimingError, format_length, parse_length
 from mailjudge.game.calendar import Change, invitation_ics
 from mailjudge.game.schedule import deadline_lines
-from mailjudge.models import Game, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.deadline import deadline_text
 from mailjudge.render.outgoing import mail_to_seat
 from mailjudge.service import extend, stalemate
-from mailjudge.timing import TimingError, format_length, parse_length
+from mailjudge.store.models import Game, Seat
 
 
 @register

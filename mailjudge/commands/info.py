@@ -10,17 +10,17 @@ from mailjudge.commands.registry import register, unique_commands
 from mailjudge.engine.catalogue import describe, map_names
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.maps import load_map
+from mailjudge.engine.rules import catalogue
 from mailjudge.game import diary, pictures, state
 from mailjudge.game.options import OPTIONS, option_text
-from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.policy import check_read
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.results import map_mail, record_facts, report_lines
 from mailjudge.render.undrawn import no_drawing_note
 from mailjudge.render.words import counted
-from mailjudge.rules import catalogue
 from mailjudge.service import processing
+from mailjudge.store.models import Game, GameState, Seat
 from mailjudge.variants import variant_of
 
 

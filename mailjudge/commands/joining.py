@@ -7,19 +7,19 @@ from mailjudge.commands.account import is_game, resolve_signon, spend_password_h
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.records import judged_by_record
 from mailjudge.commands.registry import register
+from mailjudge.config.settings import current_settings
 from mailjudge.game import confirmations, guard, openings, state
 from mailjudge.game.calendar import Change, invitation_ics
 from mailjudge.game.errors import ServiceError
-from mailjudge.models import Game, GameState, Seat
-from mailjudge.passwords import verify_password
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.deadline import deadline_lines
 from mailjudge.render.outgoing import Outgoing, mail_to_seat, seat_country
+from mailjudge.secrecy.passwords import verify_password
 from mailjudge.service import openings as opening_mail
 from mailjudge.service import seats
 from mailjudge.service.ready_block import ready_lines
-from mailjudge.settings import current_settings
+from mailjudge.store.models import Game, GameState, Seat
 from mailjudge.variants import variant_of
 
 

@@ -11,12 +11,12 @@ from mailjudge.commands.registry import register
 from mailjudge.commands.vote import announce_end
 from mailjudge.engine.phases import result_rows
 from mailjudge.engine.state import Phase
+from mailjudge.engine.timing import TimingError, known_zone
 from mailjudge.game import options, schedule, state
 from mailjudge.game.calendar import Change, invitation_ics
 from mailjudge.game.dates import read_date
 from mailjudge.game.outcomes import Processed
 from mailjudge.game.schedule import deadline_lines
-from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.deadline import deadline_text
@@ -25,7 +25,7 @@ from mailjudge.render.results import results_lines
 from mailjudge.service import draws, games, openings, processing, seats
 from mailjudge.service.ready_block import ready_lines
 from mailjudge.service.results import phase_mails
-from mailjudge.timing import TimingError, known_zone
+from mailjudge.store.models import Game, GameState, Seat
 from mailjudge.variants import variant_of
 
 

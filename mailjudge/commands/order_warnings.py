@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from mailjudge.engine.order_warnings import order_warnings
 from mailjudge.engine.readings import Readings
 from mailjudge.game.state import current_position, game_map, has_rule, orders_on_file
-from mailjudge.models import Game, Seat
 from mailjudge.render import render
 from mailjudge.service.games import passive_now
+from mailjudge.store.models import Game, Seat
 from mailjudge.variants import variant_of
 
 

@@ -19,11 +19,11 @@ from mailjudge.engine.readings import Readings
 from mailjudge.engine.state import ADJUSTMENT, MOVEMENT, Phase
 from mailjudge.game import delivery, state
 from mailjudge.game.state import game_map, has_rule
-from mailjudge.models import Game, OrderLine, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render.deadline import deadline_text
 from mailjudge.service import conditional, standin
 from mailjudge.service import orders as service_orders
+from mailjudge.store.models import Game, OrderLine, Seat
 from mailjudge.variants import variant_of
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.game.errors import ServiceError
-from mailjudge.masking import password_command
-from mailjudge.models import Game, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.outgoing import mail_to_seat, press_reply_address
+from mailjudge.secrecy.masking import password_command
 from mailjudge.service.press import MASTER, resolve_recipients, send_press
+from mailjudge.store.models import Game, Seat
 from mailjudge.variants import variant_of
 from mailjudge.variants.base import PressRoutes
 

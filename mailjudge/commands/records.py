@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
+from mailjudge.config.settings import current_settings
 from mailjudge.game.options import record_option
-from mailjudge.models import Game
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.service import records
 from mailjudge.service.records import NEW_BELOW, Record
-from mailjudge.settings import current_settings
+from mailjudge.store.models import Game
 
 # HELP RECORD: what each figure means (the README's "A fair record" says the same).
 DEFINITIONS = (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from mailjudge.commands.arguments import SpecError, secret_place
 from mailjudge.commands.base import Command
-from mailjudge.secret_words import SECRET_COMMANDS, SECRET_FOLLOWERS, SecretPlace
+from mailjudge.secrecy.secret_words import SECRET_COMMANDS, SECRET_FOLLOWERS, SecretPlace
 
 SHARED = ""
 COMMANDS: dict[str, dict[str, Command]] = {}  # variant ("" for shared) -> name -> command
@@ -74,7 +74,7 @@ def _check_secrets(cls: type[Command]) -> None:
         listed = SECRET_COMMANDS.get(name)
         if listed != place:
             raise SpecError(
-                f"{name}: its spec puts its passwords at {place}, mailjudge/secret_words.py "
+                f"{name}: its spec puts its passwords at {place}, secrecy/secret_words.py "
                 f"at {listed}: the echo, the stored mail and the press guard go by the "
                 "table, so make it say what the spec says"
             )

@@ -17,14 +17,14 @@ from mailjudge.commands.master import after_processing
 from mailjudge.commands.orders import all_orders, flush_bare_lines
 from mailjudge.commands.press import as_press_reply
 from mailjudge.commands.registry import lookup
-from mailjudge.db import database_proxy
 from mailjudge.game import state
 from mailjudge.game.errors import BadSecret, ServiceError
-from mailjudge.masking import mask_text
-from mailjudge.models import Game
 from mailjudge.permissions.policy import check
 from mailjudge.render import render
+from mailjudge.secrecy.masking import mask_text
 from mailjudge.service import processing
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import Game
 
 log = logging.getLogger(__name__)
 

@@ -7,12 +7,12 @@ from datetime import datetime, time, timedelta
 
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
+from mailjudge.engine.timing import TimingError, show, zone_of
 from mailjudge.game import schedule
 from mailjudge.game.dates import read_date
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render.deadline import deadline_text
 from mailjudge.service import seats, standin
-from mailjudge.timing import TimingError, show, zone_of
 
 
 def _refuse_after_phase(ctx: Context, name: str) -> None:

@@ -21,11 +21,11 @@ from mailjudge.commands.registry import register
 from mailjudge.commands.veteran_lines import close_if, else_branch, else_if
 from mailjudge.game.options import OPTIONS
 from mailjudge.game.state import game_map
-from mailjudge.models import Game
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.outgoing import mail_to_seat
 from mailjudge.service import seats
+from mailjudge.store.models import Game
 
 
 class Elsewhere(Command):

@@ -5,12 +5,12 @@ from __future__ import annotations
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.game.state import has_rule
-from mailjudge.models import Game, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
 from mailjudge.render.outgoing import mail_to_seat
 from mailjudge.service import draws
 from mailjudge.service.results import game_over_mails
+from mailjudge.store.models import Game, Seat
 
 
 def announce_end(ctx: Context, game: Game, outcome: str) -> None:

@@ -18,9 +18,9 @@ from email.utils import make_msgid
 from pathlib import Path
 
 from mailjudge.app.runner import Judge
+from mailjudge.config.settings import Settings
+from mailjudge.config.settings_files import load_settings
 from mailjudge.demo.sink import LOOPBACK, MailSink, Received, text_of
-from mailjudge.settings import Settings
-from mailjudge.settings_files import load_settings
 
 Deliver = Callable[[str, bytes], None]
 # A JOIN line in a mail, and the token the judge's answer asks its address to CONFIRM.

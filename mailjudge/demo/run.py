@@ -28,7 +28,7 @@ from mailjudge.demo.table import Person, Table
 from mailjudge.engine.maps import load_map
 from mailjudge.engine.randomplay import random_orders
 from mailjudge.engine.state import Position
-from mailjudge.models import GameState
+from mailjudge.store.models import GameState
 
 GAME = "demo"
 JUDGE = "judge@judge.test"

@@ -14,7 +14,7 @@ from mailjudge.demo.mailroom import Harness
 from mailjudge.demo.sink import Received
 from mailjudge.engine.state import Position
 from mailjudge.game.state import current_position, get_game
-from mailjudge.models import Game, GameState
+from mailjudge.store.models import Game, GameState
 
 
 class DemoError(RuntimeError):

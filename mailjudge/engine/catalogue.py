@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mailjudge.config.paths import MAPS_DIR
 from mailjudge.engine.maps import GameMap, MapError, load_map
-from mailjudge.paths import MAPS_DIR
 
 
 def map_names(folder: Path | None = None) -> tuple[str, ...]:

@@ -41,7 +41,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from mailjudge.paths import MAPS_DIR
+from mailjudge.config.paths import MAPS_DIR
 
 # The MILA maps converted, most played first.
 MAPS = (

@@ -17,8 +17,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from mailjudge.config.paths import MAPS_DIR
 from mailjudge.engine.boards import map_document
-from mailjudge.paths import MAPS_DIR
 
 ARMY = "A"
 FLEET = "F"

@@ -10,12 +10,11 @@ from typing import NamedTuple
 from peewee import fn
 
 from mailjudge.addresses import check_matches
-from mailjudge.db import is_postgres
-from mailjudge.models import Bounce, GameState, Outbox, Person, Seat, utcnow
-from mailjudge.outbound.outbox import HELD
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.store import mail as store_mail
+from mailjudge.store.db import is_postgres
+from mailjudge.store.models import HELD, Bounce, GameState, Outbox, Person, Seat, utcnow
 
 # How an outbox row that came back says so in its last_error: kept when a SIGNON clears
 # the Bounce rows, for STATUS and the clock's grace (game.delivery).

@@ -19,12 +19,12 @@ from datetime import datetime
 from email.message import EmailMessage
 from enum import StrEnum
 
+from mailjudge.config.settings import Settings, current_settings
 from mailjudge.game.schedule import timing_of
 from mailjudge.game.state import is_public, phase_label
-from mailjudge.models import Game, GameState, Seat, utcnow
 from mailjudge.outbound.invitation import calendar_part
 from mailjudge.render.calendar import Attendee, DeadlineEvent, Method, event_uid, feed, invitation
-from mailjudge.settings import Settings, current_settings
+from mailjudge.store.models import Game, GameState, Seat, utcnow
 
 # Every seat but an observer's has a part in the phases, and so a deadline to keep (the
 # players, the master, and a variant's own seats: Diplonomic's teammates, Democratic's

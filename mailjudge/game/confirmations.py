@@ -13,11 +13,11 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from mailjudge.config.settings import current_settings
 from mailjudge.game import guard
 from mailjudge.game.errors import NotAllowed, NotFound, ServiceError
 from mailjudge.game.state import person_for
-from mailjudge.models import Confirmation, Game, JoinRequest, Seat, utcnow
-from mailjudge.settings import current_settings
+from mailjudge.store.models import Confirmation, Game, JoinRequest, Seat, utcnow
 
 
 def new_token(kind: str, seat: Seat, address: str) -> str:

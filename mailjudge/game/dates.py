@@ -15,7 +15,7 @@ import calendar
 import re
 from datetime import UTC, date, datetime, time, timedelta
 
-from mailjudge.timing import TimingError, zone_of
+from mailjudge.engine.timing import TimingError, zone_of
 
 _MONTHS = {name.upper(): n for n, name in enumerate(calendar.month_abbr) if name}
 _WEEKDAYS = {name.upper(): n for n, name in enumerate(calendar.day_abbr)}

@@ -14,11 +14,10 @@ from datetime import datetime, timedelta
 
 from peewee import fn
 
+from mailjudge.config.settings import current_settings
 from mailjudge.game.bounces import BOUNCED
 from mailjudge.game.schedule import phase_began, players_to_order_by_clock, timing_of
-from mailjudge.models import Confirmation, Game, Outbox, Seat, utcnow
-from mailjudge.outbound.outbox import HELD
-from mailjudge.settings import current_settings
+from mailjudge.store.models import HELD, Confirmation, Game, Outbox, Seat, utcnow
 
 # The least grace a seat whose mail did not arrive gets, for games whose TIMING has none.
 DELIVERY_GRACE = timedelta(hours=24)

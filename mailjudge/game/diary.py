@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from mailjudge.game.errors import NotFound, ServiceError
-from mailjudge.models import DiaryEntry, Game, GameState, Seat, utcnow
+from mailjudge.store.models import DiaryEntry, Game, GameState, Seat, utcnow
 
 MAX_ENTRY = 20_000  # characters in one entry
 

@@ -11,11 +11,11 @@ from typing import Any
 
 from peewee import EXCLUDED, Case, IntegrityError
 
-from mailjudge.db import database_proxy
-from mailjudge.models import AddressCounter, Seat
+from mailjudge.config.settings import SecuritySettings, current_settings
 from mailjudge.outbound.mailbox import mailbox
-from mailjudge.settings import SecuritySettings, current_settings
 from mailjudge.store import games as store_games
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import AddressCounter, Seat
 
 
 def _counters(*keys: str) -> dict[str, AddressCounter]:

@@ -21,7 +21,7 @@ from datetime import datetime
 from mailjudge.game import guard
 from mailjudge.game.confirmations import expired, not_for_sender
 from mailjudge.game.state import current_position, game_map, is_public, power_title
-from mailjudge.models import Game, GameState, Opening, OpeningsSubscriber, utcnow
+from mailjudge.store.models import Game, GameState, Opening, OpeningsSubscriber, utcnow
 
 # The word that stands for the taker's new password in the TAKEOVER line shown.
 PASSWORD_WORD = "password"

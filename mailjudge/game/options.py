@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 from fractions import Fraction
 
+from mailjudge.engine.timing import TimingError, format_length, parse_length
 from mailjudge.game.errors import ServiceError
-from mailjudge.models import Game
-from mailjudge.timing import TimingError, format_length, parse_length
+from mailjudge.store.models import Game
 
 LENGTH, SHARE, COUNT, RECORD = "length", "share", "count", "record"
 PHASE = "PHASE"  # a length: one length of the phase it applies to

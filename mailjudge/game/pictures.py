@@ -15,8 +15,8 @@ from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.phases import ResultRow
 from mailjudge.engine.state import Phase
 from mailjudge.game.state import game_map
-from mailjudge.models import BoardPicture, Game, PhaseRecord
 from mailjudge.render.undrawn import picture_of
+from mailjudge.store.models import BoardPicture, Game, PhaseRecord
 
 KEEP_PHASES = 12  # pictures older than this many phases are dropped: their mail is long sent
 

@@ -26,9 +26,9 @@ import base64
 import hashlib
 import hmac
 
+from mailjudge.config.settings import SecuritySettings, current_settings
 from mailjudge.game.state import person_of
-from mailjudge.models import Game, Seat
-from mailjudge.settings import SecuritySettings, current_settings
+from mailjudge.store.models import Game, Seat
 
 PREFIX = "TOKEN:"
 _LENGTH = 16  # base32 characters: 80 bits

@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from mailjudge.engine.timing import Timing, TimingError, parse_when, shift_past, show
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.state import has_rule, require_active
-from mailjudge.models import Game, GameState, PhaseRecord, Seat, utcnow
 from mailjudge.render.deadline import deadline_lines as person_deadline_lines
-from mailjudge.timing import Timing, TimingError, parse_when, shift_past, show
+from mailjudge.store.models import Game, GameState, PhaseRecord, Seat, utcnow
 
 MAX_ABSENCE = timedelta(days=14)
 MAX_PENDING_ABSENCES = 3

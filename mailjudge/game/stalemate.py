@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from mailjudge.engine.state import Phase
 from mailjudge.game.state import game_map
-from mailjudge.models import Game, PhaseRecord
+from mailjudge.store.models import Game, PhaseRecord
 
 
 def static_since(game: Game, year: int, years: int) -> int | None:

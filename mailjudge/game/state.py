@@ -8,19 +8,19 @@ import re
 from datetime import datetime
 from typing import Any, cast
 
-from mailjudge.db import is_postgres
 from mailjudge.engine.adjustments import adjustment_due, build_sites
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.orders import OrderError
 from mailjudge.engine.readings import Readings
+from mailjudge.engine.rules import RuleError, RuleSet, later_change
 from mailjudge.engine.state import MOVEMENT, RETREAT, Position
 from mailjudge.game import guard
 from mailjudge.game.errors import BadSecret, NotAllowed, NotFound, ServiceError
-from mailjudge.models import Game, GameState, OrderLine, Person, Seat, utcnow
-from mailjudge.passwords import verify_password_remembered
-from mailjudge.rules import RuleError, RuleSet, later_change
+from mailjudge.secrecy.passwords import verify_password_remembered
 from mailjudge.store import games as store_games
+from mailjudge.store.db import is_postgres
+from mailjudge.store.models import Game, GameState, OrderLine, Person, Seat, utcnow
 
 _POSITIONS: dict[int, tuple[Any, Position]] = {}
 
@@ -336,7 +336,7 @@ def is_public(game: Game) -> bool:
 
 def web_link(game: Game, phase: str | None = None) -> str | None:
     """The game's page (or a phase's) when web.base_url is set and the game is public."""
-    from mailjudge.settings import current_settings
+    from mailjudge.config.settings import current_settings
 
     base = current_settings().web.base_url
     if not base or not is_public(game):

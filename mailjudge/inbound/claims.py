@@ -18,9 +18,9 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from mailjudge.db import database_proxy, is_postgres
-from mailjudge.models import InboundMessage
 from mailjudge.store import mail as store_mail
+from mailjudge.store.db import database_proxy, is_postgres
+from mailjudge.store.models import InboundMessage
 
 # A claim made stale is back-dated to this moment: older than any cutoff.
 LONG_AGO = datetime(2000, 1, 1, tzinfo=UTC)

@@ -25,9 +25,9 @@ from mailjudge.inbound.spool import (
     _with_prepared,
     process_batch,
 )
-from mailjudge.models import InboundMessage, utcnow
-from mailjudge.outages import unusable
 from mailjudge.store import mail as store_mail
+from mailjudge.store.models import InboundMessage, utcnow
+from mailjudge.store.outages import unusable
 
 log = logging.getLogger(__name__)
 

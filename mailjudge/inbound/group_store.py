@@ -11,11 +11,11 @@ import queue
 import threading
 from collections.abc import Callable
 
+from mailjudge.config.logs import log_fault
 from mailjudge.inbound import spool
 from mailjudge.inbound.landing import Landing
-from mailjudge.logs import log_fault
-from mailjudge.models import InboundMessage, utcnow
-from mailjudge.outages import DatabaseAway, Outages
+from mailjudge.store.models import InboundMessage, utcnow
+from mailjudge.store.outages import DatabaseAway, Outages
 
 log = logging.getLogger(__name__)
 

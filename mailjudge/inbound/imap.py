@@ -19,11 +19,11 @@ from typing import Any
 
 from imapclient import DELETED, SEEN, IMAPClient  # type: ignore[import-untyped]
 
+from mailjudge.config.settings import ImapSettings
 from mailjudge.inbound import spool
 from mailjudge.inbound.parse import return_path_header
 from mailjudge.inbound.smtp import StoreFunction
-from mailjudge.models import MailboxCursor, utcnow
-from mailjudge.settings import ImapSettings
+from mailjudge.store.models import MailboxCursor, utcnow
 
 log = logging.getLogger(__name__)
 

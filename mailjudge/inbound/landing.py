@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from mailjudge.db import side_file, sqlite_file
 from mailjudge.store import session, side_files
+from mailjudge.store.db import side_file, sqlite_file
 
 
 @dataclass(frozen=True)

@@ -39,9 +39,9 @@ from mailjudge.inbound.html2text import html_to_text
 from mailjudge.inbound.parse import ParsedMail, body_text, command_lines
 from mailjudge.inbound.quoted_block import MASKED, TYPED, CopiedBlock, copied_blocks
 from mailjudge.inbound.replies import unquoted_copy_at, without_quoted_reply
-from mailjudge.models import Outbox
 from mailjudge.outbound.draft import MailDraft
 from mailjudge.outbound.message import wrapped
+from mailjudge.store.models import Outbox
 
 # How many of a sent mail's first words must follow in a reply for it to be a copy: so
 # many that a writer's own lines never match by chance, few enough that a copy cut short

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mailjudge.passwords import PLACEHOLDER
+from mailjudge.secrecy.passwords import PLACEHOLDER
 
 TYPED = "password"  # the player wrote a password in
 PLACEHOLDER_LEFT = "placeholder"  # the judge's YOUR-PASSWORD is still there

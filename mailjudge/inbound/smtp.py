@@ -22,11 +22,11 @@ from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from mailjudge.addresses import is_judge_address
+from mailjudge.config.logs import fault_told, log_fault
+from mailjudge.config.settings import Settings
 from mailjudge.inbound import spool
-from mailjudge.logs import fault_told, log_fault
-from mailjudge.models import InboundMessage
-from mailjudge.outages import unusable
-from mailjudge.settings import Settings
+from mailjudge.store.models import InboundMessage
+from mailjudge.store.outages import unusable
 
 log = logging.getLogger(__name__)
 

@@ -26,15 +26,7 @@ from typing import Any
 
 from peewee import Field, IntegrityError, OperationalError
 
-from mailjudge.db import (
-    GivingTurn,
-    checkpoint_if_due,
-    database_proxy,
-    is_postgres,
-    pipelined,
-    prompt_write,
-    secrets_overwritten,
-)
+from mailjudge.config.settings import InboundSettings
 from mailjudge.inbound import claims
 from mailjudge.inbound.game_key import game_key
 from mailjudge.inbound.landing import LandedMail, Landing
@@ -46,11 +38,19 @@ from mailjudge.inbound.parse import (
     parse_mail,
 )
 from mailjudge.inbound.plain_head import plain_header_values
-from mailjudge.masking import mask_mail
-from mailjudge.models import INBOUND_STATES, MESSAGE_ID_LENGTH, InboundMessage, utcnow
-from mailjudge.outages import transient, unusable
-from mailjudge.settings import InboundSettings
+from mailjudge.secrecy.masking import mask_mail
 from mailjudge.store import mail as store_mail
+from mailjudge.store.db import (
+    GivingTurn,
+    checkpoint_if_due,
+    database_proxy,
+    is_postgres,
+    pipelined,
+    prompt_write,
+    secrets_overwritten,
+)
+from mailjudge.store.models import INBOUND_STATES, MESSAGE_ID_LENGTH, InboundMessage, utcnow
+from mailjudge.store.outages import transient, unusable
 
 log = logging.getLogger(__name__)
 

@@ -11,9 +11,9 @@ from typing import cast
 
 from peewee import fn
 
-from mailjudge.models import BoardPicture, InboundMessage, Outbox, utcnow
+from mailjudge.config.settings import OutboundSettings
 from mailjudge.outbound.mailbox import mailbox
-from mailjudge.settings import OutboundSettings
+from mailjudge.store.models import BoardPicture, InboundMessage, Outbox, utcnow
 
 
 def _own_answers(address: str, since: datetime) -> list[datetime]:

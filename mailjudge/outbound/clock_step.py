@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 from peewee import Field
 
-from mailjudge.db import prompt_write
-from mailjudge.models import Outbox
+from mailjudge.store.db import prompt_write
+from mailjudge.store.models import Outbox
 
 if TYPE_CHECKING:
     from mailjudge.outbound.outbox import RetryPolicy

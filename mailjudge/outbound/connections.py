@@ -18,8 +18,8 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
+from mailjudge.config.settings import DkimSettings, OutboundSettings
 from mailjudge.outbound.send import Handed, SmtpSender
-from mailjudge.settings import DkimSettings, OutboundSettings
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import dkim
 
-from mailjudge.settings import DkimSettings
+from mailjudge.config.settings import DkimSettings
 
 # The headers a signature covers: those a reader sees and a forger would change.
 SIGNED_HEADERS = [

@@ -23,9 +23,7 @@ from typing import Any
 from peewee import Field, IntegrityError
 
 from mailjudge.addresses import bounce_address, kept_case
-from mailjudge.db import WriteTurn, database_proxy, prompt_write
-from mailjudge.models import BoardPicture, Game, InboundMessage, Outbox, utcnow
-from mailjudge.outages import DatabaseAway, unusable
+from mailjudge.config.settings import OutboundSettings
 from mailjudge.outbound import clock_step, leases
 from mailjudge.outbound.clock_step import HOLD_RECHECK
 from mailjudge.outbound.connections import RelayConnections
@@ -42,8 +40,10 @@ from mailjudge.outbound.message import (
 )
 from mailjudge.outbound.send import Sender, is_permanent
 from mailjudge.outbound.sent_record import SentRecord
-from mailjudge.settings import OutboundSettings
 from mailjudge.store import mail as store_mail
+from mailjudge.store.db import WriteTurn, database_proxy, prompt_write
+from mailjudge.store.models import HELD, BoardPicture, Game, InboundMessage, Outbox, utcnow
+from mailjudge.store.outages import DatabaseAway, unusable
 
 log = logging.getLogger(__name__)
 
@@ -101,15 +101,9 @@ class FlushResult:
         return self.sent + self.retried + self.failed + self.held
 
 
-# Mail whose every recipient bounced outbound.bounce_limit times is held: queued, its
-# last_error starting with HELD, looked at again every HOLD_RECHECK (and at once when
-# the player signs on: game/bounces.py clear_bounces), given up after HOLD_FOR.
-HELD = "held: "
+# Mail whose every recipient bounced outbound.bounce_limit times is held (HELD, kept in
+# store/models.py beside the Outbox table), given up after HOLD_FOR.
 HOLD_FOR = timedelta(days=30)
-# Mail a restore could not tell delivered or not (mailjudge.backup) is kept out of the
-# sender's way: failed, its last_error starting with RESTORE_HELD, until the operator
-# releases it (mailjudge release-held) or leaves it.
-RESTORE_HELD = "held at restore: "
 
 
 def envelope_recipients(message: EmailMessage) -> list[str]:

@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from mailjudge.models import Game
+from mailjudge.config.settings import Settings
 from mailjudge.outbound.draft import MailDraft, Outgoing
 from mailjudge.outbound.invitation import add_invitation, calendar_part
 from mailjudge.outbound.message import Attachment, build_message
 from mailjudge.outbound.outbox import enqueue, enqueue_draft
-from mailjudge.settings import Settings
+from mailjudge.store.models import Game
 
 
 def queue_all(items: Iterable[Outgoing], settings: Settings, now: datetime) -> None:

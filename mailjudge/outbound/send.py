@@ -11,8 +11,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from mailjudge.config.settings import DkimSettings, OutboundSettings
 from mailjudge.outbound.dkim_sign import DkimSigner
-from mailjudge.settings import DkimSettings, OutboundSettings
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from mailjudge.db import private_file, sqlite_file
 from mailjudge.store import side_files
+from mailjudge.store.db import private_file, sqlite_file
 
 # The outbox columns a send may change, and how each is kept here.
 _COLUMNS = (

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mailjudge.models import Game, Seat
 from mailjudge.permissions.vocabulary import Role
+from mailjudge.store.models import Game, Seat
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ that (is this power really theirs?) is asked by the service layer.
 
 from __future__ import annotations
 
-from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.actors import Actor
 from mailjudge.permissions.rows import (
     ALLOW,
@@ -25,6 +24,7 @@ from mailjudge.permissions.rows import (
     state,
 )
 from mailjudge.permissions.vocabulary import SEATED, Action, Role
+from mailjudge.store.models import Game, GameState, Seat
 from mailjudge.variants import variant_of
 
 A = Action

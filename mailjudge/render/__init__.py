@@ -7,7 +7,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from mailjudge.paths import TEMPLATES_DIR
+from mailjudge.config.paths import TEMPLATES_DIR
 
 
 @cache

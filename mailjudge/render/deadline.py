@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from mailjudge.models import Game, Person
-from mailjudge.timing import Timing, TimingError, show_both, show_lines
+from mailjudge.engine.timing import Timing, TimingError, show_both, show_lines
+from mailjudge.store.models import Game, Person
 
 
 def game_zone(game: Game) -> str:

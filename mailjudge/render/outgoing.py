@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 from mailjudge.addresses import press_reply_address
-from mailjudge.models import Game, Seat
 from mailjudge.outbound.draft import Outgoing
+from mailjudge.store.models import Game, Seat
 
 __all__ = [
     "Outgoing", "answer_subject", "mail_to_everyone", "mail_to_seat", "press_reply_address",

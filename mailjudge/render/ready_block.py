@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mailjudge.passwords import PLACEHOLDER
+from mailjudge.secrecy.passwords import PLACEHOLDER
 
 WIDTH = 78
 # What stands in the SIGNON line for the password: never the password itself (the judge

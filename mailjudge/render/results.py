@@ -11,10 +11,10 @@ from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.phases import PhaseOutcome, ResultRow
 from mailjudge.engine.state import ADJUSTMENT, Phase, Position
-from mailjudge.models import BoardPicture, Game, PhaseRecord
 from mailjudge.outbound.message import board_cid
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing
+from mailjudge.store.models import BoardPicture, Game, PhaseRecord
 
 # How each outcome shows after an order, in the judges' customary way.
 MARKS = {

@@ -14,10 +14,10 @@ from mailjudge.engine.interchange import adjudicate, position_from_dict
 from mailjudge.engine.phases import ResultRow
 from mailjudge.engine.state import Phase
 from mailjudge.game.state import game_map, rules_of
-from mailjudge.models import Game, GameState, Press
 from mailjudge.render.results import record_facts, report_lines
 from mailjudge.render.undrawn import picture_of
 from mailjudge.service.processing import history
+from mailjudge.store.models import Game, GameState, Press
 
 FORMAT = "mailjudge-archive/1"
 

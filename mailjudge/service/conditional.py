@@ -11,16 +11,16 @@ phase replace them as usual.
 
 from __future__ import annotations
 
-from mailjudge.db import database_proxy
 from mailjudge.engine.conditions import ConditionError, parse_condition
 from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import Phase
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.state import current_position, game_map, require_active
-from mailjudge.models import Game, OrderLine, Seat, utcnow
 from mailjudge.permissions.policy import may_order_for
 from mailjudge.service.orders import FutureOrders, ahead_check, unit_of
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import Game, OrderLine, Seat, utcnow
 
 PREFIX = "IF "
 SEPARATOR = ": "

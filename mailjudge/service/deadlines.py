@@ -20,19 +20,19 @@ from collections.abc import Callable
 from datetime import datetime
 from functools import partial
 
-from mailjudge.db import database_proxy
 from mailjudge.game import delivery
 from mailjudge.game.errors import ServiceError
 from mailjudge.game.schedule import events, players_to_order_by_clock, timing_of
 from mailjudge.game.state import has_rule
-from mailjudge.models import Game, GameState, Seat
-from mailjudge.outages import transient, unusable
 from mailjudge.render import render
 from mailjudge.render.deadline import deadline_lines, deadline_text
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.service import outages, processing, stalemate
 from mailjudge.service.ready_block import ready_lines
 from mailjudge.service.results import game_over_mails, phase_mails
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import Game, GameState, Seat
+from mailjudge.store.outages import transient, unusable
 from mailjudge.variants import variant_of
 
 log = logging.getLogger(__name__)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from mailjudge.db import database_proxy
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.state import (
     current_position,
@@ -30,7 +29,8 @@ from mailjudge.game.state import (
     players,
     require_active,
 )
-from mailjudge.models import Ballot, Game, Proposal, Seat
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import Ballot, Game, Proposal, Seat
 from mailjudge.variants import variant_of
 
 STANDING = ""  # draw ballots belong to no phase: they stand until changed

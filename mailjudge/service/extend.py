@@ -28,14 +28,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from fractions import Fraction
 
-from mailjudge.db import database_proxy
 from mailjudge.game import schedule
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.options import count_option, length_option, share_option
 from mailjudge.game.state import has_rule, phase_of, players, require_active
-from mailjudge.models import Ballot, DeadlineExtension, Game, Seat
 from mailjudge.service.draws import survivors
 from mailjudge.service.games import passive_now
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import Ballot, DeadlineExtension, Game, Seat
 from mailjudge.variants import variant_of
 
 KIND = "extend"

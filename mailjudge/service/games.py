@@ -6,20 +6,20 @@ import random
 import secrets
 from datetime import datetime
 
-from mailjudge.db import database_proxy
+from mailjudge.config.settings import current_settings
 from mailjudge.engine.catalogue import find_map, playable_powers
 from mailjudge.engine.interchange import position_to_dict
 from mailjudge.engine.maps import GameMap, MapError
 from mailjudge.engine.phases import EngineOptions
+from mailjudge.engine.rules import RuleError, RuleSet, apply_change
 from mailjudge.engine.state import initial_position
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.schedule import schedule_phase
 from mailjudge.game.state import game_map, lock_game, person_for, rules_of
-from mailjudge.models import GAME_NAME, Game, GameState, Seat, utcnow
-from mailjudge.passwords import hash_password
 from mailjudge.render.outgoing import Outgoing
-from mailjudge.rules import RuleError, RuleSet, apply_change
-from mailjudge.settings import current_settings
+from mailjudge.secrecy.passwords import hash_password
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import GAME_NAME, Game, GameState, Seat, utcnow
 from mailjudge.variants import VARIANTS, variant_of
 
 

@@ -26,7 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from mailjudge.engine.state import Phase
-from mailjudge.models import (
+from mailjudge.store.models import (
     Ballot,
     DeadlineExtension,
     Game,

@@ -19,7 +19,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from mailjudge.config.settings import current_settings
 from mailjudge.engine.phases import ResultRow
+from mailjudge.engine.timing import format_length
 from mailjudge.game import confirmations, guard, openings, schedule
 from mailjudge.game.calendar import Change, invitation_ics
 from mailjudge.game.errors import NotAllowed, NotFound
@@ -34,16 +36,14 @@ from mailjudge.game.state import (
     players,
     power_title,
 )
-from mailjudge.models import Game, GameState, Opening, PhaseRecord, Seat, utcnow
-from mailjudge.passwords import hash_password
 from mailjudge.render import render
 from mailjudge.render.deadline import deadline_lines
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
+from mailjudge.secrecy.passwords import hash_password
 from mailjudge.service import records, seats
 from mailjudge.service.ready_block import ready_lines
 from mailjudge.service.standin import away_with_standin
-from mailjudge.settings import current_settings
-from mailjudge.timing import format_length
+from mailjudge.store.models import Game, GameState, Opening, PhaseRecord, Seat, utcnow
 from mailjudge.variants import VARIANTS, variant_of
 
 PHASE_TYPES = {"M": "movement", "R": "retreat", "A": "adjustment"}

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from mailjudge.db import database_proxy
 from mailjudge.engine.adjustments import adjustment_due, last_adjustments
 from mailjudge.engine.checker import ambiguous_name, check_order, entry_check
 from mailjudge.engine.maps import GameMap
@@ -26,10 +25,11 @@ from mailjudge.game.state import (
     powers_owing,
     require_active,
 )
-from mailjudge.models import Ballot, Game, OrderLine, Seat, utcnow
 from mailjudge.permissions.policy import may_order_for
 from mailjudge.service.games import passive_now
 from mailjudge.store import games as store_games
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import Ballot, Game, OrderLine, Seat, utcnow
 from mailjudge.variants import variant_of
 
 

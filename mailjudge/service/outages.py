@@ -9,7 +9,7 @@ after it, is moved to after the outage: by the time lost before it, at least by 
 phase is then processed once, at the new deadline, and the players are told, as for any
 moved deadline.
 
-The outages are noted by the processes that saw them (mailjudge.outages, through the
+The outages are noted by the processes that saw them (mailjudge.store.outages, through the
 runner), and by the clock's beat: a judge that starts after a long silence notes the
 silence as an outage too.
 """
@@ -19,13 +19,13 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta
 
+from mailjudge.config.settings import current_settings
 from mailjudge.game import schedule
 from mailjudge.game.calendar import Change, invitation_ics
-from mailjudge.models import Game, GameState, JudgeBeat, JudgeOutage, Seat
 from mailjudge.render import render
 from mailjudge.render.deadline import deadline_lines, deadline_text
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
-from mailjudge.settings import current_settings
+from mailjudge.store.models import Game, GameState, JudgeBeat, JudgeOutage, Seat
 
 log = logging.getLogger(__name__)
 

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.state import game_map, players
-from mailjudge.models import Game, Press, Seat
 from mailjudge.permissions.actors import Actor
 from mailjudge.permissions.policy import check
 from mailjudge.permissions.vocabulary import Action
+from mailjudge.store.models import Game, Press, Seat
 from mailjudge.variants import variant_of
 
 MASTER = "MASTER"

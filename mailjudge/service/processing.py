@@ -10,7 +10,6 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from mailjudge.db import database_proxy, is_postgres
 from mailjudge.engine.interchange import position_to_dict
 from mailjudge.engine.phases import PhaseOutcome, process_phase, result_rows
 from mailjudge.engine.readings import Readings
@@ -28,7 +27,6 @@ from mailjudge.game.state import (
     players,
     waiting_players,
 )
-from mailjudge.models import Game, GameState, OrderLine, PhaseRecord, Seat, utcnow
 from mailjudge.service import keeping, records, stalemate
 from mailjudge.service.conditional import resolve_conditional_orders
 from mailjudge.service.games import engine_options, passive_now
@@ -39,6 +37,8 @@ from mailjudge.service.standin import (
     by_standin,
     mark_results,
 )
+from mailjudge.store.db import database_proxy, is_postgres
+from mailjudge.store.models import Game, GameState, OrderLine, PhaseRecord, Seat, utcnow
 from mailjudge.variants import variant_of
 
 

@@ -20,9 +20,9 @@ from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import ADJUSTMENT, MOVEMENT, Position
 from mailjudge.game.reply_tokens import token_for
 from mailjudge.game.state import current_position, game_map, has_rule, order_texts
-from mailjudge.models import Game, GameState, Seat
 from mailjudge.render.ready_block import DEFAULT_NOTE, PowerBlock, UnitLines, ready_block
 from mailjudge.service.orders import powers_to_order
+from mailjudge.store.models import Game, GameState, Seat
 from mailjudge.variants import variant_of
 
 

@@ -55,9 +55,9 @@ from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.options import option_text, record_option
 from mailjudge.game.schedule import absences, timing_of
 from mailjudge.game.state import current_position, orders_on_file, players
-from mailjudge.models import Game, OrderLine, Person, RecordEntry, Seat, utcnow
 from mailjudge.service import outages
 from mailjudge.service.orders import powers_to_order
+from mailjudge.store.models import Game, OrderLine, Person, RecordEntry, Seat, utcnow
 from mailjudge.variants import variant_of
 
 ON_TIME, GRACE, LATE, DISORDER, EXCUSED, TAKEOVER = (

@@ -9,26 +9,26 @@ from __future__ import annotations
 from typing import Any
 
 from mailjudge.engine.state import Phase
+from mailjudge.engine.timing import zone_of
 from mailjudge.game.calendar import Change, invitation_ics
 from mailjudge.game.outcomes import Processed
 from mailjudge.game.pictures import played_picture
 from mailjudge.game.schedule import deadline_lines, timing_of
 from mailjudge.game.state import has_rule, web_link
-from mailjudge.models import Game, GameState, PhaseRecord, Seat
 from mailjudge.outbound.message import board_cid
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.render.results import facts_of, report
 from mailjudge.service import openings
 from mailjudge.service.ready_block import ready_lines
-from mailjudge.timing import zone_of
+from mailjudge.store.models import Game, GameState, PhaseRecord, Seat
 
 
 def njudge_header(game: Game, link: str | None) -> list[str]:
     """njudge's lines at the top of a results mail, which the tools players use to file
     and read njudge results look for: the judge, game and variant; the next phase and
     its deadline; the game's page."""
-    from mailjudge.settings import current_settings
+    from mailjudge.config.settings import current_settings
 
     judge = current_settings().judge
     label = (judge.name or judge.address.partition("@")[0]).replace(" ", "_")

@@ -6,7 +6,7 @@ import random
 import secrets
 from datetime import timedelta
 
-from mailjudge.db import database_proxy
+from mailjudge.config.settings import current_settings
 from mailjudge.engine.catalogue import playable_powers
 from mailjudge.game.errors import NotAllowed, NotFound, ServiceError
 from mailjudge.game.state import (
@@ -21,12 +21,12 @@ from mailjudge.game.state import (
     seat_named,
     unique_name,
 )
-from mailjudge.models import Game, GameState, JoinRequest, Seat, utcnow
-from mailjudge.passwords import hash_password, verify_password_remembered
 from mailjudge.render.outgoing import Outgoing
+from mailjudge.secrecy.passwords import hash_password, verify_password_remembered
 from mailjudge.service import records
 from mailjudge.service.games import start_game
-from mailjudge.settings import current_settings
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import Game, GameState, JoinRequest, Seat, utcnow
 from mailjudge.variants import variant_of
 
 

@@ -25,12 +25,12 @@ from mailjudge.game.options import count_option
 from mailjudge.game.schedule import deadline_lines
 from mailjudge.game.stalemate import static_since, year_just_ended
 from mailjudge.game.state import finish_game, has_rule, require_active
-from mailjudge.models import Game, GameState, Seat, StalemateQuestion
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
 from mailjudge.service.draws import survivors
 from mailjudge.service.extend import in_play
 from mailjudge.service.results import game_over_mails
+from mailjudge.store.models import Game, GameState, Seat, StalemateQuestion
 from mailjudge.variants import variant_of
 
 OPTION = "STALEMATE_DRAW"

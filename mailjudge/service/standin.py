@@ -21,9 +21,9 @@ from mailjudge.engine.standin import MARK, standin_texts
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.schedule import absences
 from mailjudge.game.state import current_position, game_map, has_rule
-from mailjudge.models import Game, Seat, utcnow
 from mailjudge.service.games import engine_options
 from mailjudge.service.orders import powers_to_order
+from mailjudge.store.models import Game, Seat, utcnow
 from mailjudge.variants import variant_of
 
 Kept = dict[str, list[dict[str, Any]]]

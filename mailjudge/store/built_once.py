@@ -30,7 +30,7 @@ from peewee import (
     TextField,
 )
 
-from mailjudge.db import database_proxy
+from mailjudge.store.db import database_proxy
 
 _TEXTS: dict[tuple[str, str], str] = {}
 _Model = TypeVar("_Model", bound=Model)

@@ -10,8 +10,16 @@ from typing import Any
 
 from peewee import EXCLUDED, JOIN, Case, fn
 
-from mailjudge.models import AddressCounter, Ballot, Game, OrderLine, Person, Proposal, Seat
 from mailjudge.store import built_once
+from mailjudge.store.models import (
+    AddressCounter,
+    Ballot,
+    Game,
+    OrderLine,
+    Person,
+    Proposal,
+    Seat,
+)
 
 # -- seats, games, people -----------------------------------------------------------------
 

@@ -11,9 +11,9 @@ from typing import Any
 
 from peewee import SQL, Field, fn
 
-from mailjudge.db import database_proxy, is_postgres, skip_locked
-from mailjudge.models import Bounce, InboundMessage, Outbox
 from mailjudge.store import built_once
+from mailjudge.store.db import database_proxy, is_postgres, skip_locked
+from mailjudge.store.models import Bounce, InboundMessage, Outbox
 
 # The implicit primary keys, which peewee's stubs do not declare.
 _inbound_id: Field[int] = InboundMessage._meta.fields["id"]

@@ -1,4 +1,4 @@
-"""The statements of a restore (mailjudge.restored_mail): what the database being replaced
+"""The statements of a restore (mailjudge.tools.restored_mail): what the database being replaced
 says became of the backup's waiting mail, and marking or holding that mail in the
 restored one. SQLite's on a connection of the restore's own, PostgreSQL's on a cursor."""
 

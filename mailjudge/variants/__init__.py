@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mailjudge.models import Game
+from mailjudge.store.models import Game
 from mailjudge.variants.base import Variant
 from mailjudge.variants.democratic import Democratic
 from mailjudge.variants.diplonomic import Diplonomic

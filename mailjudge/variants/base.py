@@ -14,16 +14,16 @@ from mailjudge.engine.passive import Passive
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.outcomes import Processed, Readiness, Wait
 from mailjudge.game.state import players, power_is_done
-from mailjudge.models import BaseModel, Game, Seat
 from mailjudge.permissions.rows import Row
 from mailjudge.render.outgoing import Outgoing
+from mailjudge.store.models import BaseModel, Game, Seat
 
 if TYPE_CHECKING:
     from mailjudge.engine.maps import GameMap
     from mailjudge.engine.phases import PhaseOutcome
     from mailjudge.engine.readings import Readings
     from mailjudge.engine.state import Position
-    from mailjudge.models import OrderLine
+    from mailjudge.store.models import OrderLine
 
 
 @dataclass

@@ -26,19 +26,19 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from mailjudge import db
+from mailjudge.config.settings import Settings, current_settings
+from mailjudge.engine.timing import known_zone, show
 from mailjudge.game.calendar import game_feed
 from mailjudge.game.schedule import timing_of
 from mailjudge.game.state import game_map
-from mailjudge.health import problems, unreachable
-from mailjudge.models import GAME_STATES, Game, GameState, PhaseRecord, utcnow
 from mailjudge.render import render
 from mailjudge.render.board.style import PALETTES, legend_height
 from mailjudge.render.chart import centre_chart
 from mailjudge.render.undrawn import NOTE_SIZE
 from mailjudge.service.archive import export_game
-from mailjudge.settings import Settings, current_settings
-from mailjudge.timing import known_zone, show
+from mailjudge.store import db
+from mailjudge.store.health import problems, unreachable
+from mailjudge.store.models import GAME_STATES, Game, GameState, PhaseRecord, utcnow
 from mailjudge.variants import variant_of
 from mailjudge.web import openings, pages
 from mailjudge.web.cache import Page, PageCache
@@ -363,7 +363,7 @@ HEALTH_SECONDS = 2.0
 
 async def health(request: Request) -> Response:
     """200 "ok", or 503 with what stops the judge doing its job, one problem a line
-    (mailjudge.health: never an address or a secret), for a load balancer or a monitor."""
+    (mailjudge.store.health: never an address or a secret), for a load balancer or a monitor."""
     state = request.app.state
     asked = time.monotonic()
     if state.health is None or asked - state.health[0] > HEALTH_SECONDS:

@@ -11,10 +11,10 @@ from urllib.parse import quote
 
 from starlette.requests import Request
 
+from mailjudge.engine.timing import show
 from mailjudge.game.openings import last_change, public_openings
 from mailjudge.render import render
 from mailjudge.service.openings import recruiting
-from mailjudge.timing import show
 from mailjudge.web.cache import Page
 
 

@@ -1,6 +1,6 @@
 """The pages while the database is away: 503, "briefly unavailable", not a 500 a request.
 
-A page that fails because the database cannot be used (mailjudge.outages) is answered 503
+A page that fails because the database cannot be used (mailjudge.store.outages) is answered 503
 with Retry-After, the outage logged once; while it lasts, requests are answered so at once
 and the database tried again at most once a backoff. Monitors and load balancers read
 the 503; people read a short page.
@@ -12,7 +12,7 @@ import logging
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from mailjudge.outages import Outages, refused_write, unusable
+from mailjudge.store.outages import Outages, refused_write, unusable
 
 log = logging.getLogger("mailjudge.web")
 

@@ -21,6 +21,7 @@ from typing import Any, cast
 from peewee import fn
 
 from mailjudge.engine.interchange import position_from_dict
+from mailjudge.engine.rules import RuleSet, catalogue
 from mailjudge.engine.state import Phase
 from mailjudge.game.state import (
     HIDDEN_FROM_PUBLIC,
@@ -29,10 +30,9 @@ from mailjudge.game.state import (
     phase_label,
     power_title,
 )
-from mailjudge.models import Game, GameState, Person, PhaseRecord, Press, Seat
 from mailjudge.render.results import record_facts, report_lines
 from mailjudge.render.undrawn import picture_of
-from mailjudge.rules import RuleSet, catalogue
+from mailjudge.store.models import Game, GameState, Person, PhaseRecord, Press, Seat
 from mailjudge.variants import variant_of
 from mailjudge.variants.base import PublicSection
 

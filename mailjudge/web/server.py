@@ -13,7 +13,7 @@ from typing import Any
 
 import uvicorn
 
-from mailjudge.settings import Settings, WebSettings
+from mailjudge.config.settings import Settings, WebSettings
 
 log = logging.getLogger("mailjudge.web")
 
@@ -64,9 +64,9 @@ def serve(sock: socket.socket, stop: Any, cache_seconds: float = 5.0) -> None:
 
 def web_process(settings: Settings, sock: socket.socket, stop: Any) -> None:
     """A process of its own for the pages (mailjudge serve --workers N)."""
-    from mailjudge import db
-    from mailjudge.logs import setup_logging
-    from mailjudge.settings import use_settings
+    from mailjudge.config.logs import setup_logging
+    from mailjudge.config.settings import use_settings
+    from mailjudge.store import db
 
     use_settings(settings)
     setup_logging(settings.logging, "web")

@@ -26,7 +26,9 @@ def main() -> int:
     args = ap.parse_args()
     from e2e import judge_settings
 
-    from mailjudge import db, migrations, passwords
+    from mailjudge.secrecy import passwords
+    from mailjudge.store import db
+    from mailjudge.tools import migrations
 
     passwords.SCRYPT_N = 2**10
     outcomes: Counter[str] = Counter()

@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 import time
 
-from mailjudge import db
 from mailjudge.game.state import get_game
 from mailjudge.service import processing
+from mailjudge.store import db
 
 
 def main(url: str, game_name: str, sequence: int, start_at: float) -> None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import sys
 import time
 
-from mailjudge import db
 from mailjudge.inbound import spool
-from mailjudge.models import InboundMessage, Person
+from mailjudge.store import db
+from mailjudge.store.models import InboundMessage, Person
 
 
 def record(message: InboundMessage) -> None:

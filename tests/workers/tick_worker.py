@@ -7,8 +7,8 @@ import sys
 import time
 from datetime import datetime
 
-from mailjudge import db
 from mailjudge.service import deadlines
+from mailjudge.store import db
 
 
 def main(url: str, now: str, start_at: float) -> None:

@@ -34,7 +34,7 @@ def draw_picture(
     or as a graph of neighbours (``view="graph"``), in the palette named (style.PALETTES;
     None: the judge's web.palette setting, so the mailed pictures follow it)."""
     if palette is None:
-        from mailjudge.settings import current_settings
+        from mailjudge.config.settings import current_settings
 
         palette = current_settings().web.palette
     scene = draw_board(gmap, position, results, title, view, palette)

@@ -14,8 +14,8 @@ import math
 import sys
 from dataclasses import replace
 
+from mailjudge.config.paths import MAPS_DIR
 from mailjudge.engine.boards import map_document
-from mailjudge.paths import MAPS_DIR
 from mailjudge.render.board.outlines import Drawing, Point, _cross, _key, _middle, crossings
 
 Edge = tuple[str, str]

@@ -38,8 +38,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from mailjudge.config.paths import MAPS_DIR
 from mailjudge.engine.boards import map_document
-from mailjudge.paths import MAPS_DIR
 
 Point = tuple[float, float]
 FAR = 1600.0  # how far outside the board the edge provinces reach before being clipped

@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
 
-from mailjudge.db import database_proxy
+from mailjudge.config.settings import current_settings
 from mailjudge.engine.checker import check_order
 from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import read_order
@@ -33,7 +33,14 @@ from mailjudge.game.state import (
     public_name,
     unique_name,
 )
-from mailjudge.models import (
+from mailjudge.permissions.rows import ALLOW, DENY, Row, role
+from mailjudge.permissions.vocabulary import Action, Role
+from mailjudge.render import render
+from mailjudge.render.outgoing import Outgoing, mail_to_seat
+from mailjudge.render.results import results_lines
+from mailjudge.secrecy.passwords import hash_password
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import (
     Ballot,
     Game,
     GameState,
@@ -42,13 +49,6 @@ from mailjudge.models import (
     Proposal,
     Seat,
 )
-from mailjudge.passwords import hash_password
-from mailjudge.permissions.rows import ALLOW, DENY, Row, role
-from mailjudge.permissions.vocabulary import Action, Role
-from mailjudge.render import render
-from mailjudge.render.outgoing import Outgoing, mail_to_seat
-from mailjudge.render.results import results_lines
-from mailjudge.settings import current_settings
 from mailjudge.variants.base import ListThread, PressRoutes, PublicSection, Recruiting, Variant
 from mailjudge.variants.democratic import digests, public
 from mailjudge.variants.democratic.ballots import (

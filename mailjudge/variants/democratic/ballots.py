@@ -8,9 +8,9 @@ from typing import Any
 
 from peewee import fn
 
-from mailjudge.db import database_proxy
-from mailjudge.models import Ballot, Game, Seat, utcnow
 from mailjudge.store import games as store_games
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import Ballot, Game, Seat, utcnow
 
 STANDING = ""  # diplomat ballots stand from phase to phase until changed
 

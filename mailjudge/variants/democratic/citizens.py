@@ -9,10 +9,10 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from mailjudge.db import database_proxy
 from mailjudge.engine.catalogue import playable_powers
 from mailjudge.game.state import game_map
-from mailjudge.models import Game, Person, PhaseRecord, Seat
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import Game, Person, PhaseRecord, Seat
 
 CITIZEN_ROLES = ("citizen", "diplomat")
 

@@ -8,9 +8,9 @@ from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.master import MasterCommand
 from mailjudge.commands.registry import register
 from mailjudge.commands.vote import draw_vote
-from mailjudge.models import Game
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
+from mailjudge.store.models import Game
 from mailjudge.variants import democratic as dem
 from mailjudge.variants.democratic import country_lists as lists
 from mailjudge.variants.democratic.citizens import country_of

@@ -11,12 +11,12 @@ Everything the judge sends to a list is kept (ListPost) for the list's digests.
 from __future__ import annotations
 
 from mailjudge.addresses import judge_detail, split_address
+from mailjudge.config.settings import current_settings
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.state import authenticate, game_map, seat_in
-from mailjudge.masking import password_command
-from mailjudge.models import Game, Press, Seat
 from mailjudge.render.outgoing import Outgoing
-from mailjudge.settings import current_settings
+from mailjudge.secrecy.masking import password_command
+from mailjudge.store.models import Game, Press, Seat
 from mailjudge.variants.base import ListThread
 from mailjudge.variants.democratic.citizens import CITIZEN_ROLES, citizen_addresses, country_of
 from mailjudge.variants.democratic.tables import DIGEST_FORMATS, CountryList, ListPost

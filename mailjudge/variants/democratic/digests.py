@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from mailjudge.config.settings import current_settings
 from mailjudge.game.state import game_map
-from mailjudge.models import Game
 from mailjudge.render.digest import DigestHeading, DigestItem, mime_parts, rfc1153, topics
 from mailjudge.render.outgoing import Outgoing
-from mailjudge.settings import current_settings
+from mailjudge.store.models import Game
 from mailjudge.variants.democratic.citizens import citizen_addresses
 from mailjudge.variants.democratic.country_lists import JUDGE, country_list, list_address, list_id
 from mailjudge.variants.democratic.tables import CountryList, ListPost

@@ -5,7 +5,7 @@ their country's list."""
 from __future__ import annotations
 
 from mailjudge.game.state import game_map, phase_label, power_title
-from mailjudge.models import Game
+from mailjudge.store.models import Game
 from mailjudge.variants.base import PublicSection, PublicTable, PublicText
 from mailjudge.variants.democratic.country_lists import JUDGE
 from mailjudge.variants.democratic.tables import ListPost

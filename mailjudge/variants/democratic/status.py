@@ -4,7 +4,7 @@ ballots; never another citizen's ballot, nor a count before the deadline."""
 
 from __future__ import annotations
 
-from mailjudge.models import Ballot, Game, Seat
+from mailjudge.store.models import Ballot, Game, Seat
 from mailjudge.variants.democratic import diplomat_of, nominees, proposals, set_number
 from mailjudge.variants.democratic.ballots import STANDING
 from mailjudge.variants.democratic.citizens import country_of

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from peewee import BooleanField, CharField, ForeignKeyField, IntegerField, TextField
 
-from mailjudge.models import BaseModel, Game, UTCDateTimeField, one_of, utcnow
+from mailjudge.store.models import BaseModel, Game, UTCDateTimeField, one_of, utcnow
 
 DIGEST_FORMATS = ("rfc1153", "mime")
 

@@ -24,16 +24,16 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from mailjudge.engine.passive import Passive, Removal
+from mailjudge.engine.timing import show
 from mailjudge.game import stalemate
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.outcomes import Processed, Readiness
 from mailjudge.game.state import current_position, game_map, has_rule, phase_of
-from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.rows import DENY, Row, role
 from mailjudge.permissions.vocabulary import Action, Role
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
-from mailjudge.timing import show
+from mailjudge.store.models import Game, GameState, Seat
 from mailjudge.variants.base import PublicSection, Variant
 from mailjudge.variants.diplonomic import advisors, convoys, kept, public, rule15
 from mailjudge.variants.diplonomic import rule_changes as rc

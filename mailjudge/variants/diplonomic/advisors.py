@@ -9,11 +9,11 @@ removing one is announced to everyone in the game; LIST shows them.
 
 from __future__ import annotations
 
-from mailjudge.db import database_proxy
 from mailjudge.game.errors import ServiceError
-from mailjudge.models import Game, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import Game, Seat
 
 MAX_PER_POWER = 20
 MAX_NAME = 64

@@ -30,8 +30,8 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mailjudge.engine.timing import Timing, TimingError
 from mailjudge.game.errors import ServiceError
-from mailjudge.timing import Timing, TimingError
 from mailjudge.variants.diplonomic import rulebook as rb
 
 FORMS = (

@@ -9,9 +9,9 @@ from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.master import MasterCommand
 from mailjudge.commands.registry import register
 from mailjudge.game import state
-from mailjudge.models import Game, Seat
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render.outgoing import mail_to_seat
+from mailjudge.store.models import Game, Seat
 from mailjudge.variants.diplonomic import advisors
 from mailjudge.variants.diplonomic import rule_changes as rc
 from mailjudge.variants.diplonomic import teammates as tm

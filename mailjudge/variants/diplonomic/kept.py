@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from mailjudge.models import Ballot, Game, Proposal
+from mailjudge.store.models import Ballot, Game, Proposal
 from mailjudge.variants.diplonomic import amendments as am
 from mailjudge.variants.diplonomic import rule_changes as rc
 

@@ -5,7 +5,7 @@ and the teammates."""
 from __future__ import annotations
 
 from mailjudge.game.state import phase_label, power_title
-from mailjudge.models import Game, Proposal, Seat
+from mailjudge.store.models import Game, Proposal, Seat
 from mailjudge.variants.base import PublicSection, PublicTable, PublicText
 from mailjudge.variants.diplonomic.rule_changes import KIND, versions_in_force
 

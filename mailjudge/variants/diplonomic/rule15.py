@@ -19,11 +19,11 @@ not dislodged is dropped when the retreat phase begins.
 
 from __future__ import annotations
 
-from mailjudge.db import database_proxy
 from mailjudge.engine.checker import entry_check
 from mailjudge.engine.orders import IllegalOrder, OrderError
 from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import ADJUSTMENT, MOVEMENT, RETREAT
+from mailjudge.engine.timing import RULE15
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.outcomes import Readiness
 from mailjudge.game.schedule import timing_of
@@ -33,8 +33,8 @@ from mailjudge.game.state import (
     has_rule,
     require_active,
 )
-from mailjudge.models import Game, OrderLine, Seat, utcnow
-from mailjudge.timing import RULE15
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import Game, OrderLine, Seat, utcnow
 
 USAGE = "IF DISLODGED A PAR R BUR | IF DISLODGED A PAR D | IF ADJUSTING BUILD A PAR"
 

@@ -15,14 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from mailjudge.db import database_proxy
+from mailjudge.engine.rules import RuleError, later_change
 from mailjudge.game import schedule
 from mailjudge.game.errors import NotAllowed, NotFound, ServiceError
 from mailjudge.game.state import phase_of, rules_of, set_rules
-from mailjudge.models import Ballot, Game, GameState, Proposal, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone
-from mailjudge.rules import RuleError, later_change
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import Ballot, Game, GameState, Proposal, Seat
 from mailjudge.variants.diplonomic import amendments as am
 from mailjudge.variants.diplonomic import rulebook as rb
 from mailjudge.variants.diplonomic.tables import Rulebook

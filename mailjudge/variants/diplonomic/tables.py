@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from peewee import ForeignKeyField, IntegerField, TextField
 
-from mailjudge.models import BaseModel, Game, Proposal, UTCDateTimeField, utcnow
+from mailjudge.store.models import BaseModel, Game, Proposal, UTCDateTimeField, utcnow
 
 
 class Rulebook(BaseModel):

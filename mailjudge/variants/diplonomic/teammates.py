@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import cast
 
-from mailjudge.db import database_proxy
 from mailjudge.game.errors import NotAllowed, NotFound
 from mailjudge.game.state import person_for, public_name, unique_name
-from mailjudge.models import Game, GameState, Person, Seat
-from mailjudge.passwords import hash_password
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
+from mailjudge.secrecy.passwords import hash_password
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import Game, GameState, Person, Seat
 
 
 def _in_game(game: Game, person: Person) -> list[Seat]:

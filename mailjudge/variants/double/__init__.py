@@ -35,9 +35,9 @@ from mailjudge.game.state import (
     phase_of,
     require_active,
 )
-from mailjudge.models import Ballot, Game, OrderLine, Seat
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
+from mailjudge.store.models import Ballot, Game, OrderLine, Seat
 from mailjudge.variants.base import PublicSection, Variant
 from mailjudge.variants.double import public
 from mailjudge.variants.double.sync import PartnerOrders, Synced, sync_adjustments, sync_units

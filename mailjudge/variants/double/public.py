@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mailjudge.game.state import game_map, power_title
-from mailjudge.models import Game, Seat
+from mailjudge.store.models import Game, Seat
 from mailjudge.variants.base import PublicSection, PublicTable
 
 

@@ -18,11 +18,11 @@ from mailjudge.engine.state import ADJUSTMENT, Position
 from mailjudge.game.outcomes import Processed, Readiness, Wait
 from mailjudge.game.schedule import deadline_lines, schedule_phase
 from mailjudge.game.state import current_position, finish_game, has_rule
-from mailjudge.models import Game, GameState, Seat
 from mailjudge.permissions.rows import ALLOW, Row, role
 from mailjudge.permissions.vocabulary import Action, Role
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
+from mailjudge.store.models import Game, GameState, Seat
 from mailjudge.variants.base import PublicSection, Variant
 from mailjudge.variants.survive import outcasts as oc
 from mailjudge.variants.survive import public

@@ -5,8 +5,8 @@ from __future__ import annotations
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.commands.vote import draw_vote
-from mailjudge.models import Game, Seat
 from mailjudge.permissions.vocabulary import Action
+from mailjudge.store.models import Game, Seat
 from mailjudge.variants.survive import vote_out
 
 

@@ -7,7 +7,7 @@ the record follows ROLLBACK and ROLLFORWARD like the rest of the game's history.
 from __future__ import annotations
 
 from mailjudge.engine.state import ADJUSTMENT, Phase, Position
-from mailjudge.models import Game, Seat
+from mailjudge.store.models import Game, Seat
 from mailjudge.variants.survive.tables import Outcast
 
 OUT = ("voted", "no centres")

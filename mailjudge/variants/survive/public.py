@@ -4,7 +4,7 @@ vote stay unpublished, as in the notices)."""
 from __future__ import annotations
 
 from mailjudge.game.state import phase_label, power_title
-from mailjudge.models import Game
+from mailjudge.store.models import Game
 from mailjudge.variants.base import PublicSection, PublicTable
 from mailjudge.variants.survive.tables import Outcast
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from peewee import CharField, ForeignKeyField, IntegerField
 
-from mailjudge.models import BaseModel, Game, one_of
+from mailjudge.store.models import BaseModel, Game, one_of
 
 OUTCAST_REASONS = ("voted", "no centres", "tied")
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from mailjudge.db import database_proxy
 from mailjudge.engine.maps import GameMap
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.state import current_position, game_map
-from mailjudge.models import Ballot, Game, GameState, Seat
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import Ballot, Game, GameState, Seat
 from mailjudge.variants.survive.outcasts import (
     in_play,
     is_vote_phase,

@@ -50,7 +50,7 @@ CITIZENS = [f"citizen{i:02d}" for i in range(8)]
 
 
 def state_of(name: str) -> str:
-    from mailjudge.models import Game
+    from mailjudge.store.models import Game
 
     state = Game.get(Game.name == name).state
     return str(getattr(state, "value", state))
@@ -140,13 +140,13 @@ def play_diplonomic(h: Any) -> None:
 
 def fill_the_rest() -> None:
     """Rows the mail of one game year does not make, written by the release's models."""
-    from mailjudge import models
-    from mailjudge.models import Game, Seat
+    from mailjudge.store import models
+    from mailjudge.store.models import Game, Seat
 
     game = Game.get(Game.name == GAME)
     tables = {m._meta.table_name: m for m in vars(models).values() if _is_model(m)}
     try:  # variants own some tables in later releases
-        from mailjudge.migrations import ALL_TABLES
+        from mailjudge.tools.migrations import ALL_TABLES
 
         tables.update({m._meta.table_name: m for m in ALL_TABLES})
     except ImportError:
@@ -191,7 +191,7 @@ def fill_the_rest() -> None:
 
 
 def _is_model(value: Any) -> bool:
-    from mailjudge.models import BaseModel
+    from mailjudge.store.models import BaseModel
 
     return isinstance(value, type) and issubclass(value, BaseModel) and value is not BaseModel
 
@@ -250,6 +250,6 @@ def test_fill_release(tmp_path: Path, smtp_sink: Any, cheap_scrypt: None) -> Non
 
 
 def _outbox_settled() -> bool:
-    from mailjudge.models import Outbox
+    from mailjudge.store.models import Outbox
 
     return not Outbox.select().where(Outbox.state.not_in(["sent", "failed", "dead"])).exists()

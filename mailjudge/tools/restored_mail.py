@@ -33,11 +33,10 @@ from typing import Any
 
 import psycopg
 
-from mailjudge.db import database_proxy
-from mailjudge.models import InboundMessage, Outbox, utcnow
-from mailjudge.outbound.outbox import RESTORE_HELD
 from mailjudge.outbound.sent_record import SentRecord, record_path
 from mailjudge.store import restore as store_restore
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import RESTORE_HELD, InboundMessage, Outbox, utcnow
 
 WAITING_OUT, WAITING_IN = store_restore.WAITING_OUT, store_restore.WAITING_IN
 KNOWN_OUT = "mailjudge_restore_known_out"

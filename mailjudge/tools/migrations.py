@@ -33,9 +33,10 @@ from dataclasses import dataclass
 from peewee import Database, SqliteDatabase
 from playhouse.migrate import SchemaMigrator
 
-from mailjudge.db import database_proxy
-from mailjudge.models import (
+from mailjudge.store.db import database_proxy
+from mailjudge.store.models import (
     ALL_MODELS,
+    HELD,
     AddressCounter,
     BaseModel,
     Bounce,
@@ -54,7 +55,6 @@ from mailjudge.models import (
     StalemateQuestion,
     utcnow,
 )
-from mailjudge.outbound.outbox import HELD
 from mailjudge.variants import VARIANTS
 
 log = logging.getLogger(__name__)

@@ -10,10 +10,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from mailjudge.config.settings import Settings, SettingsError
+from mailjudge.config.settings_docs import describe_settings, settings_docs
+from mailjudge.config.settings_files import load_settings
 from mailjudge.engine.interchange import InterchangeError, adjudicate_document
-from mailjudge.settings import Settings, SettingsError
-from mailjudge.settings_docs import describe_settings, settings_docs
-from mailjudge.settings_files import load_settings
 
 BENCHMARKS: dict[str, str] = {
     "adjudicate": "mailjudge.benchmarks.adjudicate",
@@ -79,7 +79,7 @@ def _open_judge_database(url: str, read_only: bool = False) -> str | None:
 
     from peewee import PeeweeException
 
-    from mailjudge import db
+    from mailjudge.store import db
 
     scheme, _, rest = url.partition("://")
     where = "the PostgreSQL database of database.url"
@@ -98,7 +98,7 @@ def _open_judge_database(url: str, read_only: bool = False) -> str | None:
         db.close()
         return (f"{where} holds no judge tables: is database.url the judge's database? "
                 "mailjudge init makes them")  # fmt: skip
-    from mailjudge.migrations import schema_refusal
+    from mailjudge.tools.migrations import schema_refusal
 
     # An older schema lacks columns the commands read: one line, not their traceback.
     if refusal := schema_refusal(db.database_proxy.obj):
@@ -109,11 +109,11 @@ def _open_judge_database(url: str, read_only: bool = False) -> str | None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from mailjudge.app.runner import Judge
+    from mailjudge.config.logs import setup_logging
     from mailjudge.inbound.smtp import PortInUse
-    from mailjudge.logs import setup_logging
-    from mailjudge.migrations import SchemaError
-    from mailjudge.preflight import dkim_problems
-    from mailjudge.running import JudgeRunning, serving
+    from mailjudge.tools.migrations import SchemaError
+    from mailjudge.tools.preflight import dkim_problems
+    from mailjudge.tools.running import JudgeRunning, serving
     from mailjudge.web.server import WebPortInUse
 
     settings = _settings(args)
@@ -137,8 +137,8 @@ def cmd_web(args: argparse.Namespace) -> int:
     import signal
     import threading
 
-    from mailjudge import db
-    from mailjudge.logs import setup_logging
+    from mailjudge.config.logs import setup_logging
+    from mailjudge.store import db
     from mailjudge.web.server import WebPortInUse, bind, serve
 
     settings = _settings(args)
@@ -174,7 +174,8 @@ def cmd_init(args: argparse.Namespace) -> int:
     saying which migrations ran."""
     from peewee import PeeweeException
 
-    from mailjudge import db, migrations
+    from mailjudge.store import db
+    from mailjudge.tools import migrations
 
     settings = _settings(args)
     try:
@@ -208,7 +209,7 @@ def _without_password(url: str) -> str:
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
-    from mailjudge.preflight import problems
+    from mailjudge.tools.preflight import problems
 
     settings = _settings(args)
     print(describe_settings(settings))
@@ -219,7 +220,7 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 
 
 def cmd_backup(args: argparse.Namespace) -> int:
-    from mailjudge.backup import BackupError, backup, restore
+    from mailjudge.tools.backup import BackupError, backup, restore
 
     url = _settings(args).database.url
     try:
@@ -236,10 +237,10 @@ def cmd_backup(args: argparse.Namespace) -> int:
 def cmd_prune(args: argparse.Namespace) -> int:
     from datetime import timedelta
 
-    from mailjudge import db
-    from mailjudge.backup import shrink
-    from mailjudge.models import utcnow
     from mailjudge.outbound.outbox import prune_sent
+    from mailjudge.store import db
+    from mailjudge.store.models import utcnow
+    from mailjudge.tools.backup import shrink
 
     settings = _settings(args)
     if args.days is not None and args.days < 0:
@@ -261,8 +262,8 @@ def cmd_prune(args: argparse.Namespace) -> int:
 
 def cmd_release_held(args: argparse.Namespace) -> int:
     """Let go the mail a restore held because nothing told whether it had gone already."""
-    from mailjudge import db
-    from mailjudge.restored_mail import release_held
+    from mailjudge.store import db
+    from mailjudge.tools.restored_mail import release_held
 
     if problem := _open_judge_database(_settings(args).database.url):
         print(f"mailjudge release-held: {problem}", file=sys.stderr)
@@ -277,13 +278,13 @@ def cmd_release_held(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    """The report; exit 1 when something stops the judge doing its job (mailjudge.health),
+    """The report; exit 1 when something stops the judge doing its job (mailjudge.store.health),
     the database's absence included."""
     from peewee import PeeweeException
 
-    from mailjudge import db
-    from mailjudge.health import unreachable
-    from mailjudge.status import problem_lines, status
+    from mailjudge.store import db
+    from mailjudge.store.health import unreachable
+    from mailjudge.tools.status import problem_lines, status
 
     settings = _settings(args)
     if problem := _open_judge_database(settings.database.url):
@@ -304,9 +305,9 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_requeue(args: argparse.Namespace) -> int:
     """Hand a game the clock held after a failure back to the clock (service/deadlines.py)."""
-    from mailjudge import db
     from mailjudge.game.errors import ServiceError
     from mailjudge.service.deadlines import requeue
+    from mailjudge.store import db
 
     if problem := _open_judge_database(_settings(args).database.url):
         print(f"mailjudge requeue: {problem}", file=sys.stderr)
@@ -322,7 +323,7 @@ def cmd_requeue(args: argparse.Namespace) -> int:
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
-    from mailjudge.docs import reference
+    from mailjudge.tools.docs import reference
 
     print(reference(), end="")
     return 0
@@ -330,10 +331,10 @@ def cmd_docs(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Write a game's archive as JSON (and, with --html, its page of pictures)."""
-    from mailjudge import db
     from mailjudge.game.errors import ServiceError
     from mailjudge.game.state import get_game
     from mailjudge.service.archive import export_game, export_html
+    from mailjudge.store import db
 
     if problem := _open_judge_database(_settings(args).database.url):
         print(f"mailjudge export: {problem}", file=sys.stderr)

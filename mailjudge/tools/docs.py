@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import mailjudge.commands  # noqa: F401  (registers the commands)
 from mailjudge.commands.registry import unique_commands
-from mailjudge.settings_docs import settings_markdown
+from mailjudge.config.settings_docs import settings_markdown
 
 
 def commands_markdown() -> str:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from mailjudge.paths import DATA_DIR
+from mailjudge.config.paths import DATA_DIR
 from mailjudge.remembered import remembered
 
 RULES_FILE = DATA_DIR / "rules.toml"

@@ -23,31 +23,17 @@ from peewee import (
     TextField,
 )
 
-from mailjudge.db import database_proxy
-from mailjudge.model_fields import (
-    BytesField as BytesField,
-)
-from mailjudge.model_fields import (
-    JSONField as JSONField,
-)
-from mailjudge.model_fields import (
-    Powers as Powers,
-)
-from mailjudge.model_fields import (
-    PowersField as PowersField,
-)
-from mailjudge.model_fields import (
-    RulesField as RulesField,
-)
-from mailjudge.model_fields import (
-    UTCDateTimeField as UTCDateTimeField,
-)
-from mailjudge.model_fields import (
-    one_of as one_of,
-)
-from mailjudge.model_fields import (  # re-exported: the tables' users import them from here
-    utcnow as utcnow,
-)
+from mailjudge.store.db import database_proxy
+
+# re-exported: the tables' users import them from here
+from mailjudge.store.model_fields import BytesField as BytesField
+from mailjudge.store.model_fields import JSONField as JSONField
+from mailjudge.store.model_fields import Powers as Powers
+from mailjudge.store.model_fields import PowersField as PowersField
+from mailjudge.store.model_fields import RulesField as RulesField
+from mailjudge.store.model_fields import UTCDateTimeField as UTCDateTimeField
+from mailjudge.store.model_fields import one_of as one_of
+from mailjudge.store.model_fields import utcnow as utcnow
 
 GAME_NAME = re.compile(r"[a-z0-9_-]{1,32}")
 
@@ -466,6 +452,16 @@ InboundMessage.add_index(
 )
 
 
+# Mail whose every recipient bounced outbound.bounce_limit times is held: queued, its
+# last_error starting with HELD, looked at again every HOLD_RECHECK (and at once when
+# the player signs on: game/bounces.py clear_bounces), given up after HOLD_FOR.
+HELD = "held: "
+# Mail a restore could not tell delivered or not (mailjudge.tools.backup) is kept out of the
+# sender's way: failed, its last_error starting with RESTORE_HELD, until the operator
+# releases it (mailjudge release-held) or leaves it.
+RESTORE_HELD = "held at restore: "
+
+
 class Outbox(BaseModel):
     """A mail the judge will send, kept until the SMTP server has taken it."""
 
@@ -584,7 +580,7 @@ class OpeningsSubscriber(BaseModel):
 
 
 class SchemaVersion(BaseModel):
-    """The schema migrations applied to this database (mailjudge/migrations.py)."""
+    """The schema migrations applied to this database (mailjudge/tools/migrations.py)."""
 
     version = IntegerField(primary_key=True)
     what = TextField()
@@ -604,7 +600,7 @@ class MailboxCursor(BaseModel):
 
 
 class OperatorAlert(BaseModel):
-    """A problem the operator was told of (app/alerts.py, mailjudge/health.py), kept while
+    """A problem the operator was told of (app/alerts.py, mailjudge/store/health.py), kept while
     it lasts: told once when it starts and once when it has been over for a while."""
 
     key = CharField(max_length=100, unique=True)  # health.Problem.key: relay, clock:GAME

@@ -159,7 +159,7 @@ def close() -> None:
 
 def forget_connection() -> None:
     """Drop this thread's connection to the database, whatever its state: after the
-    database was found unusable (mailjudge.outages), the next statement connects anew.
+    database was found unusable (mailjudge.store.outages), the next statement connects anew.
     SQLite's file connection is closed too, so that a disk made writable again or a
     file put back is opened afresh."""
     database = database_proxy.obj
@@ -322,7 +322,7 @@ class ReconnectingPostgres(PostgresqlDatabase):
     thread's next transaction or next statement outside one, instead of failing with
     "the connection is closed" for as long as the judge runs. A transaction under way
     when the connection went fails (the server has rolled it back): its caller decides
-    whether to try again (mailjudge.outages)."""
+    whether to try again (mailjudge.store.outages)."""
 
     read_only = False  # set by open_database: every connection refuses to write
 

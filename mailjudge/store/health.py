@@ -27,10 +27,9 @@ from pathlib import Path
 
 from peewee import fn
 
-from mailjudge.db import database_proxy, is_postgres
-from mailjudge.models import Game, InboundMessage, Outbox
-from mailjudge.outbound.outbox import HELD, RESTORE_HELD
 from mailjudge.store import tools
+from mailjudge.store.db import database_proxy, is_postgres
+from mailjudge.store.models import HELD, RESTORE_HELD, Game, InboundMessage, Outbox
 
 RELAY_GRACE = timedelta(minutes=5)
 OUTBOX_LATE = timedelta(minutes=5)

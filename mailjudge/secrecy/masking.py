@@ -25,7 +25,7 @@ from email.parser import BytesParser
 
 from mailjudge.inbound.html2text import html_to_text
 from mailjudge.remembered import remembered
-from mailjudge.secret_words import SECRET_COMMANDS, SECRET_FOLLOWERS, SecretPlace
+from mailjudge.secrecy.secret_words import SECRET_COMMANDS, SECRET_FOLLOWERS, SecretPlace
 
 MASK = "****"
 _WORD = re.compile(r"\S+")

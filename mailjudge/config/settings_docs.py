@@ -7,8 +7,8 @@ import re
 import textwrap
 from typing import Any
 
-from mailjudge.settings import Settings
-from mailjudge.settings_files import _SECTIONS, SETTINGS, value_of
+from mailjudge.config.settings import Settings
+from mailjudge.config.settings_files import _SECTIONS, SETTINGS, value_of
 
 
 def _toml_literal(value: Any) -> str:

@@ -9,8 +9,8 @@ import re
 from importlib import resources
 from pathlib import Path
 
-from mailjudge.paths import DATA_DIR, MAPS_DIR, TEMPLATES_DIR
-from mailjudge.settings import Settings
+from mailjudge.config.paths import DATA_DIR, MAPS_DIR, TEMPLATES_DIR
+from mailjudge.config.settings import Settings
 
 _TEMPLATE_NAME = re.compile(r"[\"']((?:[a-z0-9_]+/)?[a-z0-9_]+\.(?:txt|html)\.j2)[\"']")
 

@@ -1,5 +1,5 @@
 """`mailjudge status`: what an operator checks first. What stops the judge doing its job
-(mailjudge.health: then the command exits 1), the games, the mail waiting in and out, the
+(mailjudge.store.health: then the command exits 1), the games, the mail waiting in and out, the
 last errors, and how big the database is and where its size goes."""
 
 from __future__ import annotations
@@ -11,14 +11,13 @@ from pathlib import Path
 from peewee import fn
 
 from mailjudge import __version__
-from mailjudge.db import database_proxy, is_postgres, sqlite_file
-from mailjudge.health import Problem, problems
 from mailjudge.inbound.landing import Landing, landing_path
-from mailjudge.migrations import LATEST, current_version
-from mailjudge.models import Game, InboundMessage, Outbox, utcnow
-from mailjudge.outbound.outbox import HELD, RESTORE_HELD
-from mailjudge.restored_mail import held_counts
 from mailjudge.store import tools
+from mailjudge.store.db import database_proxy, is_postgres, sqlite_file
+from mailjudge.store.health import Problem, problems
+from mailjudge.store.models import HELD, RESTORE_HELD, Game, InboundMessage, Outbox, utcnow
+from mailjudge.tools.migrations import LATEST, current_version
+from mailjudge.tools.restored_mail import held_counts
 
 
 def status_report(database_url: str, errors: int = 5) -> str:

@@ -15,7 +15,7 @@ every game in it. A judge that still serves the database would go on with what i
 and lose the mail it takes meanwhile: restore refuses while one runs, `force` or not.
 
 The mail the backup still had to send or answer is sent again only where nothing shows it
-went already (mailjudge.restored_mail): the restore says how much, to how many addresses.
+went already (mailjudge.tools.restored_mail): the restore says how much, to how many addresses.
 """
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 from peewee import SqliteDatabase
 
-from mailjudge import restored_mail
-from mailjudge.db import open_database, private_file
-from mailjudge.masking import mask_mail, mask_tokens
 from mailjudge.outbound.sent_record import record_path
-from mailjudge.running import JudgeRunning, no_judge_running
+from mailjudge.secrecy.masking import mask_mail, mask_tokens
 from mailjudge.store import tools
+from mailjudge.store.db import open_database, private_file
+from mailjudge.tools import restored_mail
+from mailjudge.tools.running import JudgeRunning, no_judge_running
 
 JUDGE_TABLE = "game"  # present in every judge database
 
@@ -56,7 +56,7 @@ def backup(url: str, dest: Path) -> str:
 
 def restore(url: str, source: Path, force: bool = False) -> str:
     """Put the backup `source` into the database at `url`; refused while a judge serves
-    it (mailjudge.running), even with `force`."""
+    it (mailjudge.tools.running), even with `force`."""
     if not source.is_file():
         raise BackupError(f"no backup file at {source}")
     try:

@@ -9,7 +9,7 @@ checkout, or an editable install of one, reads the top-level folders themselves.
 from importlib import resources
 from pathlib import Path
 
-ROOT_DIR = Path(__file__).resolve().parent.parent
+ROOT_DIR = Path(__file__).resolve().parents[2]  # mailjudge/config/paths.py -> the checkout
 
 
 def _shipped(folder: str) -> Path:

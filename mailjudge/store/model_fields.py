@@ -19,7 +19,7 @@ from peewee import (
     TextField,
 )
 
-from mailjudge.rules import RuleSet
+from mailjudge.engine.rules import RuleSet
 
 
 def utcnow() -> datetime:

@@ -32,8 +32,8 @@ from typing import Any
 import psycopg
 from peewee import SqliteDatabase
 
-from mailjudge.db import open_database
 from mailjudge.store import tools
+from mailjudge.store.db import open_database
 
 log = logging.getLogger(__name__)
 

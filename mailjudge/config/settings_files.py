@@ -1,5 +1,5 @@
 """The settings read from where an operator writes them: a TOML file and MAILJUDGE_*
-variables, each checked against its section's field (mailjudge.settings) and refused with
+variables, each checked against its section's field (mailjudge.config.settings) and refused with
 what was wrong. The table of every setting (SETTINGS) drives the reading, the command
 line's check-config and the docs (settings_docs.py)."""
 
@@ -14,7 +14,7 @@ from pathlib import Path
 from types import NoneType, UnionType
 from typing import Any
 
-from mailjudge.settings import Settings, SettingsError
+from mailjudge.config.settings import Settings, SettingsError
 
 ENV_PREFIX = "MAILJUDGE"
 _TRUE = ("1", "true", "yes", "on")

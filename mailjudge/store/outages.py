@@ -25,10 +25,9 @@ from typing import TypeVar
 
 import psycopg
 
-from mailjudge import db
-from mailjudge.store import session
+from mailjudge.store import db, session
 
-log = logging.getLogger("mailjudge.outages")
+log = logging.getLogger("mailjudge.store.outages")
 
 T = TypeVar("T")
 

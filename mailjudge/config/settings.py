@@ -441,6 +441,6 @@ def current_settings() -> Settings:
     """The running judge's settings; the defaults and environment when none was set."""
     if _CURRENT is not None:
         return _CURRENT
-    from mailjudge.settings_files import load_settings  # it builds on this module
+    from mailjudge.config.settings_files import load_settings  # it builds on this module
 
     return load_settings(None, os.environ)

@@ -15,7 +15,7 @@ import sqlite3
 
 from peewee import InterfaceError, OperationalError
 
-from mailjudge.settings import LoggingSettings
+from mailjudge.config.settings import LoggingSettings
 
 # At DEBUG, aiosmtpd's "mail.log" writes every line of a mail's DATA (a SIGNON password
 # with it), and peewee every query with its values (stored mails, password hashes).
