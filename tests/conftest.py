@@ -19,7 +19,7 @@ from urllib.parse import quote
 import psycopg
 import pytest
 
-pytest_plugins = ["mailstack"]  # the loopback Dovecot and SMTP sink fixtures
+pytest_plugins = ["helpers.mailstack"]  # the loopback Dovecot and SMTP sink fixtures
 
 DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
 
@@ -124,8 +124,8 @@ def any_db(request: pytest.FixtureRequest, tmp_path: Path, cheap_scrypt: None) -
 @pytest.fixture
 def harness(tmp_path: Path, smtp_sink: Any, cheap_scrypt: None) -> Iterator[Any]:
     """A judge on loopback with SQLite in tmp_path, its outbound mail caught by smtp_sink
-    (the end-to-end tests play through it: see tests/e2e.py)."""
-    from e2e import running_judge
+    (the end-to-end tests play through it: see tests/helpers/e2e.py)."""
+    from helpers.e2e import running_judge
 
     with running_judge(tmp_path / "judge.db", smtp_sink) as h:
         yield h
@@ -137,7 +137,7 @@ def harness_any_db(
 ) -> Iterator[Any]:
     """The harness's judge on SQLite, and on PostgreSQL in a schema of the test's own: the
     same play by mail on both databases."""
-    from e2e import running_judge
+    from helpers.e2e import running_judge
 
     extra = {}
     if request.param == "postgresql":
@@ -149,9 +149,9 @@ def harness_any_db(
 @pytest.fixture(autouse=True)
 def no_secret_in_mail_out() -> Iterator[None]:
     """Secrecy and form across every test that plays through an e2e Harness: when the test
-    ends, every mail the judge sent reads well in a mail client (tests/mailform.py), and
+    ends, every mail the judge sent reads well in a mail client (tests/helpers/mailform.py), and
     none carries a password the players wrote, or a ballot to anyone but its voters (see
-    tests/secrecy.py)."""
+    tests/helpers/secrecy.py)."""
     e2e = sys.modules.get("e2e")
     if e2e is not None:
         e2e.HARNESSES.clear()
@@ -159,8 +159,8 @@ def no_secret_in_mail_out() -> Iterator[None]:
     e2e = sys.modules.get("e2e")
     if e2e is None:
         return
-    from mailform import format_problems
-    from secrecy import Secrets
+    from helpers.mailform import format_problems
+    from helpers.secrecy import Secrets
 
     for harness in e2e.HARNESSES:
         problems = [

@@ -1,7 +1,7 @@
 """`mailjudge bench text`: how the time of each text function on the mail path grows with
 its input, for the worst shapes of input known (issue 38). For each function and shape, the
 CPU time for 10n bytes over the time for n bytes: near 10 is linear, near 100 quadratic.
-tests/test_linear_time.py holds every ratio to at most 20."""
+tests/ops/test_linear_time.py holds every ratio to at most 20."""
 
 from __future__ import annotations
 

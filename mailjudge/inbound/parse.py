@@ -499,7 +499,7 @@ _AS_IS = ("", "7bit", "8bit", "binary")
 def _plain_mail(raw: bytes, envelope_from: str | None) -> tuple[ParsedMail, str] | None:
     """A mail of one text/plain part in a plain header block, read without the email
     package: its headers, and its body as body_text gives it. None for any other mail
-    (tests/test_inbound_parse_plain.py holds the two readings to the same answers)."""
+    (tests/mail/test_inbound_parse_plain.py holds the two readings to the same answers)."""
     found = plain_head(raw)
     if found is None:
         return None

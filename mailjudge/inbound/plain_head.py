@@ -5,7 +5,7 @@ Message-ID. The email package's parser builds a whole Message for that, about a 
 a millisecond a mail. Most mails' header blocks are plain: ASCII, one kind of line end,
 every line a "Name: value" field or the folded rest of one, no RFC 2047 encoded word.
 For those this module gives what parse.header_text would give, without the parser; for
-any other it gives None, and the caller parses (tests/test_inbound_plain_head.py holds
+any other it gives None, and the caller parses (tests/mail/test_inbound_plain_head.py holds
 the two to the same answers).
 """
 

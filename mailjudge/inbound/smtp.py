@@ -164,7 +164,7 @@ def plain_path(arg: str) -> tuple[str, str] | None:
 
 
 class _JudgeSMTP(SMTP):
-    """aiosmtpd's session, reading plain addresses quickly (tests/test_inbound_smtp_paths.py
+    """aiosmtpd's session, reading plain addresses quickly (tests/mail/test_inbound_smtp_paths.py
     holds the two readings to the same answers)."""
 
     def _getaddr(self, arg: str) -> tuple[str | None, str | None]:

@@ -1,4 +1,4 @@
-"""Every SQL statement the judge writes by hand, and nowhere else (tests/test_layers.py
+"""Every SQL statement the judge writes by hand, and nowhere else (tests/ops/test_layers.py
 holds it): everything else is peewee's, and the schema's changes are migrations.py's.
 
 - `session`: what a connection is set up with, and the statements of transactions

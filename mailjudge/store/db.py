@@ -288,7 +288,7 @@ class _PipelineCursor(psycopg.Cursor[Any]):
     pipeline comes here, the first time a result is read after it."""
 
     def _result(self) -> None:
-        # psycopg's own step before it reads rows (not public: tests/test_pipeline.py
+        # psycopg's own step before it reads rows (not public: tests/mail/test_pipeline.py
         # fails if a release of psycopg changes it).
         with _AS_PEEWEE_ERRORS:
             self._fetch_pipeline()

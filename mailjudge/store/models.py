@@ -49,7 +49,7 @@ class GameState(StrEnum):
 
 GAME_STATES = tuple(state.value for state in GameState)
 # Every seat's role, as the database checks it: the shared ones (master, player, observer)
-# and each variant's own (Variant.roles: tests/test_variant_roles.py holds the two equal).
+# and each variant's own (Variant.roles: tests/ops/test_variant_roles.py holds the two equal).
 ROLES = ("master", "player", "teammate", "citizen", "diplomat", "observer")
 # invited: a teammate who has not yet sent ACCEPT. Seats are kept after RESIGN or EJECT
 # so that the orders and press they sent still say who sent them.

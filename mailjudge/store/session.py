@@ -15,7 +15,7 @@ def settle_postgres(connection: Any, read_only: bool = False) -> None:
     first five, costed on the tables' size at that moment, and without autovacuum's
     ANALYZE never makes it again: a plan made while the guard's counters held 60 rows (a
     scan of the table) stayed as they grew to 100,000. Planned at each run, a statement
-    always suits the table as it is (tests/test_pg_plans.py); the parse is kept."""
+    always suits the table as it is (tests/ops/test_pg_plans.py); the parse is kept."""
     connection.execute("SET plan_cache_mode = force_custom_plan")
     if read_only:
         # The web's connections (a standby's, or the primary's): the server refuses any

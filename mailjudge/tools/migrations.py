@@ -100,7 +100,7 @@ def _veterans(database: Database, migrator: SchemaMigrator) -> None:
 def _clock_error(database: Database, migrator: SchemaMigrator) -> None:
     # One ALTER TABLE with its default, in both SQLite and PostgreSQL: peewee's add_column
     # rebuilds SQLite's game table to make it NOT NULL, and the orders on file went with
-    # the old table (tests/test_migrations.py).
+    # the old table (tests/ops/test_migrations.py).
     database.execute_sql(  # type: ignore[no-untyped-call]
         "ALTER TABLE game ADD COLUMN clock_error TEXT NOT NULL DEFAULT ''"
     )

@@ -123,7 +123,7 @@ class Variant:
     # The kinds of seat the variant adds to the shared ones (master, player, observer),
     # its people's first: Democratic's citizen and the diplomat its citizens elect,
     # Diplonomic's teammate. Shared code names none of them: it asks the seat's role,
-    # the variant's hooks and its permission rows (tests/test_variant_roles.py holds it).
+    # the variant's hooks and its permission rows (tests/ops/test_variant_roles.py holds it).
     roles: tuple[str, ...] = ()
     # The columns of Seat that only the variant's seats fill (Democratic's centre).
     seat_fields: tuple[str, ...] = ()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from reliability import run_crash
+from helpers.reliability import run_crash
 
 
 def main() -> int:

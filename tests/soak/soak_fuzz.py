@@ -1,7 +1,7 @@
 """Fuzzing, long form: `python tests/soak/soak_fuzz.py --examples 10000`.
 
 Generated malformed, oversized, wrongly encoded, multipart and HTML-only mails (see
-tests/fuzzmail.py) go through the spool and the pipeline on one SQLite database. Prints how
+tests/helpers/fuzzmail.py) go through the spool and the pipeline on one SQLite database. Prints how
 many were answered, dropped by the loop rules, or generated twice; exits 1 (with the
 smallest failing mail hypothesis finds) when one is shunted or answered other than once."""
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fuzzmail import FuzzMail, check_one, fuzz_mails
+from helpers.fuzzmail import FuzzMail, check_one, fuzz_mails
 from hypothesis import HealthCheck, given, settings
 
 
@@ -24,7 +24,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--examples", type=int, default=10000)
     args = ap.parse_args()
-    from e2e import judge_settings
+    from helpers.e2e import judge_settings
 
     from mailjudge.secrecy import passwords
     from mailjudge.store import db

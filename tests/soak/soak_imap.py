@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from reliability import own_dovecot, run_imap
+from helpers.reliability import own_dovecot, run_imap
 
 from mailjudge.benchmarks.mail_e2e import scratch_postgres
 

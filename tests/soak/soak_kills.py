@@ -7,7 +7,7 @@ started again; the standby promoted and a new standby made; the standby started 
 Prints each kill, then the figures; exits 1 when a mail was lost, answered twice or
 processed twice, or a phase was processed twice, skipped, or its results not sent to
 each player once. With --sqlite: one judge on a SQLite file, killed (as a whole) and
-started again. tests/test_kill_soak.py is the same in pytest."""
+started again. tests/ops/test_kill_soak.py is the same in pytest."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ha import run_kill_soak
+from helpers.ha import run_kill_soak
 
 
 def main() -> int:

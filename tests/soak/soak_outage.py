@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from reliability import run_outage
+from helpers.reliability import run_outage
 
 
 def main() -> int:

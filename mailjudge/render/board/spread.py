@@ -5,7 +5,7 @@ those that stand out on the land, the sea and white. In the colour-blind palette
 distance is the smaller of the plain one and the one a deuteranope sees.
 
 The picked colours are kept as data (style.SPREAD), so that drawing a board computes nothing;
-``python -m mailjudge.render.board.spread`` picks them again (tests/test_palette.py checks
+``python -m mailjudge.render.board.spread`` picks them again (tests/unit/test_palette.py checks
 that it gives the same)."""
 
 from __future__ import annotations

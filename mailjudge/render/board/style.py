@@ -8,7 +8,7 @@ from dataclasses import dataclass
 # Our own palettes. "standard": strong colours for units and owned centres; "colourblind":
 # one whose units stay apart for red-green colour blindness (deuteranopia). In both, every
 # two of the land fills (each power's tint, neutral land, Switzerland) and the sea, and every
-# two unit colours, are at least 10 apart by CIEDE2000 (tests/test_board.py measures it with
+# two unit colours, are at least 10 apart by CIEDE2000 (tests/unit/test_board.py measures it with
 # render/board/colour.py); in "colourblind" the unit colours are also 10 apart as a
 # deuteranope sees them.
 @dataclass(frozen=True)

@@ -34,7 +34,10 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from e2e import MASTER, POWERS, player, running_judge, secret
+try:
+    from helpers.e2e import MASTER, POWERS, player, running_judge, secret
+except ImportError:  # a release from before the tests were laid out by kind
+    from e2e import MASTER, POWERS, player, running_judge, secret  # type: ignore[no-redef]
 
 GAME, DEMO, NOMIC = "classic", "demo", "nomic"
 HOME_UNITS = {

@@ -1,0 +1,1 @@
+"""Mail in and out: parsing, replies, the spool, the outbox, and games played by mail."""

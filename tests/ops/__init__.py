@@ -1,0 +1,1 @@
+"""The operator's side: the database, restarts and kills, migrations, backups, deploy files, the tools."""

@@ -1,0 +1,75 @@
+"""The docs hold what the code is: the README's reference of every command and setting,
+the variant hooks in docs/architecture.md, the interchange contract in docs/."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from mailjudge.tools.docs import reference
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+
+
+def test_readme_reference_is_in_step_with_the_code() -> None:
+    assert reference() in README.read_text(), "run `mailjudge docs` and paste it into README.md"
+
+
+def test_readme_starts_with_install_and_test_commands() -> None:
+    text = README.read_text()
+    head = text[: text.index("mailjudge is an email-driven")]
+    assert "pip install -e '.[test]'" in head and "mailjudge serve" in head
+    assert ".venv/bin/python -m pytest" in head
+
+
+def _variant_members() -> tuple[set[str], set[str]]:
+    """The hooks (public methods) and attributes the Variant base class defines."""
+    tree = ast.parse((ROOT / "mailjudge" / "variants" / "base.py").read_text())
+    base = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Variant")
+    hooks = {n.name for n in base.body if isinstance(n, ast.FunctionDef)}
+    attributes = {
+        t.id
+        for n in base.body
+        if isinstance(n, (ast.Assign, ast.AnnAssign))
+        for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+        if isinstance(t, ast.Name)
+    }
+    return {h for h in hooks if not h.startswith("_")}, attributes
+
+
+def test_architecture_names_every_variant_hook_and_attribute() -> None:
+    """Someone adding a variant reads the hooks in docs/architecture.md: none may be
+    missing there, and none named there may be gone from the code."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    hooks, attributes = _variant_members()
+    missing = sorted(name for name in hooks | attributes if f"`{name}`" not in text)
+    assert not missing, f"docs/architecture.md does not name {missing}"
+    section = text.split("The hooks are:", 1)[1].split("`tests/ops/test_docs.py`", 1)[0]
+    named = set(re.findall(r"`(\w+)`", section))
+    assert named == hooks | attributes, f"named but not in the code: {named - hooks - attributes}"
+
+
+def test_the_interchange_contract_is_in_the_repository() -> None:
+    """Every mention of interchange.md in the package points at docs/interchange.md, which
+    names every key a document and a result have."""
+    contract = (ROOT / "docs" / "interchange.md").read_text()
+    for path in (ROOT / "mailjudge").rglob("*.py"):
+        for mention in re.findall(r"[\w/]*interchange\.md", path.read_text()):
+            assert mention == "docs/interchange.md", f"{path}: {mention}"
+    for key in ("position", "orders", "options", "map", "units", "dislodged", "contested",
+                "sc_owners", "results", "destroyed", "next_phase", "winners",
+                "at_victory_count", "held_last_year"):  # fmt: skip
+        assert f"`{key}`" in contract, key
+
+
+def test_architecture_places_every_game_and_service_module() -> None:
+    """Each module of the two game packages is placed in docs/architecture.md, under its
+    own package's line."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    for package in ("game", "service"):
+        line = text.split(f"  - `{package}/` sits", 1)[1].split("\n  - ", 1)[0]
+        for path in (ROOT / "mailjudge" / package).glob("*.py"):
+            if path.stem != "__init__":
+                assert f"`{path.name}`" in line, f"docs/architecture.md does not place {path}"

@@ -1,0 +1,1 @@
+"""The web pages, in the test client and in a real browser."""
