@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from mailjudge.inbound.parse import _parsed_mail, _plain_mail, parse_mail
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).parents[1]  # tests/
 SAMPLES = sorted(
     [*HERE.glob("data/replies/**/*.eml"), *Path("/work/shared/mail-samples").glob("**/*.eml")]
 )

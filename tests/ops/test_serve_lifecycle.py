@@ -182,7 +182,8 @@ def test_serve_answers_mail_and_serves_the_pages_then_mailjudge_web_alone(tmp_pa
         wait_for_port(web)
         with smtplib.SMTP("127.0.0.1", smtp, timeout=10) as client:
             client.send_message(_mail(1))
-        page = urllib.request.urlopen(f"http://127.0.0.1:{web}/", timeout=10)
+        # The first page is built cold (templates, the board): a wait, not a limit.
+        page = urllib.request.urlopen(f"http://127.0.0.1:{web}/", timeout=120)
         assert page.status == 200 and b"The games" in page.read()
         deadline = time.monotonic() + 60
         while not sink.mails and time.monotonic() < deadline:

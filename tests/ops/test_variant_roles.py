@@ -29,7 +29,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "mailjudge"
 SHARED_ROLES = {"master", "player", "observer"}
 # The modules that list every role on purpose: the database's check of a seat's role, and
 # the permission table's vocabulary (which the variants' rows are written in).
-ROLE_LISTS = {"models.py", "permissions/vocabulary.py"}
+ROLE_LISTS = {"store/models.py", "permissions/vocabulary.py"}
 # The tools that run the judge from outside (as tests do) and set up a variant's game to
 # measure it: the Democratic benchmarks seat citizens.
 TOOLS = ("benchmarks/", "demo/")
