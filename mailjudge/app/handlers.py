@@ -30,7 +30,7 @@ from mailjudge.outbound.mailbox import mailbox
 from mailjudge.render import render
 from mailjudge.store.models import Game, InboundMessage, Person
 from mailjudge.variants import list_target, variant_of
-from mailjudge.variants.base import ListThread
+from mailjudge.variants.addresses import ListThread
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +104,7 @@ def _post(
     that say so; None when the mail gets no answer (a wrong password beyond a few)."""
     try:
         thread = ListThread(mail.message_id, mail.in_reply_to, mail.references)
-        seat, item = variant_of(game).post_to_list(
+        seat, item = variant_of(game).addresses.post_to_list(
             game, power, text, mail.subject, mail.sender, thread
         )
         queue_within_caps([item], settings, now)

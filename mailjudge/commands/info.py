@@ -22,6 +22,7 @@ from mailjudge.render.words import counted
 from mailjudge.service import processing
 from mailjudge.store.models import Game, GameState, Seat
 from mailjudge.variants import variant_of
+from mailjudge.variants.questions import PowerNotes
 
 
 @register
@@ -61,7 +62,10 @@ class List(Command):
             helped = f", teammates: {', '.join(sorted(team))}" if team else ""
             lines.append(f"    {str(seat.powers) or '(not dealt)':<10} {who}{out}{helped}")
             for power in seat.powers:
-                lines += [f"        {note}" for note in variant_of(game).power_notes(game, power)]
+                lines += [
+                    f"        {note}"
+                    for note in variant_of(game).people.lines(PowerNotes(game, power)) or []
+                ]
         return lines
 
 

@@ -20,7 +20,8 @@ from mailjudge.service import openings as opening_mail
 from mailjudge.service import seats
 from mailjudge.service.ready_block import ready_lines
 from mailjudge.store.models import Game, GameState, Seat
-from mailjudge.variants import variant_of
+from mailjudge.variants import questions, variant_of
+from mailjudge.variants.events import JoinedLate, Resigned
 
 
 @register
@@ -70,7 +71,7 @@ class Join(Command):
             ]
         late = game.state == GameState.ACTIVE  # a newcomer to a running game (recruits)
         seat = seats.join(game, ctx.sender, args[1], power=power, name=name, started=started)
-        if not variant_of(game).has_players and not proven:
+        if not variant_of(game).people.has_players and not proven:
             # A seat the variant made its own way (a Democratic citizen, on its country's
             # list) is mailed only once its address answers a token: a forged JOIN would
             # put a stranger there. Until then the seat waits; the token's kind is its role.
@@ -116,7 +117,7 @@ def welcome_late(game: Game, seat: Seat) -> list[Outgoing]:
     Rule 2: "Add each citizen to their country's mailing list". A citizen joining a running game is
     told the game is under way, and its country's list is told once; nobody else is mailed
     (each late join used to re-send "the game has started" to every citizen)."""
-    return [started_mail(game, seat), *variant_of(game).joined_late(game, seat)]
+    return [started_mail(game, seat), *variant_of(game).people.on(JoinedLate(game, seat))]
 
 
 def started_mail(game: Game, seat: Seat) -> Outgoing:
@@ -306,13 +307,13 @@ class Resign(Command):
                 f"a player with EJECT {named if seat.role == 'master' else 'power'}"
             )
         ctx.require(Action.SEAT)
-        refused = variant_of(game).resign_refused(game, seat)
+        refused = variant_of(game).people.refusal(questions.Resign(game, seat))
         if refused:
             raise CommandError(refused)
         seats.resign(seat)
         if seat.role == "player":  # the power is open: told to who asked (OPENINGS ON)
             ctx.outgoing += opening_mail.announce(game, seat.powers, "resigned", ctx.now)
             ctx.outgoing += opening_mail.resigned(game, seat)  # and to the master
-        ctx.outgoing += variant_of(game).on_resign(game, seat)  # Diplonomic rule 24
+        ctx.outgoing += variant_of(game).people.on(Resigned(game, seat))  # Diplonomic rule 24
         ctx.seat = None
         return [f"you left {game.name}; {seat.powers or seat.name} is vacant"]

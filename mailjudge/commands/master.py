@@ -27,6 +27,8 @@ from mailjudge.service.ready_block import ready_lines
 from mailjudge.service.results import phase_mails
 from mailjudge.store.models import Game, GameState, Seat
 from mailjudge.variants import variant_of
+from mailjudge.variants.events import DrawDeclared
+from mailjudge.variants.questions import DrawNow
 
 
 class MasterCommand(Command):
@@ -421,9 +423,9 @@ class DeclareDraw(MasterCommand):
 
     def act(self, ctx: Context, game: Game, args: list[str]) -> list[str]:
         state.require_active(game)
-        notices = variant_of(game).declare_draw(game, ctx.now)
-        if notices is not None:
-            ctx.outgoing += notices
+        variant = variant_of(game)
+        if variant.people.refusal(DrawNow(game)) is not None:  # set for later (Diplonomic)
+            ctx.outgoing += variant.phase.on(DrawDeclared(game, ctx.now))
             return ["the draw is declared; everyone is told when it takes effect"]
         outcome = "DRAW " + " ".join(draws.survivors(game))
         state.finish_game(game, outcome)

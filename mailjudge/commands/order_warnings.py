@@ -20,7 +20,7 @@ def _own_orders(game: Game, seat: Seat, power: str) -> dict[str, list[str]]:
     """The orders on file the seat counts as its own, by power: every power it holds
     (a player holding two sees how one's orders fit the other's), and ``power``."""
     on_file = orders_on_file(game)
-    own_only = variant_of(game).orders_per_player and seat.role == "player"
+    own_only = variant_of(game).people.orders_per_player and seat.role == "player"
     known: dict[str, list[str]] = {}
     for held in {*seat.powers, power}:
         lines = on_file.get(held, [])

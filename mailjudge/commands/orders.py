@@ -18,13 +18,14 @@ from mailjudge.engine.reader import looks_like_order, read_order, sounds_like_pr
 from mailjudge.engine.readings import Readings
 from mailjudge.engine.state import ADJUSTMENT, MOVEMENT, Phase
 from mailjudge.game import delivery, state
+from mailjudge.game.errors import NotAllowed
 from mailjudge.game.state import game_map, has_rule
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render.deadline import deadline_text
 from mailjudge.service import conditional, standin
 from mailjudge.service import orders as service_orders
 from mailjudge.store.models import Game, OrderLine, Seat
-from mailjudge.variants import variant_of
+from mailjudge.variants import questions, variant_of
 
 
 def describe(report: service_orders.Submission, phase: str | None) -> list[str]:
@@ -65,7 +66,8 @@ def submit(
     if merge:
         on_file = service_orders.power_orders_on_file(game, power)
         texts, carried = service_orders.merged_with_file(game, seat, power, texts, on_file, read)
-    refused = variant_of(game).refuse_orders(game, power, texts)  # Diplonomic rule 17
+    asked = questions.Orders(game, power, tuple(texts))  # Diplonomic rule 17: convoy paths
+    refused = variant_of(game).people.refusal(asked)
     if refused:
         raise CommandError(refused)
     report = service_orders.submit_orders(game, seat, power, texts, carried, on_file, read)
@@ -331,7 +333,12 @@ class IfOrder(Command):
         if not args or args[0].upper() not in ("DISLODGED", "ADJUSTING"):
             flush_bare_lines(ctx)  # the lines before the IF are not part of it
             return open_if(ctx, " ".join(args), _map_of(ctx))
-        return [variant_of(game).order_in_advance(game, seat, args)]
+        reply = variant_of(game).people.lines(questions.InAdvance(game, seat, tuple(args)))
+        if reply is None:
+            raise NotAllowed(
+                "orders in advance (IF DISLODGED, IF ADJUSTING) are for Diplonomic games"
+            )
+        return reply
 
 
 @register
@@ -371,7 +378,7 @@ class Clear(Command):
 def _shown(game: Game, seat: Seat, lines: list[OrderLine]) -> list[OrderLine]:
     """In Double a player sees their own orders for a shared power, and the partner's
     only under DOUBLE_SHOW_PARTNER (the seed does not say partners see each other's)."""
-    if not variant_of(game).orders_per_player or seat.role != "player":
+    if not variant_of(game).people.orders_per_player or seat.role != "player":
         return lines
     if has_rule(game, "DOUBLE_SHOW_PARTNER"):
         return lines
@@ -395,7 +402,8 @@ class Status(Command):
             return [f"{game.name} is {game.state}: no orders until it starts"]
         when = deadline_text(game, seat.person)
         lines = [f"{game.name} {game.phase}" + (f", deadline {when}" if when else "")]
-        own = variant_of(game).status_lines(game, seat)  # a Democratic citizen's country
+        # A Democratic citizen's country.
+        own = variant_of(game).people.lines(questions.Status(game, seat))
         if own is not None:
             return lines + own + _mail_sent(game, seat)
         pos = state.current_position(game)

@@ -12,7 +12,8 @@ from mailjudge.secrecy.masking import password_command
 from mailjudge.service.press import MASTER, resolve_recipients, send_press
 from mailjudge.store.models import Game, Seat
 from mailjudge.variants import variant_of
-from mailjudge.variants.base import PressRoutes
+from mailjudge.variants.addresses import PressRoutes
+from mailjudge.variants.questions import BallotInPress
 
 
 def checked_body(block: Block) -> str:
@@ -34,7 +35,7 @@ def checked_body(block: Block) -> str:
 
 def _routes(game: Game, seat: Seat, recipients: list[str], cc_list: bool) -> PressRoutes:
     try:
-        return variant_of(game).press_routes(game, seat, recipients, cc_list)
+        return variant_of(game).addresses.press_routes(game, seat, recipients, cc_list)
     except ServiceError as err:
         raise CommandError(str(err)) from None
 
@@ -44,7 +45,7 @@ def _shown(game: Game, sender: Seat, grey: bool) -> str:
         return "the master"
     if grey:
         return "someone (grey press)"
-    powers = " ".join(variant_of(game).speaks_for(sender))
+    powers = " ".join(variant_of(game).people.speaks_for(sender))
     if sender.role not in ("player", "observer"):  # a variant's seat: who speaks, and as what
         return f"{powers} ({sender.role} {sender.name})"
     return powers or sender.name
@@ -54,7 +55,7 @@ def _writer(game: Game, sender: Seat) -> list[str]:
     """Whom a Reply to the press goes back to, as press."""
     if sender.role == "master":
         return [MASTER]
-    return variant_of(game).speaks_for(sender)
+    return variant_of(game).people.speaks_for(sender)
 
 
 def deliver(
@@ -89,7 +90,9 @@ def deliver(
         mail.reply_to = reply_to
         ctx.outgoing.append(mail)
     for country in routes.lists:
-        posted = variant_of(game).list_mail(game, country, f"press from {shown}", text, shown)
+        posted = variant_of(game).addresses.list_mail(
+            game, country, f"press from {shown}", text, shown
+        )
         if posted is not None:
             ctx.outgoing.append(posted)
 
@@ -102,7 +105,8 @@ def _reach_note(routes: PressRoutes) -> list[str]:
 
 def _ballot_in_press(game: Game, seat: Seat, recipients: list[str], block: Block) -> list[str]:
     try:
-        return variant_of(game).ballot_in_press(game, seat, recipients, list(block.body))
+        asked = BallotInPress(game, seat, tuple(recipients), tuple(block.body))
+        return variant_of(game).people.lines(asked) or []
     except ServiceError as err:
         raise CommandError(
             f"nothing was sent: the press holds a ballot that does not count. {err}"

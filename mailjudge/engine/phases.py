@@ -45,7 +45,7 @@ class EngineOptions:
     # ("multiple"); otherwise a later order replaces an earlier one.
     multiple_orders_hold: bool = False
     # How many each centre a power owns counts for toward victory, for the powers whose
-    # centres do not count one each (a variant's rule: Variant.centre_weights).
+    # centres do not count one each (a variant's rule: its phase protocol's centre_weights).
     centre_weights: tuple[tuple[str, int], ...] = ()
 
 

@@ -34,6 +34,7 @@ from mailjudge.store.db import database_proxy
 from mailjudge.store.models import Game, GameState, Seat
 from mailjudge.store.outages import transient, unusable
 from mailjudge.variants import variant_of
+from mailjudge.variants.events import ClockTick
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +67,7 @@ def _process_by_clock(game: Game, now: datetime) -> list[Outgoing]:
         if done is not None:
             mails += phase_mails(game, done)
     if game.state == GameState.ACTIVE:
-        mails += variant_of(game).on_clock(game, now)
+        mails += variant_of(game).phase.on(ClockTick(game, now))
         if game.state == GameState.FINISHED:  # the variant's rule ended it (Diplonomic's draw)
             mails += game_over_mails(game, game.outcome)
     return mails
@@ -148,7 +149,7 @@ def _handle_due(game: Game, now: datetime) -> list[Outgoing]:
             mails += _to_late_players(game, late, event.kind)
         elif late and not has_rule(game, "CIVIL_DISORDER"):
             mails += _to_master(game, late)
-        elif late and variant_of(game).replace_the_late:
+        elif late and variant_of(game).phase.replace_the_late:
             mails += _to_master(game, late, defaults=True)
     return mails
 

@@ -32,6 +32,7 @@ from mailjudge.game.state import (
 from mailjudge.store.db import database_proxy
 from mailjudge.store.models import Ballot, Game, Proposal, Seat
 from mailjudge.variants import variant_of
+from mailjudge.variants.questions import ProposeDraw
 
 STANDING = ""  # draw ballots belong to no phase: they stand until changed
 
@@ -134,7 +135,7 @@ def _settle_default(game: Game) -> str | None:
 def _require_open_to_draws(game: Game) -> None:
     """An active game whose variant takes draws now (not in a Double tie-break)."""
     require_active(game)
-    why = variant_of(game).draws_allowed(game)
+    why = variant_of(game).people.refusal(ProposeDraw(game))
     if why:
         raise NotAllowed(why)
 

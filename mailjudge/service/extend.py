@@ -2,7 +2,7 @@
 
 - Who votes: the powers in play, each once: a power still on the board (units or supply
   centres: not eliminated) held by a player (a person, not a dummy, not vacant), and not
-  out of the game by its variant's rule (``Variant.passive``: Survive's outcasts, whose
+  out of the game by its variant's rule (``variant.phase.passive``: Survive's outcasts, whose
   units stay on the board; Diplonomic's countries in civil disorder). A seat
   holding two powers votes for both; a power two players share (Double) counts once: it
   asks when one of its players asks, for the shorter length when both did.
@@ -113,7 +113,7 @@ def _powers_of(game: Game, seat: Seat) -> list[str]:
         out = sorted(set(seat.powers) & passive_now(game))
         if out:
             raise NotAllowed(
-                f"{' and '.join(out)} {variant_of(game).passive_note}; only the players of "
+                f"{' and '.join(out)} {variant_of(game).phase.passive_note}; only the players of "
                 "powers still in play vote to extend the deadline"
             )
         raise NotAllowed("only the players of powers still in the game vote to extend it")

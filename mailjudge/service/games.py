@@ -21,6 +21,8 @@ from mailjudge.secrecy.passwords import hash_password
 from mailjudge.store.db import database_proxy
 from mailjudge.store.models import GAME_NAME, Game, GameState, Seat, utcnow
 from mailjudge.variants import VARIANTS, variant_of
+from mailjudge.variants.events import Started
+from mailjudge.variants.questions import PlayOn
 
 
 def _variants() -> tuple[str, ...]:
@@ -37,13 +39,13 @@ def engine_options(game: Game) -> EngineOptions:
         victory_centres=game.victory_count,
         shared_victory=rules.has("SHARED_VICTORY"),
         hold_win=rules.has("HOLD_WIN"),
-        passive=variant.passive(game, game.sequence),
-        keep_adjustments_every=variant.keep_adjustments_every,
+        passive=variant.phase.passive(game, game.sequence),
+        keep_adjustments_every=variant.phase.keep_adjustments_every,
         civil_disorder_seed=(
-            game.name if rules.has("CIVIL_DISORDER") and variant.random_removals else ""
+            game.name if rules.has("CIVIL_DISORDER") and variant.phase.random_removals else ""
         ),
         multiple_orders_hold=rules.has("NO_CHECK"),
-        centre_weights=tuple(sorted(variant.centre_weights.items())),
+        centre_weights=tuple(sorted(variant.phase.centre_weights.items())),
     )
 
 
@@ -52,7 +54,7 @@ def passive_now(game: Game) -> frozenset[str]:
     processing this phase brings (a vote-out) is not yet known."""
     if game.state != GameState.ACTIVE and game.state != GameState.PAUSED:
         return frozenset()
-    return variant_of(game).passive(game, game.sequence - 1).powers
+    return variant_of(game).phase.passive(game, game.sequence - 1).powers
 
 
 def create_game(
@@ -82,7 +84,7 @@ def create_game(
     except RuleError as err:
         raise ServiceError(str(err)) from None
     gmap = _map_for(chosen.name, map_name)
-    victory = chosen.victory_count(len(gmap.centres)) or gmap.victory_centres
+    victory = chosen.phase.victory_count(len(gmap.centres)) or gmap.victory_centres
     with database_proxy.atomic():
         if Game.get_or_none(Game.name == name) is not None:
             raise NotAllowed(f"a game called {name!r} exists already; choose another name")
@@ -129,7 +131,7 @@ def _map_for(variant: str, map_name: str) -> GameMap:
         gmap = find_map(map_name)
     except MapError as err:
         raise ServiceError(str(err)) from None
-    refusal = VARIANTS[variant].map_refusal(gmap)
+    refusal = VARIANTS[variant].people.refusal(PlayOn(gmap))
     if refusal:
         raise ServiceError(f"{variant} cannot be played on the map {gmap.name}: {refusal}")
     return gmap
@@ -145,7 +147,7 @@ def set_map(game: Game, map_name: str) -> GameMap:
     gmap = _map_for(game.variant, map_name)
     variant = VARIANTS[game.variant]
     game.map_name = gmap.name
-    game.victory_count = variant.victory_count(len(gmap.centres)) or gmap.victory_centres
+    game.victory_count = variant.phase.victory_count(len(gmap.centres)) or gmap.victory_centres
     game.save()
     return gmap
 
@@ -168,14 +170,14 @@ def start_game(
     gmap = game_map(game)
     rng = rng or random.Random()
     variant = variant_of(game)
-    if not variant.has_players:
+    if not variant.people.has_players:
         with database_proxy.atomic():
             playable = playable_powers(gmap)
             for power in gmap.power_names:
                 Seat.create(game=game, role="player", name=power.lower(), powers=power,
                             dummy=power not in playable)  # fmt: skip
             _begin(game, gmap, now)
-            return variant.on_start(game, rng, now or utcnow())
+            return variant.phase.on(Started(game, rng, now or utcnow()))
     with database_proxy.atomic():
         seats = list(
             Seat.select().where((Seat.game == game) & (Seat.role == "player")).order_by(Seat.id)
@@ -209,7 +211,7 @@ def start_game(
         for power in free + nobodys:
             Seat.create(game=game, role="player", name=power.lower(), powers=power, dummy=True)
         _begin(game, gmap, now)
-        return variant.on_start(game, rng, now or utcnow())
+        return variant.phase.on(Started(game, rng, now or utcnow()))
 
 
 def _begin(game: Game, gmap: GameMap, now: datetime | None = None) -> None:

@@ -1,13 +1,13 @@
 """What a phase's history keeps beyond its orders and results, and how ROLLBACK and
 ROLLFORWARD put it back (service/processing.py calls these).
 
-As a phase is processed, before the variant's ``before_process`` changes anything, its
+As a phase is processed, before the variant's answer to ``BeforeProcess`` changes anything, its
 record keeps (PhaseRecord.kept):
 
 - every order line on file: the phase's own, each with who sent it (so Double's two
   partners' own sets, not the synchronised result the GM adjudicates), and the lines sent
   ahead for later phases (PHASE, IF ... ENDIF, Diplonomic's rule 15);
-- the variant's own keep (``Variant.keep``: Double's OVERRIDEs and joint-win vote,
+- the variant's own keep (``variant.phase.keep``: Double's OVERRIDEs and joint-win vote,
   Diplonomic's rules text version, proposals and their votes).
 
 A ROLLBACK to the phase puts all that back, and forgets what the phases after it added:
@@ -50,7 +50,7 @@ def keep(game: Game) -> dict[str, Any]:
              "by": x.submitted_by_id, "at": x.submitted_at.isoformat()}
             for x in lines.order_by(OrderLine.phase, OrderLine.power, OrderLine.line)
         ],
-        VARIANT: variant_of(game).keep(game),
+        VARIANT: variant_of(game).phase.keep(game),
     }  # fmt: skip
 
 
@@ -67,7 +67,7 @@ def put_back(game: Game, kept: dict[str, Any]) -> bool:
             text=entry["text"], submitted_by=entry["by"] if entry["by"] in seats else None,
             submitted_at=datetime.fromisoformat(entry["at"]),
         )  # fmt: skip
-    variant_of(game).restore(game, kept.get(VARIANT) or {})
+    variant_of(game).phase.restore(game, kept.get(VARIANT) or {})
     return True
 
 

@@ -45,6 +45,8 @@ from mailjudge.service.ready_block import ready_lines
 from mailjudge.service.standin import away_with_standin
 from mailjudge.store.models import Game, GameState, Opening, PhaseRecord, Seat, utcnow
 from mailjudge.variants import VARIANTS, variant_of
+from mailjudge.variants.events import TookOver
+from mailjudge.variants.questions import Open
 
 PHASE_TYPES = {"M": "movement", "R": "retreat", "A": "adjustment"}
 CIVIL_DISORDER = "civil disorder"
@@ -57,7 +59,7 @@ def announce(game: Game, powers: Iterable[str], reason: str, now: datetime) -> l
     variant = variant_of(game)
     mails: list[Outgoing] = []
     for power in powers:
-        if variant.opening_refusal(game, power) is not None:
+        if variant.people.refusal(Open(game, power)) is not None:
             continue
         row = openings.open_power(game, power, reason, now)
         if row is not None and is_public(game):
@@ -99,10 +101,10 @@ def after_phase(game: Game, done: Processed) -> list[Outgoing]:
     for power in openings.open_powers(game):
         if power not in alive:
             openings.close_power(game, power, "out", now)
-        elif variant.opening_refusal(game, power) is not None:
+        elif variant.people.refusal(Open(game, power)) is not None:
             openings.close_power(game, power, "never", now)  # opened before the variant said
     idle, ordered = _idle_powers(done.results)
-    passive = variant.passive(game, game.sequence).powers
+    passive = variant.phase.passive(game, game.sequence).powers
     # A player away who asked for the stand-in is not gone: their power stays theirs.
     away = away_with_standin(game, players(game), now)
     mails: list[Outgoing] = []
@@ -154,7 +156,7 @@ def take_over(
     finds, if it is open (vacant, or its player really missed a deadline). From an address
     the judge never had an answer from (not ``proven``) it waits for the CONFIRM of a token
     mailed there, as a Democratic JOIN does: a forged From takes nothing."""
-    seat = variant_of(game).takeover_seat(game, name)
+    seat = variant_of(game).people.takeover_seat(game, name)
     if seat is None:
         powers = ", ".join(p.lower() for p in game_map(game).power_names)
         raise NotFound(f"{name!r} is not a power in game {game.name}; its powers: {powers}")
@@ -201,7 +203,7 @@ def _check_open(game: Game, seat: Seat, email: str, name: str) -> None:
         )
     variant = variant_of(game)
     for power in seat.powers:
-        refusal = variant.opening_refusal(game, power)
+        refusal = variant.people.refusal(Open(game, power))
         if refusal is not None:
             raise NotAllowed(refusal)
     if seats.is_vacant(seat):
@@ -247,7 +249,7 @@ def _take(game: Game, seat: Seat, email: str, password_hash: str, now: datetime)
     moved = _extend(game, row, now)
     mails += _tell_everyone(game, seat, moved, now, taker=email)
     mails += _still_vacant(game, seat, now)
-    mails += variant_of(game).on_takeover(game, seat)  # Diplonomic rule 25
+    mails += variant_of(game).people.on(TookOver(game, seat))  # Diplonomic rule 25
     lines = []
     if moved is not None:
         lines.append(f"the deadline of {game.phase} moved by {format_length(moved)} for you "
@@ -406,14 +408,14 @@ class RecruitingGame:
 def recruiting() -> list[RecruitingGame]:
     """The running public games whose variant takes newcomers by JOIN, not TAKEOVER
     (Democratic), by name: the openings page and the OPENINGS mail list them."""
-    kinds = [v.name for v in VARIANTS.values() if v.recruits]
+    kinds = [v.name for v in VARIANTS.values() if v.people.recruits]
     if not kinds:
         return []
     found = []
     for game in Game.select().where(
         Game.variant.in_(kinds) & (Game.state == GameState.ACTIVE)
     ).order_by(Game.name):  # fmt: skip
-        how = variant_of(game).recruiting(game) if is_public(game) else None
+        how = variant_of(game).people.recruiting(game) if is_public(game) else None
         if how is not None:
             found.append(RecruitingGame(str(game.name), str(game.variant), str(game.phase or ""),
                                         how.becomes, how.line))  # fmt: skip

@@ -86,7 +86,7 @@ def submit_orders(
     if not may_order_for(seat, power):
         raise NotAllowed(f"{seat.name} may not order for {power}")
     if power in passive_now(game):
-        raise NotAllowed(f"{power} {variant_of(game).passive_note}")
+        raise NotAllowed(f"{power} {variant_of(game).phase.passive_note}")
     gmap = game_map(game)
     pos = current_position(game)
     read = Readings.of(read, gmap, pos.phase.type)
@@ -267,7 +267,7 @@ def refuse_late_change(game: Game, seat: Seat, power: str, new_set: list[str]) -
 def _own_only(game: Game, seat: Seat) -> Seat | None:
     """In a game where partners share a power (Double) a player's orders replace only
     their own; the master's replace everyone's."""
-    return seat if variant_of(game).orders_per_player and seat.role == "player" else None
+    return seat if variant_of(game).people.orders_per_player and seat.role == "player" else None
 
 
 def _delete_orders(game: Game, power: str, only: Seat | None = None) -> None:

@@ -87,7 +87,7 @@ def send_press(
         Action.PRESS_BROADCAST if broadcast else Action.PRESS_PRIVATE if others
         else Action.PRESS_MASTER
     )  # fmt: skip
-    speaks_for = variant_of(game).speaks_for(sender)
+    speaks_for = variant_of(game).people.speaks_for(sender)
     if not sender.powers and speaks_for and others == speaks_for:
         kind = Action.PRESS_COUNTRY  # a seat of a country it holds no power of (a citizen)
     decision = check(Actor("", game, sender), kind)

@@ -40,6 +40,7 @@ from mailjudge.service.standin import (
 from mailjudge.store.db import database_proxy, is_postgres
 from mailjudge.store.models import Game, GameState, OrderLine, PhaseRecord, Seat, utcnow
 from mailjudge.variants import variant_of
+from mailjudge.variants.events import AfterProcess, BeforeProcess
 
 
 def _exempt(game: Game, seats: list[Seat]) -> set[str]:
@@ -61,7 +62,7 @@ def late_powers(
     pos = current_position(game)
     exempt = _exempt(game, seats)
     owing = [p for p in powers_to_order(game, pos) if p not in exempt]
-    return variant_of(game).late(game, pos, owing, orders_on_file(game), read)
+    return variant_of(game).phase.late(game, pos, owing, orders_on_file(game), read)
 
 
 def readiness(
@@ -77,7 +78,7 @@ def readiness(
     held = stalemate.waits(game, now)  # the players may refuse a draw until the deadline
     if held:
         return Readiness(False, held)
-    return variant_of(game).ready(game, now, _standard_readiness(game, now, need_late, read))
+    return variant_of(game).phase.ready(game, now, _standard_readiness(game, now, need_late, read))
 
 
 def _standard_readiness(
@@ -216,7 +217,7 @@ def process(
                     + "; PROCESS! processes anyway with civil-disorder defaults"
                 )
         variant = variant_of(fresh)
-        wait = variant.hold(fresh, now or utcnow())
+        wait = variant.phase.hold(fresh, now or utcnow())
         if wait is not None:
             pos = current_position(fresh)
             unchanged = PhaseOutcome([], pos, pos, [], frozenset())
@@ -224,7 +225,7 @@ def process(
             done = Processed(phase, phase, [], [], unchanged, wait.notices, wait.reason)
             game.__data__.update(fresh.__data__)
             return done
-        with variant.processing(fresh):
+        with variant.phase.processing(fresh):
             on_file = keeping.keep(fresh)  # for a ROLLBACK: before the variant changes it
             # Each player's record, from the orders as the players left them (before a
             # variant turns them into the powers' orders: Double's synchronisation).
@@ -234,12 +235,12 @@ def process(
             missed = frozenset(
                 n.seat.id for n in noted if records.missed_deadline(fresh, n, moment)
             )
-            notices = variant.before_process(fresh, moment)
+            notices = variant.phase.on(BeforeProcess(fresh, moment))
             texts, kept = _orders_for_engine(fresh)
             add_standin_orders(fresh, texts, kept, now)
             done = _run(fresh, texts, kept, keep_future=False, now=now, on_file=on_file)
             done.missed = missed
-            done.notices = notices + variant.after_process(fresh, done, now or utcnow())
+            done.notices = notices + variant.phase.on(AfterProcess(fresh, done, now or utcnow()))
         done.notices += stalemate.ask(fresh, now or utcnow())  # STALEMATE_DRAW
     game.__data__.update(fresh.__data__)
     return done
@@ -300,7 +301,7 @@ def _run(
     game.position = position_to_dict(outcome.next)
     _mark_eliminated(game, outcome)
     resolve_conditional_orders(game)  # njudge's IF ... ENDIF sent ahead for this phase
-    ending = variant_of(game).ending(game, outcome)
+    ending = variant_of(game).phase.ending(game, outcome)
     if ending:
         finish_game(game, ending)
     else:

@@ -5,8 +5,8 @@ current phase (a passive power, out of the game, has none). Observers and the ma
 nothing of their own; Democratic's citizens order by proposals and votes, not by an ORDERS
 block, so their mails carry none. Where partners share a power (Double) a player's orders
 replace only their own, so the block holds only theirs: never the partner's. Nor does it
-write the judge's default for a unit they have not ordered (the variant's
-``unordered_note`` says so): sent back, the default would be their order, set against
+write the judge's default for a unit they have not ordered (the variant's answer to
+``Unordered`` says so): sent back, the default would be their order, set against
 the partner's (Lytton's rule 1 has the partner's order stand for a missing one), so a
 block from one partner changes only what that partner changed.
 """
@@ -24,6 +24,7 @@ from mailjudge.render.ready_block import DEFAULT_NOTE, PowerBlock, UnitLines, re
 from mailjudge.service.orders import powers_to_order
 from mailjudge.store.models import Game, GameState, Seat
 from mailjudge.variants import variant_of
+from mailjudge.variants.questions import Unordered
 
 
 def ready_lines(game: Game, seat: Seat) -> list[str]:
@@ -33,8 +34,9 @@ def ready_lines(game: Game, seat: Seat) -> list[str]:
     pos = current_position(game)
     owing = powers_to_order(game, pos)
     variant = variant_of(game)
-    own = seat.id if variant.orders_per_player else None
-    unordered = variant.unordered_note(game, pos.phase.type)
+    own = seat.id if variant.people.orders_per_player else None
+    said = variant.people.lines(Unordered(game, pos.phase.type))
+    unordered = said[0] if said else None
     made = [_power_block(game, pos, p, own, unordered) for p in seat.powers if p in owing]
     blocks = [b for b in made if b is not None]
     signon = f"{seat.name.lower()}@{game.name}"

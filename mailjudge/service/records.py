@@ -180,7 +180,7 @@ def note_phase(game: Game, late: list[str], now: datetime | None = None) -> list
         return []
     on_file = orders_on_file(game)
     late_set = set(late)
-    own = variant_of(game).orders_per_player
+    own = variant_of(game).people.orders_per_player
     found: list[Noted] = []
     for seat in players(game):
         owed = [p for p in seat.powers if p in due]

@@ -45,7 +45,7 @@ def njudge_header(game: Game, link: str | None) -> list[str]:
 
 
 def phase_mails(game: Game, done: Processed, reprocessed: bool = False) -> list[Outgoing]:
-    """Every mail a processed phase causes: its results, the notices of the variant's hooks
+    """Every mail a processed phase causes: its results, the notices of the variant's phase protocol
     (before, after or instead of processing), and, when this phase ended the game, the
     notice that it is over. ``reprocessed``: the phase was adjudicated again (ROLLFORWARD)."""
     mails = results_mails(game, done, reprocessed) + list(done.notices)
@@ -135,7 +135,7 @@ def outcome_words(game: Game, done: Any, winners: list[str]) -> dict[str, Any]:
         if game.outcome == "WIN " + " ".join(winners):
             return {}  # "The game is won by FRANCE."
         return {"winners": [], "ending": game.outcome}
-    return {"winners": [], "pending": variant_of(game).pending_outcome(game)}
+    return {"winners": [], "pending": variant_of(game).phase.pending_outcome(game)}
 
 
 def processed_record(game: Game, phase: str) -> PhaseRecord | None:

@@ -87,7 +87,7 @@ def join(
     ``password_hash``: the password hashed already (a JOIN confirmed: ask_to_join)."""
     lock_game(game)
     _may_join(game, email, name)
-    joined = variant_of(game).join(game, email, password, name)
+    joined = variant_of(game).people.join(game, email, password, name)
     if joined is not None:
         return joined
     person = person_for(email)
@@ -116,7 +116,7 @@ def join(
 
 def _may_join(game: Game, email: str, name: str | None) -> None:
     records.require_min_record(game, email)  # the game's MIN_RECORD, if it has one
-    if name and variant_of(game).anonymous:
+    if name and variant_of(game).people.anonymous:
         raise NotAllowed(
             f"{game.name} is anonymous: players are known by their powers only; JOIN without"
             " AS name"
@@ -160,7 +160,7 @@ def ask_to_join(
     puts no stranger in a game, nor takes a place from anyone (issue 52). None when the
     variant seats its joiners its own way (Democratic: a citizen waits in an invited seat),
     and join() is to be called."""
-    if not variant_of(game).has_players:
+    if not variant_of(game).people.has_players:
         return None
     _may_join(game, email, name)
     chosen, _ = _player_seat_for(game, person_for(email).id, power)

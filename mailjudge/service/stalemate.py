@@ -3,8 +3,8 @@ changed owner, the players are asked to draw, and silence is consent.
 
 - When: a phase has just opened on a Spring movement phase, the game year before it ended
   the n-th static year in a row (game/stalemate.py), and the game takes draws by vote now
-  (its variant's ``draws_allowed``: Diplonomic does not, its rule 9 keeps the master's
-  DECLARE DRAW; Double does not in a tie-break), and it has a deadline (not NO_DEADLINE).
+  (its variant's refusal of ``ProposeDraw``: Diplonomic refuses, its rule 9 keeps the
+  master's DECLARE DRAW; Double refuses in a tie-break), and it has a deadline (not NO_DEADLINE).
   The question is kept as a ``stalemate_question`` row for that phase.
 - Everyone in the game is told, in their zone, by when to refuse: the phase's deadline.
 - A player of a power in play refuses with ``VOTE NOSTALEMATE``; everyone is told that a
@@ -32,6 +32,7 @@ from mailjudge.service.extend import in_play
 from mailjudge.service.results import game_over_mails
 from mailjudge.store.models import Game, GameState, Seat, StalemateQuestion
 from mailjudge.variants import variant_of
+from mailjudge.variants.questions import ProposeDraw
 
 OPTION = "STALEMATE_DRAW"
 
@@ -65,7 +66,7 @@ def ask(game: Game, now: datetime) -> list[Outgoing]:
     year = year_just_ended(game.phase or "")
     if years == 0 or year is None or game.state != GameState.ACTIVE or game.deadline is None:
         return []
-    if has_rule(game, "NO_DEADLINE") or variant_of(game).draws_allowed(game):
+    if has_rule(game, "NO_DEADLINE") or variant_of(game).people.refusal(ProposeDraw(game)):
         return []
     first = static_since(game, year, years)
     voters = {seat.id for seats in in_play(game).values() for seat in seats}

@@ -4,8 +4,8 @@ a phase is processed, its orders kept with the phase marked as its own, and SET 
 In a game with STANDIN, a power that owes orders and has none on file when its phase is
 processed (a dummy, a vacant power, a late one, a player away) is ordered by the stand-in
 instead of getting the civil-disorder defaults, unless its variant plays its silent powers
-by a rule of its own (Variant.standin_refusal: Diplonomic's rule 24). A player away on a
-SET ABSENCE who set STANDIN ON is not waited for while the absence lasts
+by a rule of its own (its refusal of the StandIn question: Diplonomic's rule 24). A player
+away on a SET ABSENCE who set STANDIN ON is not waited for while the absence lasts
 (service/processing._exempt), and the absence does not move the deadline
 (game/schedule.py).
 """
@@ -25,14 +25,15 @@ from mailjudge.service.games import engine_options
 from mailjudge.service.orders import powers_to_order
 from mailjudge.store.models import Game, Seat, utcnow
 from mailjudge.variants import variant_of
+from mailjudge.variants.questions import StandIn
 
 Kept = dict[str, list[dict[str, Any]]]
 
 
 def plays(game: Game) -> bool:
     """Whether the stand-in orders for the game's silent powers: the STANDIN rule, and a
-    variant that leaves its silent powers to it (Variant.standin_refusal)."""
-    return has_rule(game, "STANDIN") and variant_of(game).standin_refusal(game) is None
+    variant that leaves its silent powers to it (people.refusal(StandIn))."""
+    return has_rule(game, "STANDIN") and variant_of(game).people.refusal(StandIn(game)) is None
 
 
 def away_with_standin(game: Game, seats: Iterable[Seat], now: datetime | None = None) -> set[str]:
@@ -100,7 +101,7 @@ def set_standin(seat: Seat, on: bool) -> str:
     checked the rule and the role."""
     if not seat.powers:
         raise ServiceError("you hold no power for a stand-in to order")
-    refusal = variant_of(seat.game).standin_refusal(seat.game)
+    refusal = variant_of(seat.game).people.refusal(StandIn(seat.game))
     if refusal is not None and on:
         raise NotAllowed(refusal)
     seat.standin = on

@@ -1,4 +1,5 @@
-"""Variants: each a class overriding a few named hooks of the standard game."""
+"""Variants: each a class declaring what it is and setting the protocols it changes
+(phase, people, addresses, web: variants/base.py)."""
 
 from __future__ import annotations
 
@@ -20,9 +21,9 @@ def variant_of(game: Game) -> Variant:
 
 
 def list_target(address: str, judge: str) -> tuple[Game, str] | None:
-    """(game, country) when ``address`` is a list some variant runs (Variant.list_at)."""
+    """(game, country) when ``address`` is a list some variant runs (AddressHooks.list_at)."""
     for variant in VARIANTS.values():
-        found = variant.list_at(address, judge)
+        found = variant.addresses.list_at(address, judge)
         if found is not None:
             return found
     return None

@@ -206,7 +206,7 @@ def game_page(request: Request, game: Game) -> Page:
         "deadline": game.deadline if game.state == GameState.ACTIVE else None,
         "owing": pages.owing_orders(game),
         "join": _join(request) if game.state == GameState.FORMING else None,
-        "anonymous": variant_of(game).anonymous,
+        "anonymous": variant_of(game).people.anonymous,
         "palette": palette,
         "palette_query": "" if palette == "standard" else f"?palette={palette}",
         "map_title": game_map(game).title,

@@ -34,7 +34,7 @@ from mailjudge.render.results import record_facts, report_lines
 from mailjudge.render.undrawn import picture_of
 from mailjudge.store.models import Game, GameState, Person, PhaseRecord, Press, Seat
 from mailjudge.variants import variant_of
-from mailjudge.variants.base import PublicSection
+from mailjudge.variants.web import PublicSection
 
 # The seats with no part in the phases; every other seat plays (a player, or a variant's
 # seat: Diplonomic's teammate, Democratic's citizen).
@@ -124,7 +124,7 @@ def _shown(seat: Seat) -> str:
 def seat_lines(game: Game) -> list[SeatLine]:
     """Who plays what: each power and, where the player chose one, the public name. A game
     whose powers nobody holds alone (Democratic) shows its people per power instead."""
-    if not variant_of(game).has_players:
+    if not variant_of(game).people.has_players:
         return people_lines(game)
     lines = []
     neutral = game_map(game).dummies  # the map's own dummies: nobody ever plays them
@@ -166,7 +166,7 @@ def people_lines(game: Game) -> list[SeatLine]:
         (Seat.game == game) & Seat.role.in_(variant.roles) & (Seat.status == "active")
     ):  # fmt: skip
         seat.game = game  # its country is read from the game's board, once
-        power = next(iter(variant.speaks_for(seat)), None)
+        power = next(iter(variant.people.speaks_for(seat)), None)
         if power is None:
             unplaced += 1
             continue
@@ -326,7 +326,7 @@ def owing_orders(game: Game) -> list[str]:
 
 def public_sections(game: Game) -> list[PublicSection]:
     """What the game's variant makes public, with no name made from an address."""
-    sections = variant_of(game).public_sections(game)
+    sections = variant_of(game).web.public_sections(game)
     made = names_from_addresses(game)
     if made:
         for section in sections:

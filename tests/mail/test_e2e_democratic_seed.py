@@ -10,7 +10,7 @@ from helpers.e2e import MASTER, Harness, join_by_mail, text_of
 
 from mailjudge.demo.sink import Received
 from mailjudge.game.state import get_game
-from mailjudge.variants import democratic as dem
+from mailjudge.variants.democratic.citizens import diplomat_of
 from mailjudge.variants.democratic.country_lists import list_address
 
 GAME = "seed0"
@@ -101,8 +101,8 @@ def test_democratic_game_as_seed_000_writes_it(harness: Harness) -> None:
     assert re.search(first_stage, french), french
     assert "tie for elimination between" in french and "settled by a draw: sha256" in french
     assert "eliminated: cit" in french and "chosen: cit" in french
-    diplomat_fr = dem.diplomat_of(get_game(GAME), "FRANCE")
-    diplomat_en = dem.diplomat_of(get_game(GAME), "ENGLAND")
+    diplomat_fr = diplomat_of(get_game(GAME), "FRANCE")
+    diplomat_en = diplomat_of(get_game(GAME), "ENGLAND")
     assert diplomat_fr is not None and diplomat_en is not None and diplomat_en.name == en[0]
     assert f"chosen: {diplomat_fr.name}" in french
     assert f"chosen: {en[0]}" in diplomats_mail("ENGLAND")

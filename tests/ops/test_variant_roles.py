@@ -1,9 +1,9 @@
 """A variant declares what it adds: its kinds of seat (``roles``), the columns of Seat its
 seats fill (``seat_fields``), its tables, and what its centres count for toward victory
-(``centre_weights``). Shared code names none of its roles (they were plain strings in
-eight shared modules, 27 places), and a variant whose centres count double needs no
-shared file changed for the engine to count them and the results to say why 9 centres
-beat 12."""
+(its phase protocol's ``centre_weights``). Shared code names none of its roles (they were
+plain strings in eight shared modules, 27 places), and a variant whose centres count
+double needs no shared file changed for the engine to count them and the results to say
+why 9 centres beat 12."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from mailjudge.service.seats import join
 from mailjudge.store.models import ROLES, Seat
 from mailjudge.variants import VARIANTS
 from mailjudge.variants.base import Variant
+from mailjudge.variants.phase import PhaseHooks
 
 PACKAGE = Path(__file__).resolve().parents[2] / "mailjudge"
 SHARED_ROLES = {"master", "player", "observer"}
@@ -89,11 +90,15 @@ def test_every_column_of_a_seat_is_shared_or_one_variant_s() -> None:
 # -- a toy variant, registered here only ------------------------------------------------
 
 
+class TsarPhase(PhaseHooks):
+    centre_weights = MappingProxyType({"RUSSIA": 2})
+
+
 class Tsardom(Variant):
-    """Russia's centres count double."""
+    """Russia's centres count double: the phase protocol says so, nothing else."""
 
     name = "tsardom"
-    centre_weights = MappingProxyType({"RUSSIA": 2})
+    phase = TsarPhase()
 
 
 def test_a_toy_variant_s_centres_count_double_and_its_results_say_why(

@@ -20,6 +20,7 @@ from mailjudge.engine.state import initial_position
 from mailjudge.render.undrawn import picture_of
 from mailjudge.variants import VARIANTS
 from mailjudge.variants.double import RING, ring_of, ring_refusal, solo_centres
+from mailjudge.variants.questions import PlayOn
 
 
 def standard_doc() -> dict[str, Any]:
@@ -48,7 +49,7 @@ def test_the_maps_are_the_data_files() -> None:
 def test_double_keeps_the_seeds_ring_on_the_standard_map() -> None:
     assert ring_of(load_map("standard")) == RING
     assert ring_refusal(load_map("standard")) is None
-    assert VARIANTS["double"].victory_count(34) == 14 and solo_centres(34) == 21
+    assert VARIANTS["double"].phase.victory_count(34) == 14 and solo_centres(34) == 21
 
 
 def test_double_pairs_another_maps_powers_in_a_ring() -> None:
@@ -64,15 +65,15 @@ def test_double_is_refused_without_a_ring() -> None:
     two = with_powers("FRANCE", "AUSTRIA")
     reason = ring_refusal(two)
     assert reason is not None and "three powers or more" in reason and "has 2" in reason
-    assert VARIANTS["double"].map_refusal(two) == reason
-    assert VARIANTS["survive"].map_refusal(two) is None
-    assert VARIANTS["democratic"].map_refusal(two) is None
+    assert VARIANTS["double"].people.refusal(PlayOn(two)) == reason
+    assert VARIANTS["survive"].people.refusal(PlayOn(two)) is None
+    assert VARIANTS["democratic"].people.refusal(PlayOn(two)) is None
 
 
 def test_the_variants_numbers_follow_the_centres() -> None:
-    assert VARIANTS["survive"].victory_count(19) == 20
-    assert VARIANTS["diplonomic"].victory_count(19) == 10
-    assert VARIANTS["double"].victory_count(17) == 7  # 14 of 34, in proportion
+    assert VARIANTS["survive"].phase.victory_count(19) == 20
+    assert VARIANTS["diplonomic"].phase.victory_count(19) == 10
+    assert VARIANTS["double"].phase.victory_count(17) == 7  # 14 of 34, in proportion
 
 
 def test_a_map_not_drawn_gets_a_note_not_a_failure() -> None:

@@ -49,7 +49,8 @@ from mailjudge.store.models import (
     Proposal,
     Seat,
 )
-from mailjudge.variants.base import ListThread, PressRoutes, PublicSection, Recruiting, Variant
+from mailjudge.variants.addresses import AddressHooks, ListThread, PressRoutes
+from mailjudge.variants.base import Variant
 from mailjudge.variants.democratic import digests, public
 from mailjudge.variants.democratic.ballots import (
     STANDING,
@@ -69,11 +70,24 @@ from mailjudge.variants.democratic.citizens import (
     home_centres,
 )
 from mailjudge.variants.democratic.country_lists import JUDGE, archive, list_mail, list_target, post
+from mailjudge.variants.democratic.press import press_routes
 from mailjudge.variants.democratic.tables import CountryList, ListPost
+from mailjudge.variants.events import (
+    AfterProcess,
+    BeforeProcess,
+    ClockTick,
+    JoinedLate,
+    PeopleEvent,
+    PhaseEvent,
+    Started,
+)
+from mailjudge.variants.people import PeopleHooks, Recruiting
+from mailjudge.variants.phase import PhaseHooks
+from mailjudge.variants.questions import Lines, Open, ProposeDraw, Refusal, Status
+from mailjudge.variants.web import PublicSection, WebHooks
 from mailjudge.voting import Count, count_grouped
 
 CITIZEN_ROLE_SET = (Role.CITIZEN, Role.DIPLOMAT)
-PRESS_TO_MASTER = "MASTER"  # how service.press names the master among recipients
 
 
 def _own_country(seat: Seat) -> str:
@@ -246,17 +260,6 @@ def nomination(game: Game, power: str, number: int) -> Proposal | None:
     return found[0] if found else None
 
 
-def diplomat_of(game: Game, power: str) -> Seat | None:
-    """The country's elected diplomat, if it has one now."""
-    centres = centres_of(game, power)
-    if not centres:
-        return None
-    return Seat.get_or_none(
-        (Seat.game == game) & (Seat.role == "diplomat") & Seat.centre.in_(centres)
-        & (Seat.status == "active")
-    )  # fmt: skip
-
-
 def vote_orders(game: Game, seat: Seat, ranking: list[int]) -> None:
     """VOTE ORDERS 2 1 3: rank this phase's order sets of one's country, best first."""
     power = _own_country(seat)
@@ -347,47 +350,35 @@ def stage_lines(result: Count[Any], label: Any) -> list[str]:
     return lines
 
 
-class Democratic(Variant):
-    name = "democratic"
-    tables = (
-        CountryList,
-        ListPost,
-    )
+class DemocraticPeople(PeopleHooks):
     has_players = False
-    country_lists = True
     recruits = True  # a newcomer becomes a citizen (JOIN), never a country's player
-    roles = CITIZEN_ROLES  # a citizen, and the diplomat a country's citizens elect
-    seat_fields = ("centre",)  # the supply centre a citizen is placed on
-    commands_module = "mailjudge.variants.democratic.commands"
-    permission_rows = (
-        Row(Action.ORDERS, role(*CITIZEN_ROLE_SET), DENY,
-            "in a Democratic game the country's orders are chosen by PROPOSAL ORDERS and"
-            " VOTE ORDERS"),
-        Row(Action.PRESS_COUNTRY, role(*CITIZEN_ROLE_SET), ALLOW,
-            "citizens write to their own country"),
-        Row(Action.PRESS_BROADCAST, role(Role.CITIZEN), DENY,
-            "only the diplomat speaks for the country to all"),
-        Row(Action.VOTE, role(*CITIZEN_ROLE_SET), ALLOW, "citizens vote for their country"),
-        Row(Action.STATUS, role(*CITIZEN_ROLE_SET), ALLOW,
-            "citizens see their country's diplomat, nominees and order sets, and their own"
-            " ballots"),
-    )  # fmt: skip
-
-    def public_sections(self, game: Game) -> list[PublicSection]:
-        return public.sections(game)
 
     def join(self, game: Game, email: str, password: str, name: str | None) -> Seat | None:
         return join_citizen(game, email, password, name)
 
-    def opening_refusal(self, game: Game, power: str) -> str | None:
-        """A country is its citizens' (seed 000): nobody takes it over, and a country
-        with no citizen yet gets them by JOIN (a late citizen goes to the home centre
-        with the fewest)."""
-        return (
-            f"{power.upper()} in {game.name} is played by its citizens, who vote its orders: "
-            f"nobody takes a Democratic country over; JOIN {game.name} password makes you a "
-            "citizen"
-        )
+    def refusal(self, question: Refusal) -> str | None:
+        match question:
+            case Open(game, power):
+                # A country is its citizens' (seed 000): nobody takes it over, and a country
+                # with no citizen yet gets them by JOIN (a late citizen goes to the home
+                # centre with the fewest).
+                return (
+                    f"{power.upper()} in {game.name} is played by its citizens, who vote its "
+                    f"orders: nobody takes a Democratic country over; JOIN {game.name} "
+                    "password makes you a citizen"
+                )
+            case ProposeDraw():
+                # Seed 000: "This variant allows an unlimited number of players to play,
+                # until the end. Everyone wins." Its votes choose diplomats and orders only:
+                # citizens do not vote for draws or concessions; the master may still
+                # DECLARE DRAW.
+                return (
+                    'a Democratic game is played to the end (seed 000: "Everyone wins"): '
+                    "citizens vote for diplomats and orders, not for draws; the master may "
+                    "DECLARE DRAW"
+                )
+        return None
 
     def recruiting(self, game: Game) -> Recruiting | None:
         if game.state != GameState.ACTIVE:
@@ -396,10 +387,25 @@ class Democratic(Variant):
             "a citizen, who votes on a country's orders", f"JOIN {game.name} password"
         )
 
-    def joined_late(self, game: Game, seat: Seat) -> list[Outgoing]:
-        notice = citizen_joined_notice(game, seat)
+    def on(self, event: PeopleEvent) -> list[Outgoing]:
+        if not isinstance(event, JoinedLate):
+            return []
+        notice = citizen_joined_notice(event.game, event.seat)
         return [notice] if notice is not None else []
 
+    def lines(self, question: Lines) -> list[str] | None:
+        if not isinstance(question, Status) or question.seat.role not in CITIZEN_ROLES:
+            return None
+        from mailjudge.variants.democratic.status import citizen_status  # it imports this
+
+        return citizen_status(question.game, question.seat)
+
+    def speaks_for(self, seat: Seat) -> list[str]:
+        country = country_of(seat) if seat.role in CITIZEN_ROLES else None
+        return [country] if country else list(seat.powers)
+
+
+class DemocraticAddresses(AddressHooks):
     def list_at(self, address: str, judge: str) -> tuple[Game, str] | None:
         return list_target(address, judge)
 
@@ -413,78 +419,32 @@ class Democratic(Variant):
     ) -> Outgoing | None:
         return list_mail(game, power, subject, body, author)
 
-    def status_lines(self, game: Game, seat: Seat) -> list[str] | None:
-        if seat.role not in CITIZEN_ROLES:
-            return None
-        from mailjudge.variants.democratic.status import citizen_status  # it imports this
-
-        return citizen_status(game, seat)
-
-    def on_clock(self, game: Game, now: datetime) -> list[Outgoing]:
-        """The country lists' digests that are due (`judge.digest_hours`)."""
-        return digests.due(game, now, current_settings().judge.digest_hours)
-
-    def draws_allowed(self, game: Game) -> str | None:
-        """Seed 000: "This variant allows an unlimited number of players to play, until the
-        end. Everyone wins." Its votes choose diplomats and orders only: citizens do not
-        vote for draws or concessions; the master may still DECLARE DRAW."""
-        return (
-            'a Democratic game is played to the end (seed 000: "Everyone wins"): citizens '
-            "vote for diplomats and orders, not for draws; the master may DECLARE DRAW"
-        )
-
-    def speaks_for(self, seat: Seat) -> list[str]:
-        country = country_of(seat) if seat.role in CITIZEN_ROLES else None
-        return [country] if country else list(seat.powers)
-
     def press_routes(
         self, game: Game, sender: Seat, recipients: list[str], cc_list: bool
     ) -> PressRoutes:
-        """Seed 000: "The selected diplomat of each country communicates with other
-        selected diplomats. Updates are posted in the countries mailing list." A
-        diplomat's press to another country reaches that country's diplomat only; its
-        citizens read what their own diplomat chooses to post. Press to one's own country,
-        and the master's press to a country, go to that country's list; CC LIST posts a
-        diplomat's press on their own country's list as well. No diplomat exists before
-        the first count (end of S1901M): until its country has one, a citizen writes
-        abroad itself, to the other country's diplomat, or to its list while it has none."""
-        routes = PressRoutes()
-        own = country_of(sender) if sender.role in CITIZEN_ROLES else None
-        lists: set[str] = set()
-        abroad = [c for c in recipients if c not in (PRESS_TO_MASTER, own)]
-        if sender.role == "citizen" and abroad:
-            # Only while its country has no diplomat (the table lets citizens write; who
-            # holds the office is the database's to say, so it is checked here).
-            mine = diplomat_of(game, own) if own is not None else None
-            if own is None or mine is not None:
-                raise ServiceError(
-                    "citizens write to their own country's list; only the diplomat writes to "
-                    f"other countries (nothing was sent to {', '.join(abroad)})"
-                )
-        for country in recipients:
-            if country == PRESS_TO_MASTER:
-                continue
-            if country == own or sender.role not in CITIZEN_ROLES:
-                lists.add(country)
-                continue
-            seat = diplomat_of(game, country)
-            if (seat is None or seat.person_id is None) and sender.role == "citizen":
-                lists.add(country)  # before any diplomat: citizen to citizens
-            elif seat is None or seat.person_id is None:
-                routes.unreached.append(country)
-            else:
-                routes.seats.append(seat)
-        if cc_list and own is not None:
-            lists.add(own)
-        routes.lists = sorted(lists)
-        if sender.role == "diplomat" and routes.unreached and not (routes.seats or routes.lists):
-            raise ServiceError(
-                f"{', '.join(routes.unreached)} has no diplomat now, and diplomats write only "
-                "to diplomats; nothing was sent"
-            )
-        return routes
+        return press_routes(game, sender, recipients, cc_list)
 
-    def on_start(self, game: Game, rng: random.Random, now: datetime) -> list[Outgoing]:
+
+class DemocraticWeb(WebHooks):
+    def public_sections(self, game: Game) -> list[PublicSection]:
+        return public.sections(game)
+
+
+class DemocraticPhase(PhaseHooks):
+    def on(self, event: PhaseEvent) -> list[Outgoing]:
+        match event:
+            case Started(game, rng):
+                return self._start(game, rng)
+            case ClockTick(game, now):
+                # The country lists' digests that are due (`judge.digest_hours`).
+                return digests.due(game, now, current_settings().judge.digest_hours)
+            case BeforeProcess(game):
+                return self._count_orders(game)
+            case AfterProcess(game, done, now):
+                return self._after(game, done, now)
+        return []
+
+    def _start(self, game: Game, rng: random.Random) -> list[Outgoing]:
         centres = home_centres(game)
         people = [
             int(seat_id)
@@ -560,7 +520,7 @@ class Democratic(Variant):
         removes a citizen (those of a captured centre change country, not centre)."""
         return addresses_read_once()
 
-    def before_process(self, game: Game, now: datetime) -> list[Outgoing]:
+    def _count_orders(self, game: Game) -> list[Outgoing]:
         """The winning order set of each country becomes its orders; the counts are
         published to the country's citizens (totals only)."""
         mails: list[Outgoing] = []
@@ -583,7 +543,7 @@ class Democratic(Variant):
                 mails.append(mail)
         return mails
 
-    def after_process(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
+    def _after(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
         """Citizens of captured centres change country (at the end of a Fall turn: after
         its retreats); a new movement phase elects."""
         old_owners = citizen_owners_before(game, done.phase)
@@ -616,6 +576,34 @@ class Democratic(Variant):
         for power in sorted({*_owners(game).values(), *_record_owners(game, done.phase).values()}):
             archive(game, power, JUDGE, f"results of {done.phase}", text)
         return digests.for_game(game, now)
+
+
+class Democratic(Variant):
+    name = "democratic"
+    tables = (
+        CountryList,
+        ListPost,
+    )
+    roles = CITIZEN_ROLES  # a citizen, and the diplomat a country's citizens elect
+    seat_fields = ("centre",)  # the supply centre a citizen is placed on
+    commands_module = "mailjudge.variants.democratic.commands"
+    permission_rows = (
+        Row(Action.ORDERS, role(*CITIZEN_ROLE_SET), DENY,
+            "in a Democratic game the country's orders are chosen by PROPOSAL ORDERS and"
+            " VOTE ORDERS"),
+        Row(Action.PRESS_COUNTRY, role(*CITIZEN_ROLE_SET), ALLOW,
+            "citizens write to their own country"),
+        Row(Action.PRESS_BROADCAST, role(Role.CITIZEN), DENY,
+            "only the diplomat speaks for the country to all"),
+        Row(Action.VOTE, role(*CITIZEN_ROLE_SET), ALLOW, "citizens vote for their country"),
+        Row(Action.STATUS, role(*CITIZEN_ROLE_SET), ALLOW,
+            "citizens see their country's diplomat, nominees and order sets, and their own"
+            " ballots"),
+    )  # fmt: skip
+    phase = DemocraticPhase()
+    people = DemocraticPeople()
+    addresses = DemocraticAddresses()
+    web = DemocraticWeb()
 
 
 def _record_owners(game: Game, phase: str) -> dict[str, str]:

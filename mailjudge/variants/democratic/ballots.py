@@ -35,7 +35,7 @@ def ballot_groups(game: Game, kind: str, power: str | None = None) -> dict[str, 
     """Each country's ballots of a kind (``power``'s only, if given), grouped by the
     database: a country of a hundred thousand citizens is a few thousand distinct
     rankings. A ballot counts for the country it was cast in (citizens who change country
-    lose their standing ballots: see after_process). All the countries are read at once
+    lose their standing ballots: see AfterProcess). All the countries are read at once
     when a phase is processed: ballots are found by game, phase and kind, so a query for
     one country would walk the others' too."""
     phase = game.phase if kind == "orders" else STANDING

@@ -126,3 +126,14 @@ def citizen_addresses(game: Game, power: str) -> list[str]:
         for centre, email in _members(game, None):
             by_centre.setdefault(centre, []).append(str(email))
     return [email for centre in centres for email in by_centre.get(centre, ())]
+
+
+def diplomat_of(game: Game, power: str) -> Seat | None:
+    """The country's elected diplomat, if it has one now."""
+    centres = centres_of(game, power)
+    if not centres:
+        return None
+    return Seat.get_or_none(
+        (Seat.game == game) & (Seat.role == "diplomat") & Seat.centre.in_(centres)
+        & (Seat.status == "active")
+    )  # fmt: skip

@@ -17,7 +17,7 @@ from mailjudge.game.state import authenticate, game_map, seat_in
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.secrecy.masking import password_command
 from mailjudge.store.models import Game, Press, Seat
-from mailjudge.variants.base import ListThread
+from mailjudge.variants.addresses import ListThread
 from mailjudge.variants.democratic.citizens import CITIZEN_ROLES, citizen_addresses, country_of
 from mailjudge.variants.democratic.tables import DIGEST_FORMATS, CountryList, ListPost
 

@@ -6,17 +6,16 @@ from __future__ import annotations
 
 from mailjudge.game.state import game_map, phase_label, power_title
 from mailjudge.store.models import Game
-from mailjudge.variants.base import PublicSection, PublicTable, PublicText
+from mailjudge.variants.democratic.citizens import diplomat_of
 from mailjudge.variants.democratic.country_lists import JUDGE
 from mailjudge.variants.democratic.tables import ListPost
+from mailjudge.variants.web import PublicSection, PublicTable, PublicText
 
 ELECTION_SUBJECT = "the diplomats"
 ORDERS_COUNT_SUBJECT = "'s orders for "  # "FRANCE's orders for S1901M"
 
 
 def sections(game: Game) -> list[PublicSection]:
-    from mailjudge.variants.democratic import diplomat_of
-
     rows = []
     for power in game_map(game).power_names:
         seat = diplomat_of(game, power) if game.position else None

@@ -19,7 +19,6 @@ What the variant changes in the game itself:
 
 from __future__ import annotations
 
-import random
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -27,18 +26,41 @@ from mailjudge.engine.passive import Passive, Removal
 from mailjudge.engine.timing import show
 from mailjudge.game import stalemate
 from mailjudge.game.errors import NotAllowed, ServiceError
-from mailjudge.game.outcomes import Processed, Readiness
+from mailjudge.game.outcomes import Readiness
 from mailjudge.game.state import current_position, game_map, has_rule, phase_of
 from mailjudge.permissions.rows import DENY, Row, role
 from mailjudge.permissions.vocabulary import Action, Role
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
 from mailjudge.store.models import Game, GameState, Seat
-from mailjudge.variants.base import PublicSection, Variant
+from mailjudge.variants.base import Variant
 from mailjudge.variants.diplonomic import advisors, convoys, kept, public, rule15
 from mailjudge.variants.diplonomic import rule_changes as rc
 from mailjudge.variants.diplonomic import teammates as tm
 from mailjudge.variants.diplonomic.tables import Rulebook
+from mailjudge.variants.events import (
+    AfterProcess,
+    ClockTick,
+    DrawDeclared,
+    PeopleEvent,
+    PhaseEvent,
+    Resigned,
+    Started,
+    TookOver,
+)
+from mailjudge.variants.people import PeopleHooks
+from mailjudge.variants.phase import PhaseHooks
+from mailjudge.variants.questions import (
+    DrawNow,
+    InAdvance,
+    Lines,
+    Orders,
+    PowerNotes,
+    ProposeDraw,
+    Refusal,
+    StandIn,
+)
+from mailjudge.variants.web import PublicSection, WebHooks
 
 if TYPE_CHECKING:
     from mailjudge.engine.phases import PhaseOutcome
@@ -61,51 +83,101 @@ def static_since(game: Game, year: int) -> int | None:
     return stalemate.static_since(game, year, STATIC_YEARS)
 
 
-class Diplonomic(Variant):
-    name = "diplonomic"
-    tables = (Rulebook,)
-    roles = ("teammate",)  # a non-contestant assisting a contestant (rule 7)
-    seat_fields = ("assists", "authorized")  # the contestant assisted; may order for it
-    default_rules = "+CIVIL_DISORDER +ALWAYS_WAIT"
-    permission_rows = (
-        Row(Action.ORDERS, role(Role.TEAMMATE), DENY,
-            "a teammate orders only when the player AUTHORIZEs it"),
-    )  # fmt: skip
-    default_timing = "RULE15"
-    replace_the_late = True
-    commands_module = "mailjudge.variants.diplonomic.commands"
-    random_removals = False  # rule 24: a silent country's units go farthest first
-    passive_note = (
-        "is in civil disorder (rule 24) and takes no orders: its units hold without"
-        " supporting each other, disband when dislodged and never build"
-    )
-
+class DiplonomicWeb(WebHooks):
     def public_sections(self, game: Game) -> list[PublicSection]:
         return public.sections(game)
 
-    def standin_refusal(self, game: Game) -> str | None:
-        """Rule 24: "If a Contestant leaves the game or eir country otherwise fails to
-        submit orders on a given Spring or Fall turn, ... Eir units all hold in position,
-        but don't support each other." The rules text says how a silent country plays,
-        so the stand-in, which supports, never plays one."""
-        return (
-            "in Diplonomic a country that sends no orders is played by rule 24 (its units "
-            "hold and do not support each other), not by the stand-in"
-        )
 
-    def order_in_advance(self, game: Game, seat: Seat, words: list[str]) -> str:
+class DiplonomicPeople(PeopleHooks):
+    def refusal(self, question: Refusal) -> str | None:
+        match question:
+            case StandIn():
+                # Rule 24: "If a Contestant leaves the game or eir country otherwise fails
+                # to submit orders on a given Spring or Fall turn, ... Eir units all hold in
+                # position, but don't support each other." The rules text says how a silent
+                # country plays, so the stand-in, which supports, never plays one.
+                return (
+                    "in Diplonomic a country that sends no orders is played by rule 24 (its "
+                    "units hold and do not support each other), not by the stand-in"
+                )
+            case Orders(game, power, texts):  # rule 17: a move by convoy names its path
+                return convoys.refusal(game_map(game), current_position(game), power, list(texts))
+            case ProposeDraw():
+                return "in Diplonomic only the master declares a draw (rule 9: DECLARE DRAW)"
+            case DrawNow():
+                return "rule 9: a declared draw takes effect two days later"
+        return None
+
+    def lines(self, question: Lines) -> list[str] | None:
+        match question:
+            case InAdvance(game, seat, words):
+                return [self._in_advance(game, seat, words)]
+            case PowerNotes(game, power):
+                return self._advisors(game, power)
+        return None
+
+    def on(self, event: PeopleEvent) -> list[Outgoing]:
+        match event:
+            case TookOver(game, seat):
+                return self._took_over(game, seat)
+            case Resigned(game, seat):
+                return self._resigned(game, seat)
+        return []
+
+    def _in_advance(self, game: Game, seat: Seat, words: tuple[str, ...]) -> str:
         """Rule 15: IF DISLODGED / IF ADJUSTING with the movement orders."""
         if len(words) < 2:
             raise ServiceError(f"write {rule15.USAGE}")
         phase, power, order = rule15.file_advance_order(game, seat, words[0], " ".join(words[1:]))
         return f"for {power} in {phase}, if it comes to that: {order}"
 
-    def power_notes(self, game: Game, power: str) -> list[str]:
+    def _advisors(self, game: Game, power: str) -> list[str]:
         """A country's advisors (rule 5), each with the help they give."""
         return [
             f"advisor {name}" + (f": {aid}" if aid else "")
             for name, aid in sorted(advisors.advisors(game, power).items())
         ]
+
+    def _took_over(self, game: Game, seat: Seat) -> list[Outgoing]:
+        """Rules 24 and 25: the replacement contestant's assignment is published."""
+        body = (
+            f"Diplonomic, game {game.name}: {seat.powers} has a new contestant, who took it"
+            " over (rule 24); the assignments of the Great Powers are published (rule 25):"
+            f" LIST {game.name} shows them."
+        )
+        return mail_to_everyone(game, f"{seat.powers} has a new contestant", body)
+
+    def _resigned(self, game: Game, seat: Seat) -> list[Outgoing]:
+        """Rule 24: a contestant who leaves is to be replaced by the Gamemaster, so the
+        master and everyone else are told (a teammate who leaves is not a contestant)."""
+        if seat.role != "player" or game.state not in (GameState.ACTIVE, GameState.PAUSED):
+            return []
+        who = seat.public_name or f"the contestant of {seat.powers}"
+        body = render(
+            "diplonomic/contestant_left.txt.j2", game=game, who=who, powers=str(seat.powers)
+        )
+        return mail_to_everyone(game, f"{seat.powers} has no contestant (rule 24)", body)
+
+
+class DiplonomicPhase(PhaseHooks):
+    replace_the_late = True
+    random_removals = False  # rule 24: a silent country's units go farthest first
+    passive_note = (
+        "is in civil disorder (rule 24) and takes no orders: its units hold without"
+        " supporting each other, disband when dislodged and never build"
+    )
+
+    def on(self, event: PhaseEvent) -> list[Outgoing]:
+        match event:
+            case Started(game, _, now):
+                return self._start(game, now)
+            case AfterProcess(game, _, now):
+                return self._after(game, now)
+            case ClockTick(game, now):
+                return self._tick(game, now)
+            case DrawDeclared(game, now):
+                return self._declare_draw(game, now)
+        return []
 
     def passive(self, game: Game, through: int) -> Passive:
         """Rule 24: a contestant who left and was not replaced (vacant or DUMMY)."""
@@ -116,7 +188,7 @@ class Diplonomic(Variant):
     def victory_count(self, centres: int) -> int | None:
         return centres // 2 + 1  # rule 16: 18 on the standard map
 
-    def on_start(self, game: Game, rng: random.Random, now: datetime) -> list[Outgoing]:
+    def _start(self, game: Game, now: datetime) -> list[Outgoing]:
         mails = self._assignments(game, now)
         current = rc.latest(game)
         if current is None:
@@ -124,30 +196,6 @@ class Diplonomic(Variant):
         body = render("diplonomic/rulebook.txt.j2", game=game, rulebook=current)
         subject = f"the rules, version {current.version}"
         return mails + mail_to_everyone(game, subject, body)
-
-    def refuse_orders(self, game: Game, power: str, texts: list[str]) -> str | None:
-        """Rule 17: a move by convoy names its path."""
-        return convoys.refusal(game_map(game), current_position(game), power, texts)
-
-    def on_takeover(self, game: Game, seat: Seat) -> list[Outgoing]:
-        """Rules 24 and 25: the replacement contestant's assignment is published."""
-        body = (
-            f"Diplonomic, game {game.name}: {seat.powers} has a new contestant, who took it"
-            " over (rule 24); the assignments of the Great Powers are published (rule 25):"
-            f" LIST {game.name} shows them."
-        )
-        return mail_to_everyone(game, f"{seat.powers} has a new contestant", body)
-
-    def on_resign(self, game: Game, seat: Seat) -> list[Outgoing]:
-        """Rule 24: a contestant who leaves is to be replaced by the Gamemaster, so the
-        master and everyone else are told (a teammate who leaves is not a contestant)."""
-        if seat.role != "player" or game.state not in (GameState.ACTIVE, GameState.PAUSED):
-            return []
-        who = seat.public_name or f"the contestant of {seat.powers}"
-        body = render(
-            "diplonomic/contestant_left.txt.j2", game=game, who=who, powers=str(seat.powers)
-        )
-        return mail_to_everyone(game, f"{seat.powers} has no contestant (rule 24)", body)
 
     def _assignments(self, game: Game, now: datetime) -> list[Outgoing]:
         """Rule 25: "The Gamemaster SHALL ... publish the assignments of Great Powers and
@@ -181,7 +229,7 @@ class Diplonomic(Variant):
     def restore(self, game: Game, keep: dict[str, Any]) -> None:
         kept.restore(game, keep)
 
-    def after_process(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
+    def _after(self, game: Game, now: datetime) -> list[Outgoing]:
         if game.state == GameState.ACTIVE:
             rule15.drop_undislodged(game)
         if game.state != GameState.ACTIVE or not (game.phase or "").endswith("M"):
@@ -214,10 +262,7 @@ class Diplonomic(Variant):
         winners = sorted(outcome.winners)
         return with_teammates(game, "WIN " + " ".join(winners), winners)
 
-    def draws_allowed(self, game: Game) -> str | None:
-        return "in Diplonomic only the master declares a draw (rule 9: DECLARE DRAW)"
-
-    def declare_draw(self, game: Game, now: datetime) -> list[Outgoing]:
+    def _declare_draw(self, game: Game, now: datetime) -> list[Outgoing]:
         """Rule 9: allowed after three static years; takes effect two days later."""
         phase = phase_of(game)
         year = int(phase[1:5]) - (0 if phase.startswith("W") else 1)
@@ -242,7 +287,7 @@ class Diplonomic(Variant):
         powers = sorted(p for s in rc.contestants(game) for p in s.powers)
         return with_teammates(game, "DRAW " + " ".join(powers), powers)
 
-    def on_clock(self, game: Game, now: datetime) -> list[Outgoing]:
+    def _tick(self, game: Game, now: datetime) -> list[Outgoing]:
         due = game.variant_state.get("draw_at")
         if not due or now < datetime.fromisoformat(due):
             return []
@@ -261,3 +306,20 @@ class Diplonomic(Variant):
         # The notice that the game is over is the clock's to send (service/deadlines), as
         # for every ending: with the deadline withdrawn from the calendars.
         return []
+
+
+class Diplonomic(Variant):
+    name = "diplonomic"
+    tables = (Rulebook,)
+    roles = ("teammate",)  # a non-contestant assisting a contestant (rule 7)
+    seat_fields = ("assists", "authorized")  # the contestant assisted; may order for it
+    default_rules = "+CIVIL_DISORDER +ALWAYS_WAIT"
+    permission_rows = (
+        Row(Action.ORDERS, role(Role.TEAMMATE), DENY,
+            "a teammate orders only when the player AUTHORIZEs it"),
+    )  # fmt: skip
+    default_timing = "RULE15"
+    commands_module = "mailjudge.variants.diplonomic.commands"
+    phase = DiplonomicPhase()
+    people = DiplonomicPeople()
+    web = DiplonomicWeb()

@@ -1,4 +1,4 @@
-"""What of Diplonomic's rule changes a ROLLBACK puts back (Variant.keep and restore).
+"""What of Diplonomic's rule changes a ROLLBACK puts back (its phase protocol's keep and restore).
 
 Kept as a phase is processed: the rules version in force, each rules proposal's state
 (and the turn it is voted in, its count, when it was resolved), the votes on the proposals

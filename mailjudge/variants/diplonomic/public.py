@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from mailjudge.game.state import phase_label, power_title
 from mailjudge.store.models import Game, Proposal, Seat
-from mailjudge.variants.base import PublicSection, PublicTable, PublicText
 from mailjudge.variants.diplonomic.rule_changes import KIND, versions_in_force
+from mailjudge.variants.web import PublicSection, PublicTable, PublicText
 
 
 def sections(game: Game) -> list[PublicSection]:

@@ -38,9 +38,14 @@ from mailjudge.game.state import (
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.store.models import Ballot, Game, OrderLine, Seat
-from mailjudge.variants.base import PublicSection, Variant
+from mailjudge.variants.base import Variant
 from mailjudge.variants.double import public
 from mailjudge.variants.double.sync import PartnerOrders, Synced, sync_adjustments, sync_units
+from mailjudge.variants.events import AfterProcess, BeforeProcess, PhaseEvent, Started
+from mailjudge.variants.people import PeopleHooks
+from mailjudge.variants.phase import PhaseHooks
+from mailjudge.variants.questions import Lines, PlayOn, ProposeDraw, Refusal, Unordered
+from mailjudge.variants.web import PublicSection, WebHooks
 
 if TYPE_CHECKING:
     from mailjudge.engine.maps import GameMap
@@ -251,51 +256,54 @@ def _laid_over(
     return mine + [line for line in base if unit(line) not in ordered]
 
 
-class Double(Variant):
-    name = "double"
-    commands_module = "mailjudge.variants.double.commands"
+def unordered_note(game: Game, phase_type: str) -> str:
+    """What a unit a player has not ordered comes to when the two sets are synchronised
+    (sync.py), said in that player's ready block in place of a default order line: a
+    default sent back would be the player's order against the partner's."""
+    if _lytton(game):
+        fate = "your partner's order stands for it (Lytton's rule 1)"
+    elif phase_type == ADJUSTMENT:
+        fate = "builds your partner orders are waived, removals left to the rule"
+    elif phase_type == RETREAT:
+        fate = "it is disbanded"
+    else:
+        fate = "it holds, unless your partner orders a support, which stands"
+    return f"(no order of yours on file: {fate}; write one on a line of its own to order it)"
+
+
+def deal_ring(game: Game, rng: random.Random) -> None:
+    """The standard start dealt one power each; deal the ring's pairs instead."""
+    seats = ring_seats(game)
+    people = [s for s in seats if s.person_id is not None]
+    for seat in seats:
+        if seat.person_id is None:
+            seat.delete_instance()
+    rng.shuffle(people)
+    for slot, pair in enumerate(ring_of(game_map(game))):
+        if slot < len(people):
+            seat = people[slot]
+            seat.powers, seat.name = " ".join(pair), seat_name(pair)
+            seat.save()
+        else:
+            Seat.create(game=game, role="player", name=seat_name(pair),
+                        powers=" ".join(pair), dummy=True)  # fmt: skip
+
+
+class DoublePeople(PeopleHooks):
     orders_per_player = True
 
-    def public_sections(self, game: Game) -> list[PublicSection]:
-        return public.sections(game, ring_seats(game))
+    def refusal(self, question: Refusal) -> str | None:
+        match question:
+            case PlayOn(gmap):
+                return ring_refusal(gmap)
+            case ProposeDraw(game) if (game.variant_state or {}).get("tiebreak"):
+                return "the game is in a tie-break: no draw is proposed or taken until it ends"
+        return None
 
-    def unordered_note(self, game: Game, phase_type: str) -> str | None:
-        """What a unit a player has not ordered comes to when the two sets are
-        synchronised (sync.py), said in that player's ready block in place of a default
-        order line: a default sent back would be the player's order against the partner's."""
-        if _lytton(game):
-            fate = "your partner's order stands for it (Lytton's rule 1)"
-        elif phase_type == ADJUSTMENT:
-            fate = "builds your partner orders are waived, removals left to the rule"
-        elif phase_type == RETREAT:
-            fate = "it is disbanded"
-        else:
-            fate = "it holds, unless your partner orders a support, which stands"
-        return f"(no order of yours on file: {fate}; write one on a line of its own to order it)"
-
-    def map_refusal(self, gmap: GameMap) -> str | None:
-        return ring_refusal(gmap)
-
-    def victory_count(self, centres: int) -> int | None:
-        return -(-centres * JOINT_WIN_CENTRES // STANDARD_CENTRES)
-
-    def on_start(self, game: Game, rng: random.Random, now: datetime) -> list[Outgoing]:
-        """The standard start dealt one power each; deal the ring's pairs instead."""
-        seats = ring_seats(game)
-        people = [s for s in seats if s.person_id is not None]
-        for seat in seats:
-            if seat.person_id is None:
-                seat.delete_instance()
-        rng.shuffle(people)
-        for slot, pair in enumerate(ring_of(game_map(game))):
-            if slot < len(people):
-                seat = people[slot]
-                seat.powers, seat.name = " ".join(pair), seat_name(pair)
-                seat.save()
-            else:
-                Seat.create(game=game, role="player", name=seat_name(pair),
-                            powers=" ".join(pair), dummy=True)  # fmt: skip
-        return []
+    def lines(self, question: Lines) -> list[str] | None:
+        if not isinstance(question, Unordered):
+            return None
+        return [unordered_note(question.game, question.phase_type)]
 
     def takeover_seat(self, game: Game, name: str) -> Seat | None:
         """Two seats hold each power. By the seat's name (rome-carthage) that seat; by a
@@ -312,6 +320,21 @@ class Double(Variant):
             s for s in holding if all(openings.open_row(game, p) is not None for p in s.powers)
         ]
         return next(iter(vacant + abandoned + holding), None)
+
+
+class DoublePhase(PhaseHooks):
+    def victory_count(self, centres: int) -> int | None:
+        return -(-centres * JOINT_WIN_CENTRES // STANDARD_CENTRES)
+
+    def on(self, event: PhaseEvent) -> list[Outgoing]:
+        match event:
+            case Started(game, rng):
+                deal_ring(game, rng)
+            case BeforeProcess(game):
+                return self._synchronise(game)
+            case AfterProcess(game, done):
+                return self._offer_joint_win(game, done)
+        return []
 
     def late(
         self, game: Game, pos: Position, powers: list[str], on_file: dict[str, list[OrderLine]],
@@ -345,7 +368,7 @@ class Double(Variant):
             return Readiness(True, "the deadline has passed: partners stand in for the late")
         return standard
 
-    def before_process(self, game: Game, now: datetime) -> list[Outgoing]:
+    def _synchronise(self, game: Game) -> list[Outgoing]:
         """Synchronise every shared power's orders; tell each pair what was out of sync."""
         mails = self._settle_joint_vote(game)
         pos = current_position(game)
@@ -391,7 +414,7 @@ class Double(Variant):
                  if k not in ("joint_vote", "tiebreak")}  # fmt: skip
         _save_state(game, {**state, **kept["state"]})
 
-    def after_process(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
+    def _offer_joint_win(self, game: Game, done: Processed) -> list[Outgoing]:
         vote = (game.variant_state or {}).get("joint_vote")
         if not vote or vote.get("opened") != done.phase:
             return []
@@ -478,10 +501,18 @@ class Double(Variant):
             )
         return None
 
-    def draws_allowed(self, game: Game) -> str | None:
-        if (game.variant_state or {}).get("tiebreak"):
-            return "the game is in a tie-break: no draw is proposed or taken until it ends"
-        return None
+
+class DoubleWeb(WebHooks):
+    def public_sections(self, game: Game) -> list[PublicSection]:
+        return public.sections(game, ring_seats(game))
+
+
+class Double(Variant):
+    name = "double"
+    commands_module = "mailjudge.variants.double.commands"
+    phase = DoublePhase()
+    people = DoublePeople()
+    web = DoubleWeb()
 
 
 def joint_vote_open(game: Game) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mailjudge.game.state import game_map, power_title
 from mailjudge.store.models import Game, Seat
-from mailjudge.variants.base import PublicSection, PublicTable
+from mailjudge.variants.web import PublicSection, PublicTable
 
 
 def sections(game: Game, seats: list[Seat]) -> list[PublicSection]:

@@ -22,15 +22,20 @@ from __future__ import annotations
 from mailjudge.permissions.rows import DENY, Row, role
 from mailjudge.permissions.vocabulary import Action, Role
 from mailjudge.variants.base import Variant
+from mailjudge.variants.people import PeopleHooks
 
 # Everyone seated but the master: in a Gunboat game they hold or watch powers.
 NOT_THE_MASTER = tuple(r for r in Role if r not in (Role.MASTER, Role.ANYONE))
 NO_PRESS = "a Gunboat game has no press between players: write to the master only (PRESS TO M)"
 
 
+class GunboatPeople(PeopleHooks):
+    anonymous = True
+
+
 class Gunboat(Variant):
     name = "gunboat"
-    anonymous = True
+    people = GunboatPeople()
     permission_rows = (
         Row(Action.PRESS_PRIVATE, role(*NOT_THE_MASTER), DENY, NO_PRESS),
         Row(Action.PRESS_BROADCAST, role(*NOT_THE_MASTER), DENY, NO_PRESS),

@@ -23,49 +23,64 @@ from mailjudge.permissions.vocabulary import Action, Role
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_everyone, mail_to_seat
 from mailjudge.store.models import Game, GameState, Seat
-from mailjudge.variants.base import PublicSection, Variant
+from mailjudge.variants.base import Variant
+from mailjudge.variants.events import AfterProcess, BeforeProcess, PhaseEvent
+from mailjudge.variants.people import PeopleHooks
+from mailjudge.variants.phase import PhaseHooks
+from mailjudge.variants.questions import BallotInPress, Lines, Refusal, Resign
 from mailjudge.variants.survive import outcasts as oc
 from mailjudge.variants.survive import public
 from mailjudge.variants.survive import vote_out as vo
 from mailjudge.variants.survive.tables import Outcast
+from mailjudge.variants.web import PublicSection, WebHooks
 
 
 def _position(game: Game) -> Position:
     return current_position(game)
 
 
-class Survive(Variant):
-    name = "survive"
-    commands_module = "mailjudge.variants.survive.commands"
-    tables = (Outcast,)
-    keep_adjustments_every = 2
-    permission_rows = (
-        Row(Action.VOTE_VICTOR, role(Role.MASTER), ALLOW,
-            "the master breaks an even victor vote (Survive)"),
-    )  # fmt: skip
+class SurvivePeople(PeopleHooks):
+    def refusal(self, question: Refusal) -> str | None:
+        if isinstance(question, Resign):  # rule 8
+            return self._resign_refused(question.game, question.seat)
+        return None
 
-    def resign_refused(self, game: Game, seat: Seat) -> str | None:
+    def lines(self, question: Lines) -> list[str] | None:
+        if isinstance(q := question, BallotInPress):
+            return self._ballot_in_press(q.game, q.seat, q.recipients, q.lines)
+        return None
+
+    def _resign_refused(self, game: Game, seat: Seat) -> str | None:
         if not game.position:
             return None
         board = current_position(game)
         return oc.resign_refused(game, seat, sum(len(board.units_of(p)) for p in seat.powers))
 
-    def public_sections(self, game: Game) -> list[PublicSection]:
-        return public.sections(game)
-
-    def ballot_in_press(
-        self, game: Game, seat: Seat, recipients: list[str], lines: list[str]
+    def _ballot_in_press(
+        self, game: Game, seat: Seat, recipients: tuple[str, ...], lines: tuple[str, ...]
     ) -> list[str]:
         """Seed 002, rule 3: players may send their vote-out to the master as press. The
         VOTE OUT lines of a press to the master alone are one ballot, recorded before the
         press is sent."""
         found = [line.split() for line in lines if line.upper().split()[:2] == ["VOTE", "OUT"]]
-        if recipients != ["MASTER"] or not found:
+        if recipients != ("MASTER",) or not found:
             return []
         allocation = vo.vote_out(game, seat, [w for words in found for w in words[2:]])
         return [
             f"vote-out ballot recorded: {vo.out_text(allocation)} (secret; a later one replaces it)"
         ]
+
+
+class SurvivePhase(PhaseHooks):
+    keep_adjustments_every = 2
+
+    def on(self, event: PhaseEvent) -> list[Outgoing]:
+        match event:
+            case BeforeProcess(game):
+                return self._count_vote(game)
+            case AfterProcess(game, done, now):
+                return self._after(game, done, now)
+        return []
 
     def passive(self, game: Game, through: int) -> Passive:
         out = oc.outcasts(game, through)
@@ -116,7 +131,7 @@ class Survive(Variant):
             mails.append(mail_to_seat(seat, f"victor vote {game.phase}", body, "notice"))
         return Wait("the vote-out tie would leave nobody: the outcasts choose the victor", mails)
 
-    def before_process(self, game: Game, now: datetime) -> list[Outgoing]:
+    def _count_vote(self, game: Game) -> list[Outgoing]:
         """Count the vote before the adjustments, so that outcasts adjust by rule. A
         phase played anew after a ROLLBACK: the outcasts of the undone future go, as its
         phases' records do (its ballots went with the ROLLBACK: service/keeping.py)."""
@@ -140,7 +155,7 @@ class Survive(Variant):
             oc.record(game, sorted(vo.most_votes(vo.tally(vo.out_ballots(game), playing))), "voted")
         return []
 
-    def after_process(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
+    def _after(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
         """Publish who went out (names only) and end the game when one power is left."""
         if not done.phase.endswith("A"):
             return []
@@ -162,3 +177,21 @@ class Survive(Variant):
         )  # fmt: skip
         # Outcasts' players are told too: they keep their seats.
         return mail_to_everyone(game, f"vote-out {done.phase}", body, done.phase)
+
+
+class SurviveWeb(WebHooks):
+    def public_sections(self, game: Game) -> list[PublicSection]:
+        return public.sections(game)
+
+
+class Survive(Variant):
+    name = "survive"
+    commands_module = "mailjudge.variants.survive.commands"
+    tables = (Outcast,)
+    permission_rows = (
+        Row(Action.VOTE_VICTOR, role(Role.MASTER), ALLOW,
+            "the master breaks an even victor vote (Survive)"),
+    )  # fmt: skip
+    phase = SurvivePhase()
+    people = SurvivePeople()
+    web = SurviveWeb()

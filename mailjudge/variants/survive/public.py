@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from mailjudge.game.state import phase_label, power_title
 from mailjudge.store.models import Game
-from mailjudge.variants.base import PublicSection, PublicTable
 from mailjudge.variants.survive.tables import Outcast
+from mailjudge.variants.web import PublicSection, PublicTable
 
 HOW = {"voted": "voted out", "no centres": "out: no centres left"}
 
