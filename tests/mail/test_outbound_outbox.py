@@ -23,7 +23,7 @@ from mailjudge.demo.sink import MailSink, _Recorder
 from mailjudge.inbound import spool
 from mailjudge.outbound import answered, outbox
 from mailjudge.outbound.message import build_message
-from mailjudge.outbound.outbox import RetryPolicy
+from mailjudge.outbound.retry import RetryPolicy
 from mailjudge.outbound.send import Handed, SmtpSender, is_permanent
 from mailjudge.store.models import Outbox, utcnow
 
@@ -496,7 +496,7 @@ def test_a_killed_senders_mails_are_sent_at_once_not_when_the_lease_runs_out(
     assert [r.id for r in outbox.claim_due(utcnow(), 1, lease=timedelta(minutes=10))] == [mine.id]
     theirs = notice(2)
     code = (
-        "import time; from datetime import timedelta; from mailjudge import db; "
+        "import time; from datetime import timedelta; from mailjudge.store import db; "
         "from mailjudge.store.models import utcnow; from mailjudge.outbound import outbox; "
         f"db.connect({any_db!r}); "
         "rows = outbox.claim_due(utcnow(), 1, lease=timedelta(minutes=10)); "
