@@ -43,6 +43,7 @@ PREPARE_SECONDS = 30.0
 MOST_TRANSIENT_TRIES = 10
 # PostgreSQL's SQLSTATE for a duplicate key in a unique index.
 _UNIQUE_VIOLATION = "23505"
+
 Handler = Callable[[InboundMessage], object]  # its return value is ignored
 
 

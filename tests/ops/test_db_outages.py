@@ -177,7 +177,7 @@ def test_the_judge_rides_out_a_restart_of_postgresql(tmp_path: Path) -> None:
             stream.start()
             try:
                 assert _until(lambda: len(stream.accepted) >= 10, 30)
-                assert _page_status(web) == 200
+                assert _until(lambda: _page_status(web) == 200, 60)  # the web process is up
                 server.stop()
                 refused_before = stream.refused
                 assert _until(lambda: _page_status(web) == 503, 10)
@@ -488,9 +488,9 @@ def test_a_deadline_during_a_real_outage_is_moved_and_processed_once(tmp_path: P
                 time.sleep(8)
                 server.start()
                 moved = lambda: [m for m in sink.mails if "deadline moved" in m.subject]  # noqa: E731
-                assert _until(lambda: len(moved()) == 8, 40), [m.subject for m in sink.mails]
+                assert _until(lambda: len(moved()) == 8, 120), [m.subject for m in sink.mails]
                 results = lambda: [m for m in sink.mails if "results" in m.subject.lower()]  # noqa: E731
-                assert _until(lambda: len(results()) >= 8, 60), [m.subject for m in sink.mails]
+                assert _until(lambda: len(results()) >= 8, 120), [m.subject for m in sink.mails]
                 time.sleep(12)  # a clock tick or two more: nothing is processed twice
             finally:
                 judge.stop()
