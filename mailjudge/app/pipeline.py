@@ -2,8 +2,8 @@
 the handler of its kind (app/handlers.py: a bounce, a list post, a Reply to press, commands),
 which queues the answer (app/replies.py) and every mail the mail causes.
 
-It runs inside the spool's transaction for that mail (spool.process_batch), so either all of
-its effects are stored, the reply included, or none are and the mail is shunted.
+It runs inside the spool's transaction for that mail (inbound.answering.process_batch), so
+either all its effects are stored, the reply included, or none are and the mail is shunted.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from mailjudge.addresses import bounced_outbox, judge_detail, press_reply_target
 from mailjudge.app import handlers, replies
 from mailjudge.config.settings import Settings
 from mailjudge.game import guard
+from mailjudge.inbound.answering import keep_masked_copy
 from mailjudge.inbound.parse import MailLimitError, ParsedMail
 from mailjudge.inbound.silence import CALENDAR_ANSWERS, carries_commands, silence_reason
-from mailjudge.inbound.spool import keep_masked_copy, parse_stored
+from mailjudge.inbound.spool import parse_stored
 from mailjudge.outbound.answered import sent_to
 from mailjudge.render import render
 from mailjudge.secrecy.masking import mask_mail

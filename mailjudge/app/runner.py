@@ -34,7 +34,8 @@ from mailjudge.inbound.imap import ImapPoller
 from mailjudge.inbound.landing import Landing
 from mailjudge.inbound.smtp import Listener, judge_recipients
 from mailjudge.outbound.connections import RelayConnections
-from mailjudge.outbound.outbox import RetryPolicy, flush, prune_sent
+from mailjudge.outbound.outbox import flush, prune_sent
+from mailjudge.outbound.retry import RetryPolicy
 from mailjudge.outbound.sent_record import SentRecord
 from mailjudge.service import deadlines
 from mailjudge.service import outages as judge_outages

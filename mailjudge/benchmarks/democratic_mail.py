@@ -30,14 +30,14 @@ from email.utils import make_msgid
 from pathlib import Path
 from typing import Any
 
-from mailjudge.benchmarks.democratic import (
-    _memory_mb,
-    _process_at_deadline,
-    _reset_peak_memory,
+from mailjudge.benchmarks.democratic_game import (
     country_of,
+    memory_mb,
+    process_at_deadline,
+    reset_peak_memory,
     setup_game,
 )
-from mailjudge.benchmarks.mail_e2e import relay_process, scratch_database
+from mailjudge.benchmarks.mail_rig import relay_process, scratch_database
 from mailjudge.config.settings import Settings
 from mailjudge.config.settings_files import load_settings
 from mailjudge.demo.sink import free_port
@@ -76,18 +76,18 @@ def run_by_mail(
             db.close()
             with _judges(settings, judges, in_process=postgres is None) as ports:
                 time.sleep(1.0)
-                before_mb = _memory_mb("VmRSS")
-                _reset_peak_memory()  # from here on the peak is the burst's, not the set-up's
+                before_mb = memory_mb("VmRSS")
+                reset_peak_memory()  # from here on the peak is the burst's, not the set-up's
                 began = time.time()
                 _send_burst(ports, mails, clients)
                 stored = time.time() - began
                 answered, last = _await_answers(arrivals, len(mails), began)
-                peak_mb = _memory_mb("VmHWM")
+                peak_mb = memory_mb("VmHWM")
                 db.connect(url)
                 game = get_game("big")
                 kind = (Ballot.game == game) & (Ballot.kind == "orders")
                 counted = Ballot.select().where(kind).count()
-                processed, _ = _process_at_deadline(game)
+                processed, _ = process_at_deadline(game)
                 db.close()
     finally:
         relay_stop.set()

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from mailjudge.app.runner import Judge
-from mailjudge.benchmarks.mail_e2e import JUDGE, _settings, relay_process, scratch_postgres
+from mailjudge.benchmarks.mail_rig import JUDGE, bench_settings, relay_process, scratch_postgres
 from mailjudge.config.settings import Settings
 from mailjudge.demo.sink import free_port
 from mailjudge.game import state
@@ -209,7 +209,7 @@ def judges_running(url: str, relay_port: int, count: int) -> Iterator[list[int]]
     processes = [
         mp.Process(
             target=_judge_process,
-            args=(_settings(url, relay_port), ports, stop),
+            args=(bench_settings(url, relay_port), ports, stop),
             name=f"bench-judge-{n}",
         )
         for n in range(count)

@@ -26,10 +26,10 @@ from typing import Any
 from aiosmtpd.controller import Controller
 
 from mailjudge.app import pipeline
-from mailjudge.benchmarks.mail_e2e import (
+from mailjudge.benchmarks.mail_rig import (
     JUDGE,
-    _game_and_mails,
-    _settings,
+    bench_game_and_mails,
+    bench_settings,
     cpu_seconds,
     relay_process,
 )
@@ -37,7 +37,8 @@ from mailjudge.config.settings import use_settings
 from mailjudge.demo.sink import free_port
 from mailjudge.inbound import spool
 from mailjudge.outbound.connections import RelayConnections
-from mailjudge.outbound.outbox import RetryPolicy, flush
+from mailjudge.outbound.outbox import flush
+from mailjudge.outbound.retry import RetryPolicy
 from mailjudge.outbound.send import SmtpSender
 from mailjudge.outbound.sent_record import SentRecord
 from mailjudge.store import db
@@ -76,11 +77,11 @@ def _counting_relay(port: int, stop: Any, delay: float = 0.0) -> None:
 
 def _queue_replies(folder: Path, mails: int, sink_port: int) -> int:
     """The replies of ``mails`` order mails, queued; how many."""
-    settings = _settings(f"sqlite:///{folder / 'judge.db'}", sink_port)
+    settings = bench_settings(f"sqlite:///{folder / 'judge.db'}", sink_port)
     use_settings(settings)
     db.connect(settings.database.url)
     migrations.upgrade()
-    for _, raw in _game_and_mails(mails):
+    for _, raw in bench_game_and_mails(mails):
         spool.store(raw.replace(b"\n", b"\r\n"), "player@bench.test", [JUDGE], "smtp")
 
     def handle(row: InboundMessage, prepared: Any = None) -> None:

@@ -7,8 +7,8 @@ import re
 import textwrap
 from typing import Any
 
-from mailjudge.config.settings import Settings
-from mailjudge.config.settings_files import _SECTIONS, SETTINGS, value_of
+from mailjudge.config.sections import Settings
+from mailjudge.config.settings_files import SECTIONS, SETTINGS, value_of
 
 
 def _toml_literal(value: Any) -> str:
@@ -27,7 +27,7 @@ def settings_docs() -> str:
         "Settings come from the TOML file given with --config, then from environment",
         "variables, which win. Every key below can be set either way.",
     ]
-    for section in _SECTIONS:
+    for section in SECTIONS:
         lines += ["", f"[{section}]"]
         for s in SETTINGS:
             if s.section != section:
@@ -60,7 +60,7 @@ def _mask_url_password(value: str) -> str:
 def describe_settings(settings: Settings, show_secrets: bool = False) -> str:
     """The settings in force, as TOML; secrets are masked unless asked for."""
     blocks: list[str] = []
-    for section in _SECTIONS:
+    for section in SECTIONS:
         lines = [f"[{section}]"]
         for s in SETTINGS:
             if s.section != section:

@@ -1,5 +1,5 @@
 """The settings read from where an operator writes them: a TOML file and MAILJUDGE_*
-variables, each checked against its section's field (mailjudge.config.settings) and refused with
+variables, each checked against its section's field (mailjudge.config.sections) and refused with
 what was wrong. The table of every setting (SETTINGS) drives the reading, the command
 line's check-config and the docs (settings_docs.py)."""
 
@@ -14,7 +14,7 @@ from pathlib import Path
 from types import NoneType, UnionType
 from typing import Any
 
-from mailjudge.config.settings import Settings, SettingsError
+from mailjudge.config.sections import Settings, SettingsError
 
 ENV_PREFIX = "MAILJUDGE"
 _TRUE = ("1", "true", "yes", "on")
@@ -93,7 +93,7 @@ def _build_table() -> tuple[Setting, ...]:
 
 SETTINGS: tuple[Setting, ...] = _build_table()
 _BY_NAME: dict[tuple[str, str], Setting] = {(s.section, s.key): s for s in SETTINGS}
-_SECTIONS: tuple[str, ...] = tuple(dict.fromkeys(s.section for s in SETTINGS))
+SECTIONS: tuple[str, ...] = tuple(dict.fromkeys(s.section for s in SETTINGS))
 
 
 # -- reading values -------------------------------------------------------------------------
@@ -182,8 +182,8 @@ def _read_file(path: Path) -> tuple[dict[tuple[str, str], Any], list[str]]:
     values: dict[tuple[str, str], Any] = {}
     errors: list[str] = []
     for section, table in document.items():
-        if section not in _SECTIONS:
-            errors.append(f"{path}: {_unknown('section', section, list(_SECTIONS))}")
+        if section not in SECTIONS:
+            errors.append(f"{path}: {_unknown('section', section, list(SECTIONS))}")
             continue
         if not isinstance(table, dict):
             errors.append(f"{path}: {section} must be a table: write [{section}] and keys below")
@@ -221,7 +221,7 @@ def load_settings(path: Path | None = None, environ: Mapping[str, str] | None = 
     if errors:
         raise SettingsError("\n".join(errors))
     settings = Settings()
-    for section in _SECTIONS:
+    for section in SECTIONS:
         changes = {key: v for (sec, key), v in values.items() if sec == section}
         if changes:
             settings = replace(

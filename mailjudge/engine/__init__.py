@@ -1,0 +1,2 @@
+"""The rules of the game, pure: maps, positions, orders read and checked, adjudication,
+retreats and adjustments; no database, mail or templates."""

@@ -6,7 +6,7 @@ and two workers' batches would deadlock. Here a worker claims the next mails of 
 together (the game worked out when the mail was stored: inbound.game_key) while it holds
 that game's lock, one of PostgreSQL's advisory locks, taken without waiting: a game held
 by another worker is passed over for the next. The batch is answered in one transaction,
-each mail in a savepoint (spool.process_batch), and the lock given up after its commit. A
+each mail in a savepoint (answering.process_batch), and the lock given up after its commit. A
 worker that dies loses its session and with it the lock; its claims run out as any do.
 """
 
@@ -17,14 +17,8 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
-from mailjudge.inbound.spool import (
-    DEFAULT_MAX_ATTEMPTS,
-    DEFAULT_STALE_AFTER,
-    Handler,
-    _claim_some,
-    _with_prepared,
-    process_batch,
-)
+from mailjudge.inbound.answering import Handler, process_batch, with_prepared
+from mailjudge.inbound.claims import DEFAULT_MAX_ATTEMPTS, DEFAULT_STALE_AFTER, claim_some
 from mailjudge.store import mail as store_mail
 from mailjudge.store.models import InboundMessage, utcnow
 from mailjudge.store.outages import unusable
@@ -52,7 +46,7 @@ def process_pending_by_game(
         key, rows = claimed
         try:
             process_batch(
-                [(row, handler if prepare is None else _with_prepared(handler, prepare, row))
+                [(row, handler if prepare is None else with_prepared(handler, prepare, row))
                  for row in rows]
             )  # fmt: skip
         finally:
@@ -93,7 +87,7 @@ def claim_game_batch(
         stale = waiting.may_have_stale(key)
         if not key:
             # No game known: one mail at a time, as any worker finds it, no game held.
-            _, taken = _claim_some(1, stale_after, max_attempts, now, key, stale)
+            _, taken = claim_some(1, stale_after, max_attempts, now, key, stale)
             if taken:
                 return key, taken
             continue
@@ -101,7 +95,7 @@ def claim_game_batch(
             continue  # another worker answers this game's mails
         try:
             while True:
-                found, taken = _claim_some(size, stale_after, max_attempts, now, key, stale)
+                found, taken = claim_some(size, stale_after, max_attempts, now, key, stale)
                 if taken:
                     return key, taken
                 if len(found) < size:

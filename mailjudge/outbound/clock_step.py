@@ -12,20 +12,15 @@ import time
 import weakref
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 from peewee import Field
 
+from mailjudge.outbound.retry import HOLD_RECHECK, RetryPolicy
 from mailjudge.store.db import prompt_write
 from mailjudge.store.models import Outbox
 
-if TYPE_CHECKING:
-    from mailjudge.outbound.outbox import RetryPolicy
-
 log = logging.getLogger(__name__)
 
-# A mail held for a bouncing address is looked at again after this long (outbox.py).
-HOLD_RECHECK = timedelta(hours=1)
 _id_field: Field[int] = Outbox._meta.fields["id"]
 
 

@@ -23,9 +23,7 @@ from typing import Any
 from peewee import Field, IntegrityError
 
 from mailjudge.addresses import bounce_address, kept_case
-from mailjudge.config.settings import OutboundSettings
 from mailjudge.outbound import clock_step, leases
-from mailjudge.outbound.clock_step import HOLD_RECHECK
 from mailjudge.outbound.connections import RelayConnections
 from mailjudge.outbound.draft import MailDraft
 from mailjudge.outbound.invitation import add_invitation, calendar_part
@@ -38,6 +36,7 @@ from mailjudge.outbound.message import (
     new_message_id,
     plain_text_bytes,
 )
+from mailjudge.outbound.retry import HOLD_RECHECK, RetryPolicy
 from mailjudge.outbound.send import Sender, is_permanent
 from mailjudge.outbound.sent_record import SentRecord
 from mailjudge.store import mail as store_mail
@@ -61,32 +60,6 @@ CLAIM_PAUSE = 0.004
 
 def _pk(row: Outbox) -> int:
     return int(row.__data__["id"])
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    max_attempts: int = 30
-    first_delay: timedelta = timedelta(seconds=30)
-    max_delay: timedelta = timedelta(hours=1)
-    # How long a claimed mail is reserved for the sender that claimed it.
-    lease: timedelta = timedelta(minutes=10)
-    # An address whose mail bounced this often gets none until its player signs on.
-    bounce_limit: int = 3
-
-    @classmethod
-    def from_settings(cls, settings: OutboundSettings) -> RetryPolicy:
-        return cls(
-            max_attempts=settings.max_attempts,
-            first_delay=timedelta(seconds=settings.retry_first_seconds),
-            max_delay=timedelta(seconds=settings.retry_max_seconds),
-            lease=timedelta(seconds=settings.lease_seconds),
-            bounce_limit=settings.bounce_limit,
-        )
-
-    def delay(self, attempts: int) -> timedelta:
-        """The wait after the `attempts`-th failed attempt: first, 2 x first, 4 x ..."""
-        doublings = min(max(attempts - 1, 0), 40)  # 2**40 x anything exceeds max_delay
-        return min(self.first_delay * (1 << doublings), self.max_delay)
 
 
 @dataclass

@@ -323,9 +323,9 @@ def cmd_requeue(args: argparse.Namespace) -> int:
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
-    from mailjudge.tools.docs import reference
+    from mailjudge.tools.docs import module_tree, reference
 
-    print(reference(), end="")
+    print(module_tree() if args.tree else reference(), end="")
     return 0
 
 
@@ -486,6 +486,13 @@ def _add_operator_options(name: str, cmd: argparse.ArgumentParser) -> None:
         )
     if name == "requeue":
         cmd.add_argument("game", metavar="GAME", help="the game's name")
+    if name == "docs":
+        cmd.add_argument(
+            "--tree",
+            action="store_true",
+            help="the package's modules instead, each with its docstring's first sentence "
+            "(the README's Layout)",
+        )
     if name == "prune":
         cmd.add_argument("--days", type=int, help="instead of outbound.keep_sent_days (0 or more)")
     if name == "serve":

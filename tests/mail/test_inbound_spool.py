@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mailjudge.config.settings import InboundSettings
-from mailjudge.inbound import group_store, spool
+from mailjudge.inbound import answering, claims, group_store, spool
 from mailjudge.store.models import InboundMessage, Person, utcnow
 
 WORKER = Path(__file__).parents[1] / "workers" / "spool_worker.py"
@@ -173,7 +173,7 @@ def test_a_masked_copy_is_kept_with_a_mail_done_and_with_one_shunted(any_db: str
         store(raw_mail(n))
 
     def handler(row: InboundMessage) -> None:
-        spool.keep_masked_copy(row, row.raw.replace(b"F BRE - MAO", b"(masked)"))
+        answering.keep_masked_copy(row, row.raw.replace(b"F BRE - MAO", b"(masked)"))
         if row.message_id == "<mail-2@example.org>":
             raise RuntimeError("after the copy was masked")
 
@@ -207,7 +207,7 @@ def test_masked_copies_hold_when_workers_are_threads_of_one_process(any_db: str)
         store(raw_mail(n))
 
     def handler(row: InboundMessage) -> None:
-        spool.keep_masked_copy(row, row.raw.replace(b"F BRE - MAO", b"(masked)"))
+        answering.keep_masked_copy(row, row.raw.replace(b"F BRE - MAO", b"(masked)"))
         time.sleep(0.002)  # other threads' batches begin (and wait) meanwhile
 
     in_threads(lambda _: spool.process_pending(handler), 4)
@@ -218,16 +218,16 @@ def test_masked_copies_hold_when_workers_are_threads_of_one_process(any_db: str)
 
 def test_a_dead_workers_mail_is_taken_up_again(any_db: str) -> None:
     store(raw_mail(1))
-    claimed = spool.claim_next()
+    claimed = claims.claim_next()
     assert claimed is not None and claimed.state == "processing"
-    assert spool.claim_next() is None  # taken, and not yet stale
+    assert claims.claim_next() is None  # taken, and not yet stale
     later = utcnow() + timedelta(minutes=11)
-    retaken = spool.claim_next(stale_after=timedelta(minutes=10), now=later)
+    retaken = claims.claim_next(stale_after=timedelta(minutes=10), now=later)
     assert retaken is not None and pk(retaken) == pk(claimed) and retaken.attempts == 2
     # The first worker comes back to life: its claim is gone, so its work is undone.
-    assert not spool.process_one(claimed, lambda m: Person.create(email="slow@x"))
+    assert not answering.process_one(claimed, lambda m: Person.create(email="slow@x"))
     assert Person.select().count() == 0
-    assert spool.process_one(retaken, lambda m: Person.create(email="fast@x"))
+    assert answering.process_one(retaken, lambda m: Person.create(email="fast@x"))
     assert [p.email for p in Person.select()] == ["fast@x"]
     assert InboundMessage.get().state == "done"
 
@@ -237,9 +237,9 @@ def test_a_mail_that_keeps_killing_workers_is_shunted(any_db: str) -> None:
     now = utcnow()
     for attempt in range(1, 4):
         now += timedelta(minutes=11)
-        row = spool.claim_next(now=now, max_attempts=3)
+        row = claims.claim_next(now=now, max_attempts=3)
         assert row is not None and row.attempts == attempt
-    assert spool.claim_next(now=now + timedelta(minutes=11), max_attempts=3) is None
+    assert claims.claim_next(now=now + timedelta(minutes=11), max_attempts=3) is None
     row = InboundMessage.get()
     assert row.state == "shunted" and "stopped 3 times" in row.error
 
@@ -306,7 +306,7 @@ def test_processes_claiming_at_once_never_share_a_mail(any_db: str) -> None:
 def test_finished_mail_is_not_claimed(any_db: str, state: str) -> None:
     row, _ = store(raw_mail(1))
     InboundMessage.update(state=state).execute()
-    assert spool.claim_next(now=utcnow() + timedelta(days=1)) is None
+    assert claims.claim_next(now=utcnow() + timedelta(days=1)) is None
     assert InboundMessage.get_by_id(pk(row)).state == state
 
 

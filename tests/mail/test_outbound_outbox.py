@@ -23,7 +23,7 @@ from mailjudge.demo.sink import MailSink, _Recorder
 from mailjudge.inbound import spool
 from mailjudge.outbound import answered, outbox
 from mailjudge.outbound.message import build_message
-from mailjudge.outbound.outbox import RetryPolicy
+from mailjudge.outbound.retry import RetryPolicy
 from mailjudge.outbound.send import Handed, SmtpSender, is_permanent
 from mailjudge.store.models import Outbox, utcnow
 

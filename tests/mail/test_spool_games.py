@@ -9,7 +9,7 @@ import threading
 import time
 from datetime import timedelta
 
-from mailjudge.inbound import game_batches, spool
+from mailjudge.inbound import answering, game_batches, spool
 from mailjudge.inbound.game_key import game_key
 from mailjudge.store import db
 from mailjudge.store.models import InboundMessage, utcnow
@@ -231,7 +231,7 @@ def test_a_mail_claimed_without_a_lock_is_not_marked_once_another_worker_took_it
         db.database_proxy.execute_sql("INSERT INTO note VALUES ('answered')")
         wrote.append("x")
 
-    assert spool.process_batch([(row, handler)]) == 0
+    assert answering.process_batch([(row, handler)]) == 0
     assert wrote == ["x"]
     assert db.database_proxy.execute_sql("SELECT count(*) FROM note").fetchone()[0] == 0
     assert InboundMessage.get_by_id(row.id).state == "processing"

@@ -18,6 +18,7 @@ from mailjudge.demo.mailroom import Harness, judge_settings
 from mailjudge.demo.sink import MailSink
 from mailjudge.outbound import outbox
 from mailjudge.outbound.message import build_message
+from mailjudge.outbound.retry import RetryPolicy
 from mailjudge.outbound.send import SmtpSender
 from mailjudge.store.models import Outbox, utcnow
 
@@ -73,7 +74,7 @@ def test_a_sender_started_after_the_step_sends_what_waited(any_db: str, relay: R
     later time, and still sends mail whose wait lies further ahead than any it sets."""
     message = build_message(sender=JUDGE, to=["jean@players.test"], subject="x", text="x")
     outbox.enqueue(message)
-    retry = outbox.RetryPolicy()
+    retry = RetryPolicy()
     relay.answer = "451 4.3.0 Try again later"
     before = SmtpSender("127.0.0.1", relay.port, JUDGE, timeout=5)
     assert outbox.flush(before, now=utcnow() + DAY, retry=retry).retried == 1

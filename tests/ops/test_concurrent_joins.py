@@ -35,7 +35,7 @@ from mailjudge.config.settings_files import load_settings
 from mailjudge.engine.catalogue import playable_powers
 from mailjudge.game import guard
 from mailjudge.game.state import game_map, get_game, players
-from mailjudge.inbound import spool
+from mailjudge.inbound import answering, claims, spool
 from mailjudge.outbound.draft import MailDraft
 from mailjudge.secrecy import passwords
 from mailjudge.service import games
@@ -318,7 +318,7 @@ def answer_at_once(settings: Settings, mails: list[tuple[str, str]]) -> list[Inb
         spool.store(join_mail(sender, body, 0).raw, sender, [JUDGE], "smtp")[0]
         for sender, body in mails
     ]
-    claimed = spool.claim_batch(len(rows))
+    claimed = claims.claim_batch(len(rows))
     assert len(claimed) == len(rows)
     barrier = threading.Barrier(len(claimed))
     failures: list[BaseException] = []
@@ -330,7 +330,7 @@ def answer_at_once(settings: Settings, mails: list[tuple[str, str]]) -> list[Inb
     def work(row: InboundMessage) -> None:
         try:
             barrier.wait(30)
-            spool.process_batch([(row, handle)])
+            answering.process_batch([(row, handle)])
         except BaseException as err:  # reported below
             failures.append(err)
         finally:

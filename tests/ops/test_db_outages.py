@@ -11,6 +11,7 @@ is late for it. The tests that need a server to stop start one of their own
 from __future__ import annotations
 
 import random
+import socket
 import sqlite3
 import time
 import urllib.error
@@ -326,14 +327,14 @@ def test_claims_of_a_session_that_ended_are_taken_up_at_once(pg: str, postgres_s
     other = db.open_database(pg)
     db.database_proxy.initialize(other)
     with db.database_proxy.atomic():
-        taken = spool.claim_batch(3)
+        taken = claims.claim_batch(3)
     holder = taken[0].claimed_by
     assert holder.startswith("pg:") and {r.claimed_by for r in taken} == {holder}
     _end_session(postgres_server, int(holder.split(":")[1]))
     db.forget_connection()
-    assert spool.claim_batch(3) == []  # the claims are fresh: ten minutes to run
+    assert claims.claim_batch(3) == []  # the claims are fresh: ten minutes to run
     assert claims.free_orphans(force=True) == 3
-    again = spool.claim_batch(3)
+    again = claims.claim_batch(3)
     assert len(again) == 3 and all(r.attempts == 2 for r in again)
 
 
@@ -352,7 +353,7 @@ def test_claims_of_a_dead_process_are_taken_up_at_once(sqlite_db: str, tmp_path:
     InboundMessage.update(state="processing", claimed_at=datetime.now(UTC), attempts=1,
                           claimed_by=claims.holder()).where(InboundMessage.id.in_(ids[2:])).execute()  # fmt: skip
     assert claims.free_orphans(force=True) == 2
-    assert sorted(int(r.__data__["id"]) for r in spool.claim_batch(4)) == ids[:2]
+    assert sorted(int(r.__data__["id"]) for r in claims.claim_batch(4)) == ids[:2]
 
 
 def test_a_batch_the_disk_filled_under_is_put_back_not_shunted(sqlite_db: str) -> None:
@@ -386,6 +387,15 @@ def test_a_batch_the_disk_filled_under_is_put_back_not_shunted(sqlite_db: str) -
 
 
 # -- a judge killed outright ------------------------------------------------------------------
+
+
+def _listening(port: int) -> bool:
+    """Whether anything on this machine still takes connections on ``port``."""
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+    except OSError:
+        return False
+    return True
 
 
 def _group_alive(pgid: int) -> bool:
@@ -432,6 +442,8 @@ def test_sigkill_of_serve_takes_its_children_and_loses_nothing(
             os.kill(process.pid, signal.SIGKILL)
             process.wait(10)
             assert _until(lambda: not _group_alive(process.pid), 60), "children outlived it"
+            assert not _listening(web), "something still holds the web port"
+            assert not _listening(judge.smtp_port), "something still holds the SMTP port"
             judge.process = None
             judge.start()  # the same SMTP and web ports: nothing holds them
             assert _until(lambda: _page_status(web) == 200, 120)

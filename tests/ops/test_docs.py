@@ -1,5 +1,6 @@
 """The docs hold what the code is: the README's reference of every command and setting,
-the variant hooks in docs/architecture.md, the interchange contract in docs/."""
+its module tree, the variant hooks in docs/architecture.md, the interchange contract in
+docs/."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import re
 import typing
 from pathlib import Path
 
-from mailjudge.tools.docs import reference
+from mailjudge.tools.docs import module_tree, reference, summary
 from mailjudge.variants.addresses import AddressHooks
 from mailjudge.variants.base import Variant
 from mailjudge.variants.events import PeopleEvent, PhaseEvent
@@ -26,6 +27,25 @@ PROTOCOL_CLASSES = {"PhaseHooks", "PeopleHooks", "AddressHooks", "WebHooks", "Ph
 
 def test_readme_reference_is_in_step_with_the_code() -> None:
     assert reference() in README.read_text(), "run `mailjudge docs` and paste it into README.md"
+
+
+def test_readme_tree_names_every_module_as_its_docstring_says() -> None:
+    """The README's Layout is `mailjudge docs --tree` as the code is now: every module of
+    the package, web/ included, with its docstring's first sentence."""
+    text = README.read_text()
+    block = text.split("<!-- module tree: mailjudge docs --tree -->\n", 1)[1]
+    block = block.split("<!-- end of the module tree -->", 1)[0]
+    package = ROOT / "mailjudge"
+    for path in package.rglob("*.py"):
+        name = path.parent.name + "/" if path.name == "__init__.py" else path.name
+        assert f"`{name}`: {summary(path)}" in block, f"README.md's tree misses {path}"
+    assert block == module_tree(), "run `mailjudge docs --tree` and paste it into README.md"
+
+
+def test_every_module_says_what_it_is_for() -> None:
+    """The tree's line of a module is its docstring: none is empty."""
+    empty = [p for p in (ROOT / "mailjudge").rglob("*.py") if not summary(p)]
+    assert empty == [], "give these modules a docstring"
 
 
 def test_readme_starts_with_install_and_test_commands() -> None:

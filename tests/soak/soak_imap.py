@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from helpers.reliability import own_dovecot, run_imap
 
-from mailjudge.benchmarks.mail_e2e import scratch_postgres
+from mailjudge.benchmarks.mail_rig import scratch_postgres
 
 
 def main() -> int:

@@ -79,19 +79,30 @@ def test_damaged_or_foreign_stored_hash_is_an_error_not_a_mismatch(stored: str) 
         verify_password("anything", stored)
 
 
-def test_remembered_verification_is_fast_and_safe() -> None:
-    import time
-
+def test_remembered_verification_skips_scrypt_and_stays_safe(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A right password checked once is not put through scrypt again; a wrong one always is
+    (a guesser pays the full price), and a password right for one hash is not for another."""
     from mailjudge.secrecy.passwords import forget_verified, verify_password_remembered
 
     forget_verified()
     stored = hash_password("correct horse")
-    start = time.perf_counter()
+    other = hash_password("other")
+    runs: list[int] = []
+    scrypt = hashlib.scrypt
+
+    def counted(*args: object, **kwargs: object) -> bytes:
+        runs.append(1)
+        return scrypt(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(hashlib, "scrypt", counted)
     assert verify_password_remembered("correct horse", stored)
-    first = time.perf_counter() - start
-    start = time.perf_counter()
+    assert len(runs) == 1
     for _ in range(100):
         assert verify_password_remembered("correct horse", stored)
-    assert (time.perf_counter() - start) / 100 < first / 10  # no scrypt the second time
+    assert len(runs) == 1  # remembered: no scrypt the second time
     assert not verify_password_remembered("wrong horse", stored)
-    assert not verify_password_remembered("correct horse", hash_password("other"))
+    assert not verify_password_remembered("wrong horse", stored)
+    assert len(runs) == 3  # a wrong password is never remembered
+    assert not verify_password_remembered("correct horse", other)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
-from mailjudge.app.write_turns import MOST_WAIT, WriteTurns
+from mailjudge.app.write_turns import WriteTurns
 from mailjudge.store.db import WriteTurn, database_proxy, prompt_write
 
 
@@ -58,7 +58,10 @@ def test_a_sender_that_asks_is_let_in_between_two_batches(sqlite_db: str) -> Non
     thread = _busy_worker(stop, worker.give_way, holding)
     thread.start()
     try:
-        made = _sender_writes(turns.sender(), writes=20, within=3.0, holding=holding)
+        # The bound is a wait for the 20 writes, long enough for any machine: what counts
+        # is that they all went in past a worker that holds the lock nearly all the time,
+        # and that the worker gave way for them.
+        made = _sender_writes(turns.sender(), writes=20, within=60.0, holding=holding)
     finally:
         stop.set()
         thread.join()
@@ -69,37 +72,46 @@ def test_a_sender_that_asks_is_let_in_between_two_batches(sqlite_db: str) -> Non
     assert count == 20
 
 
-def test_a_worker_waits_no_longer_than_a_moment_for_a_dead_sender() -> None:
+def test_a_worker_goes_on_when_the_sender_that_asked_is_dead() -> None:
+    """A sender that asked and never says it is done does not hold the workers up: each
+    gives way once, then goes on (the join's timeout only waits for that to happen)."""
     turns = WriteTurns(2)
     first, second = turns.worker(0), turns.worker(1)
     turns.sender().wait_for_turn(0.0)  # asked, then never says it is done
-    began = time.monotonic()
-    first.give_way()
-    second.give_way()
-    assert time.monotonic() - began < 2 * MOST_WAIT + 0.5
+
+    def both() -> None:
+        first.give_way()
+        second.give_way()
+        first.give_way()  # nobody asked again: it does not give way a second time
+
+    workers = threading.Thread(target=both)
+    workers.start()
+    workers.join(timeout=30)
+    assert not workers.is_alive(), "a worker still waits for a dead sender"
     assert (first.given_way, second.given_way) == (1, 1)
-    began = time.monotonic()
-    first.give_way()  # nobody asked again: no wait at all
-    assert first.given_way == 1 and time.monotonic() - began < MOST_WAIT
     turns.close()
 
 
 def test_the_worker_lets_the_sender_go_first_and_goes_on_when_told() -> None:
-    turns = WriteTurns(1)
+    """With a wait longer than the test (so only the sender's word can end it), the
+    worker lets go, the sender writes, and the worker goes on after the sender is done."""
+    turns = WriteTurns(1, most_wait=120.0)
     worker, sender = turns.worker(0), turns.sender()
     sender.wait_for_turn(0.0)
+    events: list[str] = []
 
     def sender_side() -> None:
-        assert turns.given.wait(1.0)  # the worker let go
+        assert turns.given.wait(60.0)  # the worker let go
+        events.append("sender wrote")
         sender.turn_over()
 
     helper = threading.Thread(target=sender_side)
     helper.start()
-    began = time.monotonic()
     worker.give_way()
+    events.append("worker went on")
     helper.join()
     assert worker.given_way == 1
-    assert time.monotonic() - began < MOST_WAIT + 0.5
+    assert events == ["sender wrote", "worker went on"]
     turns.close()
 
 

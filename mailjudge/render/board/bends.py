@@ -16,14 +16,21 @@ from dataclasses import replace
 
 from mailjudge.config.paths import MAPS_DIR
 from mailjudge.engine.boards import map_document
-from mailjudge.render.board.outlines import Drawing, Point, _cross, _key, _middle, crossings
+from mailjudge.render.board.outlines import (
+    Drawing,
+    Point,
+    border_key,
+    border_middle,
+    crossings,
+    segments_cross,
+)
 
 Edge = tuple[str, str]
 
 
 def _pieces(d: Drawing, edge: Edge) -> list[tuple[Point, Point]]:
     a, b = edge
-    m = _middle(d, a, b)
+    m = border_middle(d, a, b)
     return [(d.points[a], m), (m, d.points[b])]
 
 
@@ -42,7 +49,7 @@ def _crosses(mine: list[tuple[Point, Point]], p3: Point, p4: Point) -> bool:
     west, east = min(p3[0], p4[0]), max(p3[0], p4[0])
     return any(
         max(p1[0], p2[0]) >= west and min(p1[0], p2[0]) <= east  # side by side at all
-        and not {p1, p2} & {p3, p4} and _cross(p1, p2, p3, p4)
+        and not {p1, p2} & {p3, p4} and segments_cross(p1, p2, p3, p4)
         for p1, p2 in mine
     )  # fmt: skip
 
@@ -159,7 +166,7 @@ def main(argv: list[str]) -> int:
         print(f"{code} = [{round(x)}, {round(y)}]")
     print("[board.bends]  # to add")
     for (a, b), (x, y) in sorted(added.items()):
-        print(f"{_key(a, b)[0]}-{_key(a, b)[1]} = [{round(x)}, {round(y)}]")
+        print(f"{border_key(a, b)[0]}-{border_key(a, b)[1]} = [{round(x)}, {round(y)}]")
     return 0
 
 

@@ -70,16 +70,17 @@ def drawing_of(doc: Mapping[str, Any]) -> Drawing:
         for text in doc["adjacency"][kind]:
             a, b = (part.strip().split("/")[0] for part in text.split("-"))
             if a != b:
-                edges.add(_key(a, b))
+                edges.add(border_key(a, b))
     # Neighbours that cannot share a border on a flat board: joined by a line instead
     # (render/board/passages.py).
-    edges -= {_key(*text.split("-")) for text in board.get("passages", [])}
+    edges -= {border_key(*text.split("-")) for text in board.get("passages", [])}
     for code, area in board.get("impassable", {}).items():
         points[code] = (float(area["position"][0]), float(area["position"][1]))
         kinds[code] = "impassable"
-        edges.update(_key(code, other) for other in area["borders"])
+        edges.update(border_key(code, other) for other in area["borders"])
     bends = {
-        _key(*k.split("-")): (float(v[0]), float(v[1])) for k, v in board.get("bends", {}).items()
+        border_key(*k.split("-")): (float(v[0]), float(v[1]))
+        for k, v in board.get("bends", {}).items()
     }
     face_points = {
         " ".join(sorted(k.split())): (float(v[0]), float(v[1]))
@@ -89,12 +90,14 @@ def drawing_of(doc: Mapping[str, Any]) -> Drawing:
                    frozenset(edges), bends, face_points)  # fmt: skip
 
 
-def _key(a: str, b: str) -> tuple[str, str]:
+def border_key(a: str, b: str) -> tuple[str, str]:
+    """The border between two provinces, the same whichever is named first."""
     return (a, b) if a < b else (b, a)
 
 
-def _middle(d: Drawing, a: str, b: str) -> Point:
-    bend = d.bends.get(_key(a, b))
+def border_middle(d: Drawing, a: str, b: str) -> Point:
+    """Where the border between ``a`` and ``b`` is drawn through: its bend, else halfway."""
+    bend = d.bends.get(border_key(a, b))
     if bend is not None:
         return bend
     (ax, ay), (bx, by) = d.points[a], d.points[b]
@@ -106,7 +109,7 @@ def crossings(d: Drawing, only: str | None = None) -> list[tuple[tuple[str, str]
     the crossings of that province's borders (all there can be after moving its point)."""
     pieces = []
     for a, b in sorted(d.edges):
-        m = _middle(d, a, b)
+        m = border_middle(d, a, b)
         pieces += [((a, b), d.points[a], m), ((a, b), m, d.points[b])]
     # Only pieces side by side from west to east can cross: each is tried against those
     # that start (westmost end) before it ends (a sweep; a big map has thousands).
@@ -126,7 +129,7 @@ def crossings(d: Drawing, only: str | None = None) -> list[tuple[tuple[str, str]
     for (e1, p1, p2), (e2, p3, p4) in pairs:
         # Pieces that meet at a point of the board (two borders of one province) do not
         # cross there; any other meeting is a crossing.
-        if e1 != e2 and not {p1, p2} & {p3, p4} and _cross(p1, p2, p3, p4):
+        if e1 != e2 and not {p1, p2} & {p3, p4} and segments_cross(p1, p2, p3, p4):
             found.add((min(e1, e2), max(e1, e2)))
     return sorted(found)
 
@@ -144,7 +147,8 @@ def _side_by_side(one: Piece, other: Piece) -> bool:
     return _starts_before(one, other) and _starts_before(other, one)
 
 
-def _cross(p1: Point, p2: Point, p3: Point, p4: Point) -> bool:
+def segments_cross(p1: Point, p2: Point, p3: Point, p4: Point) -> bool:
+    """Whether the line from p1 to p2 crosses the line from p3 to p4 (touching is not)."""
     return (_side(p3, p4, p1) * _side(p3, p4, p2) < 0) and (
         _side(p1, p2, p3) * _side(p1, p2, p4) < 0
     )
@@ -171,7 +175,7 @@ def faces_of(d: Drawing) -> Faces:
         neighbours[b].append(a)
 
     def angle(u: str, v: str) -> float:
-        mx, my = _middle(d, u, v)
+        mx, my = border_middle(d, u, v)
         return math.atan2(my - d.points[u][1], mx - d.points[u][0])
 
     rotation = {u: sorted(vs, key=partial(angle, u)) for u, vs in neighbours.items()}
@@ -205,7 +209,7 @@ def _face_outline(d: Drawing, ring: list[str]) -> list[Point]:
     """A face as a polygon: its points, with each border's middle (or bend) between them."""
     return [
         q for i, a in enumerate(ring)
-        for q in (d.points[a], _middle(d, a, ring[(i + 1) % len(ring)]))
+        for q in (d.points[a], border_middle(d, a, ring[(i + 1) % len(ring)]))
     ]  # fmt: skip
 
 
@@ -264,7 +268,7 @@ def outline_rings(
     borders: dict[tuple[str, str], list[Point]] = {}
     for a, b in sorted(d.edges):
         left, right = faces.face_of[(a, b)], faces.face_of[(b, a)]
-        mid = _middle(d, a, b)
+        mid = border_middle(d, a, b)
         start = inner[left] if left != faces.outer else _far(d, mid)
         end = inner[right] if right != faces.outer else _far(d, mid)
         coast = "water" in (d.kinds[a], d.kinds[b]) and d.kinds[a] != d.kinds[b]
@@ -428,7 +432,7 @@ def coast_points(doc: Mapping[str, Any], d: Drawing, found: Mapping[str, Any]) -
         for loc, seen in sorted(coasts.items()):
             others = set().union(*(v for k, v in coasts.items() if k != loc))
             towards = sorted(seen - others) or sorted(seen)
-            mids = [_middle(d, code, n) for n in towards]
+            mids = [border_middle(d, code, n) for n in towards]
             target = (sum(x for x, _ in mids) / len(mids), sum(y for _, y in mids) / len(mids))
             entry["coasts"][loc.split("/")[1]] = _inside_near(shape, target, 12.0)
 

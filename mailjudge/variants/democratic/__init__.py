@@ -61,8 +61,8 @@ from mailjudge.variants.democratic.ballots import (
 )
 from mailjudge.variants.democratic.citizens import (
     CITIZEN_ROLES,
-    _owners,
     addresses_read_once,
+    centre_owners,
     centres_of,
     citizen_owners_before,
     citizens,
@@ -71,6 +71,10 @@ from mailjudge.variants.democratic.citizens import (
 )
 from mailjudge.variants.democratic.country_lists import JUDGE, archive, list_mail, list_target, post
 from mailjudge.variants.democratic.press import press_routes
+from mailjudge.variants.democratic.proposal_reads import nominees, proposals
+from mailjudge.variants.democratic.proposal_reads import (
+    set_number as set_number,
+)
 from mailjudge.variants.democratic.tables import CountryList, ListPost
 from mailjudge.variants.events import (
     AfterProcess,
@@ -179,26 +183,6 @@ def _new_proposal(
     )  # fmt: skip
 
 
-def nominees(game: Game, power: str) -> list[str]:
-    """Citizens nominated for diplomat of ``power`` who are still its citizens."""
-    names = [
-        p.text.split("\n", 1)[0]
-        for p in Proposal.select().where(
-            (Proposal.game == game) & (Proposal.kind == "nomination") & (Proposal.power == power)
-            & (Proposal.state == "open")
-        )
-    ]  # fmt: skip
-    if not names:
-        return []
-    # By name only, so that the database goes straight to the few nominees' rows (a test
-    # on role or centre here made it walk every citizen of the country, at every ballot).
-    centres = set(centres_of(game, power))
-    still = Seat.select(Seat.name, Seat.role, Seat.centre).where(
-        (Seat.game == game) & Seat.name.in_(names)
-    )
-    return sorted({s.name for s in still if s.role in CITIZEN_ROLES and s.centre in centres})
-
-
 def propose_orders(
     game: Game, seat: Seat, lines: list[str]
 ) -> tuple[Proposal, list[tuple[str, str]]]:
@@ -227,37 +211,6 @@ def propose_orders(
             & (Proposal.power == power) & (Proposal.text == text)
         )  # fmt: skip
         return same or _new_proposal(game, "orders", power, text, seat), errors
-
-
-def proposals(game: Game, power: str) -> list[Proposal]:
-    """``power``'s order sets of this phase; set n is the n-th of the list (seed 000
-    numbers each country's sets of a phase 1, 2, 3, whatever other countries propose)."""
-    here = (Proposal.game == game) & (Proposal.phase == game.phase)
-    mine = (Proposal.kind == "orders") & (Proposal.power == power)
-    return list(Proposal.select().where(here & mine).order_by(Proposal.number))
-
-
-def set_number(proposal: Proposal) -> int:
-    """The number a country's citizens know a proposal by: its order set's number within
-    the country and phase, or its nomination's number within the country (nominations
-    stand from phase to phase and are numbered apart). ``Proposal.number`` stays the
-    game-wide key."""
-    same = (
-        (Proposal.game == proposal.game_id) & (Proposal.kind == proposal.kind)
-        & (Proposal.power == proposal.power) & (Proposal.number < proposal.number)
-    )  # fmt: skip
-    if proposal.kind == "orders":
-        same &= Proposal.phase == proposal.phase
-    return int(Proposal.select().where(same).count()) + 1
-
-
-def nomination(game: Game, power: str, number: int) -> Proposal | None:
-    """``power``'s nomination with the number its citizens were told."""
-    rows = Proposal.select().where(
-        (Proposal.game == game) & (Proposal.kind == "nomination") & (Proposal.power == power)
-    )
-    found = list(rows.order_by(Proposal.number).offset(number - 1).limit(1)) if number > 0 else []
-    return found[0] if found else None
 
 
 def vote_orders(game: Game, seat: Seat, ranking: list[int]) -> None:
@@ -470,7 +423,7 @@ class DemocraticPhase(PhaseHooks):
             (Seat.game == game) & (Seat.centre == centre) & Seat.role.in_(CITIZEN_ROLES)
             & Seat.person.is_null(False)
         )  # fmt: skip
-        power = _owners(game).get(centre)
+        power = centre_owners(game).get(centre)
         body = render(
             "democratic/citizen_placed.txt.j2", game=game, power=power, centre=centre, why=why
         )
@@ -547,7 +500,7 @@ class DemocraticPhase(PhaseHooks):
         """Citizens of captured centres change country (at the end of a Fall turn: after
         its retreats); a new movement phase elects."""
         old_owners = citizen_owners_before(game, done.phase)
-        new_owners = _owners(game)
+        new_owners = centre_owners(game)
         taken = [c for c, owner in new_owners.items() if old_owners.get(c) != owner]
         movers: list[Seat] = []
         if taken:
@@ -573,7 +526,9 @@ class DemocraticPhase(PhaseHooks):
     def _digests(self, game: Game, done: Processed, now: datetime) -> list[Outgoing]:
         """The phase's public results go to every list, then each list's digest."""
         text = "\n".join(results_lines(done.results, done.outcome, None, game.map_name)) + "\n"
-        for power in sorted({*_owners(game).values(), *_record_owners(game, done.phase).values()}):
+        for power in sorted(
+            {*centre_owners(game).values(), *_record_owners(game, done.phase).values()}
+        ):
             archive(game, power, JUDGE, f"results of {done.phase}", text)
         return digests.for_game(game, now)
 

@@ -17,7 +17,7 @@ from mailjudge.store.models import Game, Person, PhaseRecord, Seat
 CITIZEN_ROLES = ("citizen", "diplomat")
 
 
-def _owners(game: Game) -> dict[str, str]:
+def centre_owners(game: Game) -> dict[str, str]:
     """Who owns each centre, as its citizens belong to it. Seed 000: citizens move when
     "their home supply center gets overtaken" and "once a country gains control of a
     supply center ... prior to disbanding or building units": control changes at the end
@@ -43,7 +43,7 @@ def owners_at_start(game: Game, phase: str) -> dict[str, str] | None:
 
 def citizen_owners_before(game: Game, phase: str) -> dict[str, str]:
     """The owners the citizens followed while the stored ``phase`` was played (a Fall
-    retreat's are the Fall's first: see _owners)."""
+    retreat's are the Fall's first: see centre_owners)."""
     if phase.startswith("F") and phase.endswith("R"):
         began = owners_at_start(game, phase[:-1] + "M")
         if began is not None:
@@ -67,17 +67,17 @@ def citizens(game: Game) -> list[Seat]:
 
 
 def country_of(seat: Seat, owners: dict[str, str] | None = None) -> str | None:
-    owners = owners if owners is not None else _owners(seat.game)
+    owners = owners if owners is not None else centre_owners(seat.game)
     return owners.get(seat.centre) if seat.centre else None
 
 
 def citizens_of(game: Game, power: str) -> list[Seat]:
-    owners = _owners(game)
+    owners = centre_owners(game)
     return [s for s in citizens(game) if s.centre and owners.get(s.centre) == power]
 
 
 def centres_of(game: Game, power: str) -> list[str]:
-    return sorted(c for c, owner in _owners(game).items() if owner == power)
+    return sorted(c for c, owner in centre_owners(game).items() if owner == power)
 
 
 # Set while a phase is processed: game id -> centre -> its citizens' addresses.

@@ -13,6 +13,7 @@ from mailjudge.render import render
 from mailjudge.store.models import Game
 from mailjudge.variants import democratic as dem
 from mailjudge.variants.democratic import country_lists as lists
+from mailjudge.variants.democratic import proposal_reads
 from mailjudge.variants.democratic.citizens import country_of
 from mailjudge.variants.democratic.country_lists import JUDGE, list_mail
 
@@ -48,7 +49,7 @@ class Nominate(Command):
         why = " ".join(args[1:])
         proposal = dem.nominate(game, ctx.seat, args[0], why)
         power = country_of(ctx.seat) or ""
-        number = dem.set_number(proposal)
+        number = proposal_reads.set_number(proposal)
         body = render("democratic/nomination.txt.j2", game=game, nominee=args[0].lower(), why=why,
                       power=power, number=number)  # fmt: skip
         to_country(ctx, game, power, f"nomination {number}: {args[0].lower()}", body)
@@ -70,7 +71,7 @@ class ProposeOrders(Command):
             raise CommandError("in a Democratic game write PROPOSAL ORDERS, the orders, then END")
         assert ctx.seat is not None
         proposal, errors = dem.propose_orders(game, ctx.seat, list(block.body))
-        power, number = str(proposal.power), dem.set_number(proposal)
+        power, number = str(proposal.power), proposal_reads.set_number(proposal)
         body = render(
             "democratic/proposal_orders.txt.j2", game=game, proposal=proposal, number=number
         )
@@ -133,10 +134,10 @@ class Comment(Command):
         power = country_of(ctx.seat) or ""
         number = int(words[-1])
         if nominated:
-            proposal = dem.nomination(game, power, number)
+            proposal = proposal_reads.nomination(game, power, number)
             what = f"nomination {number}"
         else:
-            sets = dem.proposals(game, power)
+            sets = proposal_reads.proposals(game, power)
             proposal = sets[number - 1] if 0 < number <= len(sets) else None
             what = f"order set {number} for {game.phase}"
         if proposal is None:

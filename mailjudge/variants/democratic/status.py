@@ -5,9 +5,9 @@ ballots; never another citizen's ballot, nor a count before the deadline."""
 from __future__ import annotations
 
 from mailjudge.store.models import Ballot, Game, Seat
-from mailjudge.variants.democratic import nominees, proposals, set_number
 from mailjudge.variants.democratic.ballots import STANDING
 from mailjudge.variants.democratic.citizens import country_of, diplomat_of
+from mailjudge.variants.democratic.proposal_reads import nominees, proposals, set_number
 
 
 def citizen_status(game: Game, seat: Seat) -> list[str]:
