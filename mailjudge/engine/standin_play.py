@@ -3,14 +3,18 @@ a weak player would, from the values of engine/valuation.py (DumbBot's published
 
 Movement, each step on the public board and one seeded draw:
 1. In the Fall a unit on a centre its power does not own yet stays to take it, a unit on a
-   centre of its own that another power could enter stays to keep it, and an empty centre
-   of its own that another power could enter is covered by a neighbouring unit moving in.
+   home centre of its own that another power could enter stays to keep it, and an empty
+   centre of its own that another power could enter is covered by a neighbouring unit
+   moving in (the one worth least where it stands).
 2. Every other unit, in an order the draw shuffles, ranks the places it could stand after
    the phase (where it is, or a move) by their value, and takes the best; with a chance
    that grows as the next one's value nears the best, the draw passes to the next, and so
    on. A place another unit of the power stays in or moves into is left out (no
    self-bounce), as is a swap with one of its own units.
-3. A move into a place an own unit does not leave after all turns into staying.
+3. A move into a place an own unit does not leave after all turns into staying. A move
+   onto another power's unit that no unit of its own would support gets a supporter (a
+   neighbour of the target that takes no centre stays instead), or is called off when the
+   defender could be supported.
 4. Each unit that stays supports, where it can reach: a move of its own power into a
    province another power stands in or could enter (the most valuable first), else a
    unit of its power that stays where another power could attack it; else it holds.
@@ -195,9 +199,11 @@ def _fall_duties(plan: Plan, values: Values) -> None:
     """Step 1: what a unit must do in the Fall before it may roam."""
     gmap, pos, power = plan.gmap, plan.pos, plan.power
     owned = {c for c, p in pos.sc_owners.items() if p == power}
+    homes = gmap.home_centres.get(power, frozenset())
     for unit in plan.units:
         prov = unit.province
-        if prov in gmap.centres and (prov not in owned or values.competition(prov)):
+        taking = prov in gmap.centres and prov not in owned
+        if taking or (prov in homes and prov in owned and values.competition(prov)):
             plan.dest[prov] = unit.loc
     empty = sorted(c for c in owned if c not in pos.units and values.competition(c))
     for centre in empty:
