@@ -13,7 +13,6 @@ replays the same.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 
 from mailjudge.benchmarks.dumbbot import dumbbot_orders
@@ -58,8 +57,3 @@ PLAYERS: dict[str, Player] = {
     "standin": standin,
     "caretaker": caretaker,
 }
-
-
-def draw(game: str) -> random.Random:
-    """A draw of the benchmark's own (not a player's), from the game's name."""
-    return rng_for(game, "bench", "")
