@@ -1,169 +1,165 @@
-"""`mailjudge bench standin`: how well the stand-in (engine/standin.py) keeps a silent
-power's centres, and how fast it orders.
+"""`mailjudge bench standin`: the stand-in against the reference bots, and how fast it
+orders.
 
-Each seeded game deals one power (the seven in turn) to the stand-in; the other six are
-played by the demo's players, each at random (engine/randomplay.py) or greedy
-(demo/greedy.py), the mix drawn from the game's seed. The same game is then played again
-from the same start with the same seeds for the others, the dealt power left to hold
-(civil disorder: its units hold, its dislodged units disband, it builds nothing and loses
-units by the civil-disorder rule). After five game years the dealt power's centres are
-counted in both. The stand-in's orders for all seven powers of every movement phase of
-the stand-in games are timed too: the process's own CPU time, one core (other work on the
-machine does not lengthen it).
+Tournaments played in-process on the engine. In each field one player sits among six
+others (benchmarks/bots.py): the stand-in (in the mode asked for) against six HoldBots,
+six random bots, six of the demo's greedy players and six DumbBots, and one DumbBot
+against six stand-ins. The lone player's seat turns round the seven powers game by game.
+A game ends after the Winter of its last year or at a solo. Per field: the lone player's
+mean centres at the end with a 95 % interval (mean +- 1.96 standard errors), its solos,
+the games it survived (a centre or more at the end), and the others' solos.
+
+Then the speed: seven stand-ins play each map (standard and others) for a few years; the
+stand-in's orders for all seven powers of every phase met are timed in the process's own
+CPU time (one core; other work on the machine does not lengthen it).
 """
 
 from __future__ import annotations
 
 import argparse
-import random
+import math
 import statistics
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 
-from mailjudge.demo.greedy import greedy_orders
+from mailjudge.benchmarks.bots import PLAYERS, Player
 from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.phases import process_phase
-from mailjudge.engine.randomplay import random_orders
-from mailjudge.engine.standin import standin_texts
-from mailjudge.engine.state import MOVEMENT, Position, initial_position
+from mailjudge.engine.standin import CARETAKER, MODES, PLAYS, standin_texts
+from mailjudge.engine.state import Phase, Position, initial_position
+from mailjudge.engine.valuation import ADJUST, FALL, SPRING, values_for
 
 TARGET_MS = 50.0
-YEARS = 5
-Orders = dict[str, list[str]]
+OPPONENTS = ("holdbot", "randombot", "greedy", "dumbbot")
+SPEED_MAPS = ("standard", "ancmed", "modern", "world")
 
 
-@dataclass
-class Pair:
-    """One game played twice: the dealt power's centres with the stand-in and holding."""
+@dataclass(frozen=True)
+class Field:
+    lone: str  # the player in the one seat
+    others: str  # the player in the six others
 
-    power: str
-    standin: int
-    hold: int
-
-
-@dataclass
-class Figures:
-    pairs: list[Pair] = field(default_factory=list)
-    phase_ms: list[float] = field(default_factory=list)  # all seven powers, movement
+    @property
+    def name(self) -> str:
+        return f"{self.lone} vs 6 {self.others}"
 
 
-def _players(seed: int, game: int, dealt: str, gmap: GameMap) -> dict[str, str]:
-    """Who plays each of the other six: "random" or "greedy", drawn from the seed."""
-    rng = random.Random(f"players:{seed}:{game}")
-    return {p: rng.choice(("random", "greedy")) for p in gmap.power_names if p != dealt}
+@dataclass(frozen=True)
+class Game:
+    lone_centres: int
+    lone_solo: bool
+    others_solo: bool
 
 
-def _others_orders(
-    gmap: GameMap, pos: Position, players: dict[str, str], seed: int, game: int
-) -> Orders:
-    """The six others' orders: each phase's draws depend on the seed and phase only, so
-    both plays of a game give the others the same dice."""
-    rng = random.Random(f"others:{seed}:{game}:{pos.phase}")
-    everyone = random_orders(gmap, pos, rng)
-    orders: Orders = {}
-    for power, kind in sorted(players.items()):
-        if kind == "random":
-            if power in everyone:
-                orders[power] = everyone[power]
-        else:
-            own = greedy_orders(
-                gmap, pos, power, random.Random(f"{seed}:{game}:{power}:{pos.phase}")
-            )
-            if own:
-                orders[power] = own
-    return orders
+def fields(mode: str, lone: str | None = None) -> list[Field]:
+    """The stand-in (or ``lone``: another player, for comparison) against each reference
+    bot, and one DumbBot against six stand-ins."""
+    me = "standin" if mode == PLAYS else "caretaker"
+    return [Field(lone or me, o) for o in OPPONENTS] + [Field("dumbbot", me)]
 
 
-Dealt = Callable[[Position], Orders]
-
-
-def play_game(
-    gmap: GameMap, seed: int, game: int, dealt: str, dealt_orders: Dealt
-) -> tuple[int, list[Position]]:
-    """Five years from the start; the dealt power's centres at the end, and the movement
-    positions met."""
-    players = _players(seed, game, dealt, gmap)
+def play(
+    gmap: GameMap, seats: dict[str, Player], name: str, last_year: int
+) -> tuple[Position, frozenset[str]]:
+    """A game from the start to the end of ``last_year`` or a solo: the last board, winners."""
     pos = initial_position(gmap)
-    last = pos.phase.year + YEARS
-    moves: list[Position] = []
-    while pos.phase.year < last:
-        if pos.phase.type == MOVEMENT:
-            moves.append(pos)
-        orders = _others_orders(gmap, pos, players, seed, game) | dealt_orders(pos)
+    while pos.phase.year <= last_year:
+        orders = {p: seats[p](gmap, pos, p, name) for p in gmap.power_names}
         outcome = process_phase(gmap, pos, orders)
-        pos = outcome.next
         if outcome.winners:
-            break
-    return pos.centre_counts().get(dealt, 0), moves
+            return outcome.next, outcome.winners
+        pos = outcome.next
+    return pos, frozenset()
 
 
-def compare(gmap: GameMap, seed: int, game: int) -> tuple[Pair, list[float]]:
-    """One game, played with the stand-in and left to hold; the ms of the stand-in's
-    orders for all seven powers in each movement phase of the stand-in's play."""
-    dealt = gmap.power_names[game % len(gmap.power_names)]
-    name = f"bench{seed}-{game}"
-
-    def by_standin(pos: Position) -> Orders:
-        return standin_texts(gmap, pos, [dealt], name)
-
-    kept, moves = play_game(gmap, seed, game, dealt, by_standin)
-    held, _ = play_game(gmap, seed, game, dealt, lambda pos: {})
-    times = []
-    for pos in moves:
-        started = time.process_time()
-        standin_texts(gmap, pos, gmap.power_names, name)
-        times.append((time.process_time() - started) * 1000)
-    return Pair(dealt, kept, held), times
-
-
-def run(games: int, seed: int) -> Figures:
+def one_game(args: tuple[Field, int, int, int]) -> Game:
+    field, number, seed, years = args
     gmap = load_map("standard")
-    figures = Figures()
-    for game in range(games):
-        pair, times = compare(gmap, seed, game)
-        figures.pairs.append(pair)
-        figures.phase_ms += times
-    return figures
+    lone = gmap.power_names[number % len(gmap.power_names)]
+    seats = {p: PLAYERS[field.lone if p == lone else field.others] for p in gmap.power_names}
+    name = f"bench{seed}-{field.lone}-{field.others}-{number}"
+    pos, winners = play(gmap, seats, name, Phase.parse(gmap.first_phase).year + years - 1)
+    return Game(pos.centre_counts().get(lone, 0), lone in winners, bool(winners - {lone}))
 
 
-def report(figures: Figures, games: int, seed: int) -> list[str]:
-    pairs = figures.pairs
-    better = sum(1 for p in pairs if p.standin > p.hold)
-    equal = sum(1 for p in pairs if p.standin == p.hold)
-    worse = len(pairs) - better - equal
+def interval(values: list[int]) -> tuple[float, float]:
+    """The mean and the half-width of its 95 % interval."""
+    mean = statistics.mean(values)
+    if len(values) < 2:
+        return mean, math.inf
+    return mean, 1.96 * statistics.stdev(values) / math.sqrt(len(values))
+
+
+def field_line(field: Field, games: list[Game]) -> str:
+    mean, half = interval([g.lone_centres for g in games])
+    alive = sum(1 for g in games if g.lone_centres > 0)
+    solos = sum(g.lone_solo for g in games)
+    theirs = sum(g.others_solo for g in games)
+    return (
+        f"  {field.name:<26} {mean:5.2f} +- {half:4.2f} centres; solos {solos},"
+        f" survived {alive}/{len(games)}, the others' solos {theirs}"
+    )
+
+
+def speed(mode: str, years: int) -> Iterator[tuple[str, float, list[float]]]:
+    """Per map, the ms the map's value tables take to build (once a process), and the ms of
+    the stand-in's orders for every power of every phase met."""
+    for name in SPEED_MAPS:
+        gmap = load_map(name)
+        pos = initial_position(gmap)
+        started = time.process_time()
+        values_for(gmap, pos, gmap.power_names[0], SPRING)
+        values_for(gmap, pos, gmap.power_names[0], FALL)
+        values_for(gmap, pos, gmap.power_names[0], ADJUST)
+        tables = (time.process_time() - started) * 1000
+        last = pos.phase.year + years - 1
+        times: list[float] = []
+        while pos.phase.year <= last:
+            started = time.process_time()
+            orders = standin_texts(gmap, pos, gmap.power_names, f"speed-{name}", mode=mode)
+            times.append((time.process_time() - started) * 1000)
+            outcome = process_phase(gmap, pos, orders)
+            if outcome.winners:
+                break
+            pos = outcome.next
+        yield name, tables, times
+
+
+def run(
+    games: int, years: int, seed: int, mode: str, jobs: int = 1, lone: str | None = None
+) -> list[str]:
     lines = [
-        f"mailjudge bench standin: {games} seeded games (seed {seed}), {YEARS} game years each;"
-        " the six others random or greedy, one power (the seven in turn) by the stand-in,"
-        " then the same game with that power left to hold",
-        f"  centres after {YEARS} years: stand-in {statistics.mean(p.standin for p in pairs):.2f}"
-        f" on average, holding {statistics.mean(p.hold for p in pairs):.2f}",
-        f"  the stand-in did better in {better} games, as well in {equal}, worse in {worse}",
+        f"mailjudge bench standin --mode {mode} --games {games} --years {years} --seed {seed}"
+        f"{f' --lone {lone}' if lone else ''}:"
+        f" {games} games a field, seats rotated, centres at the end of year {years}"
+        " of the game (1900 + years on the standard map) or at a solo"
     ]
-    by_power: dict[str, list[Pair]] = {}
-    for p in pairs:
-        by_power.setdefault(p.power, []).append(p)
-    for power, mine in sorted(by_power.items()):
-        lines.append(
-            f"    {power:<8} stand-in {statistics.mean(p.standin for p in mine):5.2f}, "
-            f"holding {statistics.mean(p.hold for p in mine):5.2f} ({len(mine)} games)"
-        )
-    ms = figures.phase_ms
-    if ms:
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for field in fields(mode, lone):
+            work = [(field, n, seed, years) for n in range(games)]
+            lines.append(field_line(field, list(pool.map(one_game, work, chunksize=4))))
+    for name, tables, ms in speed(mode, 5):
         verdict = "under" if max(ms) < TARGET_MS else "NOT under"
         lines.append(
-            f"  the stand-in's orders for all seven powers, {len(ms)} movement phases (CPU): "
-            f"median {statistics.median(ms):.2f} ms, worst {max(ms):.2f} ms "
-            f"({verdict} the {TARGET_MS:g} ms target)"
+            f"  speed on {name}: all powers' orders, {len(ms)} phases (CPU): median"
+            f" {statistics.median(ms):.2f} ms, worst {max(ms):.2f} ms ({verdict} {TARGET_MS:g} ms);"
+            f" the map's value tables, once a process: {tables:.0f} ms"
         )
     return lines
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="mailjudge bench standin", description=__doc__)
-    ap.add_argument("--games", type=int, default=200, help="seeded games (default 200)")
+    ap.add_argument("--games", type=int, default=200, help="games a field (default 200)")
+    ap.add_argument("--years", type=int, default=15, help="game years a game lasts (15)")
     ap.add_argument("--seed", type=int, default=1, help="the games' seed (default 1)")
+    ap.add_argument("--mode", choices=MODES, default=PLAYS, help=f"{PLAYS} or {CARETAKER}")
+    ap.add_argument("--jobs", type=int, default=1, help="processes to play in (default 1)")
+    ap.add_argument(
+        "--lone", choices=sorted(PLAYERS), help="another player in the stand-in's seat, to compare"
+    )
     args = ap.parse_args(argv)
-    figures = run(args.games, args.seed)
-    print("\n".join(report(figures, args.games, args.seed)))
+    print("\n".join(run(args.games, args.years, args.seed, args.mode, args.jobs, args.lone)))
     return 0

@@ -19,7 +19,7 @@ from mailjudge.render import render
 from mailjudge.render.results import map_mail, record_facts, report_lines
 from mailjudge.render.undrawn import no_drawing_note
 from mailjudge.render.words import counted
-from mailjudge.service import processing
+from mailjudge.service import processing, standin
 from mailjudge.store.models import Game, GameState, Seat
 from mailjudge.variants import variant_of
 from mailjudge.variants.questions import PowerNotes
@@ -119,6 +119,18 @@ class Summary(Command):
                 centres = f"{n:>2} centre{'' if n == 1 else 's'}"
                 lines.append(f"    {power:<8} {centres}, {counted(units, 'unit'):>8}")
         return lines
+
+
+@register
+class StandinOrders(Command):
+    action = Action.INFO
+    name = "STANDIN ORDERS"
+    arguments = "game [power]"
+    summary = "what the stand-in would order now in a game (HELP STANDIN: how to recompute it)"
+
+    def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
+        game = readable_game(ctx, args[0])
+        return standin.orders_now(game, args[1] if len(args) > 1 else None)
 
 
 @register

@@ -51,10 +51,17 @@ from mailjudge.engine.orders import (
     Retreat,
     SupportHold,
 )
+from mailjudge.engine.standin_play import play_adjustments, play_movement, play_retreats
 from mailjudge.engine.state import MOVEMENT, RETREAT, Position, Unit
+from mailjudge.engine.valuation import adjacent_counts, reach_of
 
 FAR = 10_000
 MARK = "stand-in"  # how the results show an order the stand-in gave
+# Its two modes: it plays to win (the STANDIN rule), or it takes care of the power's
+# centres and attacks nobody (STANDIN_CARETAKER, and the caretaker described above).
+PLAYS = "plays"
+CARETAKER = "caretaker"
+MODES = (PLAYS, CARETAKER)
 
 
 def rng_for(seed: str, phase: str, power: str) -> random.Random:
@@ -70,45 +77,41 @@ def standin_orders(
     seed: str,
     *,
     build_any: bool = False,
+    mode: str = PLAYS,
 ) -> dict[str, list[Order]]:
     """The stand-in's orders for each of ``powers`` in this phase (a power with nothing to
-    order gets none)."""
-    wanted = sorted(set(powers))
-    if pos.phase.type == MOVEMENT:
-        reach = _foreign_reach(gmap, pos)
-        return {p: _movement(gmap, pos, p, reach, rng_for(seed, str(pos.phase), p)) for p in wanted}
-    if pos.phase.type == RETREAT:
-        return {p: _retreats(gmap, pos, p) for p in wanted}
-    reach = _foreign_reach(gmap, pos)
-    return {p: _adjustments(gmap, pos, p, reach, build_any) for p in wanted}
+    order gets none): played (engine/standin_play.py) or, as a caretaker, as below."""
+    around = adjacent_counts(gmap, pos)
+    play = mode == PLAYS
+    found: dict[str, list[Order]] = {}
+    for p in sorted(set(powers)):
+        if pos.phase.type == MOVEMENT:
+            rng = rng_for(seed, str(pos.phase), p)
+            found[p] = (play_movement if play else _movement)(gmap, pos, p, rng, around)
+        elif pos.phase.type == RETREAT:
+            found[p] = (play_retreats if play else _retreats)(gmap, pos, p)
+        elif play:
+            found[p] = play_adjustments(gmap, pos, p, build_any)
+        else:
+            found[p] = _adjustments(gmap, pos, p, around, build_any)
+    return found
 
 
 def standin_texts(
-    gmap: GameMap, pos: Position, powers: Iterable[str], seed: str, *, build_any: bool = False
+    gmap: GameMap,
+    pos: Position,
+    powers: Iterable[str],
+    seed: str,
+    *,
+    build_any: bool = False,
+    mode: str = PLAYS,
 ) -> dict[str, list[str]]:
     """:func:`standin_orders` as order lines (a power with nothing to order is left out)."""
-    found = standin_orders(gmap, pos, powers, seed, build_any=build_any)
+    found = standin_orders(gmap, pos, powers, seed, build_any=build_any, mode=mode)
     return {p: [str(o) for o in orders] for p, orders in found.items() if orders}
 
 
 # --- the board as the stand-in reads it -------------------------------------------------
-
-
-def _reach(gmap: GameMap, unit: Unit) -> frozenset[str]:
-    """The provinces a unit could move into by itself (convoys are not counted)."""
-    if unit.type == ARMY:
-        return gmap.army_moves[unit.province]
-    return gmap.fleet_reach[unit.loc]
-
-
-def _foreign_reach(gmap: GameMap, pos: Position) -> dict[str, dict[str, int]]:
-    """Province -> power -> how many of that power's units could move into it."""
-    table: dict[str, dict[str, int]] = {}
-    for unit in pos.units.values():
-        for prov in _reach(gmap, unit):
-            counts = table.setdefault(prov, {})
-            counts[unit.power] = counts.get(unit.power, 0) + 1
-    return table
 
 
 def _threat(reach: Mapping[str, Mapping[str, int]], prov: str, power: str) -> int:
@@ -152,8 +155,8 @@ def _movement(
     gmap: GameMap,
     pos: Position,
     power: str,
-    reach: Mapping[str, Mapping[str, int]],
     rng: random.Random,
+    reach: Mapping[str, Mapping[str, int]],
 ) -> list[Order]:
     mine = sorted(pos.units_of(power), key=lambda u: u.loc)
     if not mine:
@@ -172,7 +175,7 @@ def _movement(
         for unit in mine:
             if room <= 0:
                 break
-            if unit.province not in orders and target.province in _reach(gmap, unit):
+            if unit.province not in orders and target.province in reach_of(gmap, unit):
                 orders[unit.province] = SupportHold(unit, target)
                 room -= 1
     going: set[str] = set()  # provinces own units move into

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from mailjudge.engine.phases import ResultRow
-from mailjudge.engine.standin import MARK, standin_texts
+from mailjudge.engine.standin import CARETAKER, MARK, PLAYS, standin_texts
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.schedule import absences
 from mailjudge.game.state import current_position, game_map, has_rule
@@ -34,6 +34,11 @@ def plays(game: Game) -> bool:
     """Whether the stand-in orders for the game's silent powers: the STANDIN rule, and a
     variant that leaves its silent powers to it (people.refusal(StandIn))."""
     return has_rule(game, "STANDIN") and variant_of(game).people.refusal(StandIn(game)) is None
+
+
+def mode_of(game: Game) -> str:
+    """The stand-in's mode in the game: a caretaker under STANDIN_CARETAKER, else it plays."""
+    return CARETAKER if has_rule(game, "STANDIN_CARETAKER") else PLAYS
 
 
 def away_with_standin(game: Game, seats: Iterable[Seat], now: datetime | None = None) -> set[str]:
@@ -72,13 +77,47 @@ def add_standin_orders(
     if not silent:
         return []
     found = standin_texts(
-        game_map(game), pos, silent, game.name, build_any=has_rule(game, "BUILD_ANY")
+        game_map(game),
+        pos,
+        silent,
+        game.name,
+        build_any=has_rule(game, "BUILD_ANY"),
+        mode=mode_of(game),
     )
     at = (now or utcnow()).isoformat()
     for power, lines in found.items():
         texts[power] = lines
         kept[power] = [{"text": t, "by": MARK, "standin": True, "at": at} for t in lines]
     return sorted(found)
+
+
+def orders_now(game: Game, power: str | None) -> list[str]:
+    """STANDIN ORDERS: what the stand-in would order now for ``power`` (or for every power
+    that has something to order), in the game's mode, and how anyone recomputes it."""
+    if game.position is None:
+        raise ServiceError(f"{game.name} has not started: there is no board to order on")
+    refusal = variant_of(game).people.refusal(StandIn(game))
+    if refusal is not None:
+        raise ServiceError(refusal)
+    gmap, pos = game_map(game), current_position(game)
+    owing = powers_to_order(game, pos)
+    if power is not None:
+        power = power.upper()
+        if power not in gmap.power_names:
+            raise ServiceError(f"{game.name} has no power {power}: write one of {gmap.power_names}")
+        owing = [power] if power in owing else []
+    mode = mode_of(game)
+    found = standin_texts(
+        gmap, pos, owing, game.name, build_any=has_rule(game, "BUILD_ANY"), mode=mode
+    )
+    rule = "under its STANDIN rule" if plays(game) else "(this game has no STANDIN rule)"
+    lines = [f"the stand-in ({mode}) {rule}, {game.name} {pos.phase}:"]
+    for name in sorted(found):
+        lines += [f"  {name}:", *(f"    {line}" for line in found[name])]
+    if not found:
+        lines.append("  nothing to order in this phase")
+    lines.append(f"seed: {game.name}:{pos.phase}:POWER (HELP STANDIN says how to recompute)")
+    return lines
 
 
 def by_standin(entry: dict[str, Any]) -> bool:

@@ -43,6 +43,7 @@ from mailjudge.store.models import (
     Confirmation,
     DeadlineExtension,
     DiaryEntry,
+    Game,
     JoinRequest,
     JudgeBeat,
     JudgeOutage,
@@ -280,6 +281,16 @@ def _privacy_hash(database: Database, migrator: SchemaMigrator) -> None:
     )
 
 
+def _standin_caretaker(database: Database, migrator: SchemaMigrator) -> None:
+    """Until issue 55 the stand-in only took care of a silent power: a game that chose
+    STANDIN keeps that stand-in (STANDIN_CARETAKER); new games get the one that plays."""
+    games = Game.select(Game.id, Game.rules).where(Game.rules.contains("STANDIN"))
+    for game in list(games):
+        if "STANDIN" in game.rules and "STANDIN_CARETAKER" not in game.rules:
+            caretaker = sorted(game.rules | {"STANDIN_CARETAKER"})
+            Game.update(rules=caretaker).where(Game.id == game.id).execute()
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "the tables of release 21f9223 (the baseline)", _baseline),
     Migration(2, "address_counter, confirmation and bounce: guessing, consent, bounces",
@@ -327,6 +338,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               "the judge (seed 001), apart from its master's", _privacy_hash),
     Migration(23, "outbox.leased_by: the mails a dead sender had in hand sent again at once",
               _outbox_leases),
+    Migration(24, "game.rules: a game that chose STANDIN keeps its caretaker stand-in "
+              "(STANDIN_CARETAKER); the stand-in now plays", _standin_caretaker),
 )  # fmt: skip
 LATEST = MIGRATIONS[-1].number
 

@@ -1,8 +1,9 @@
 """Issue 35, point 2, played by mail through the SMTP listener: under STANDIN a player
 going away sets SET STANDIN ON and SET ABSENCE, another power never orders, and at the
 deadline the stand-in orders both; the results mark its orders (stand-in), and so does
-HISTORY. A game without STANDIN refuses SET STANDIN and says why; an observer may not set
-it; HELP STANDIN explains it."""
+HISTORY; STANDIN ORDERS shows anyone what it would order (issue 55). A game without STANDIN
+refuses SET STANDIN and says why; an observer may not set it; HELP STANDIN explains it,
+with how to recompute its orders."""
 
 from __future__ import annotations
 
@@ -47,6 +48,15 @@ def test_the_stand_in_orders_an_absent_player_and_a_silent_power(harness: Harnes
     assert Seat.get((Seat.game == get_game("stood")) & (Seat.name == "france")).standin
     status = flat(table.say(table.master, "SIGNON Mstood masterpw\nSTATUS"))
     assert "FRANCE: stand-in: on" in status, status
+    # Anyone may ask what it would order now: the same lines it will give (issue 55).
+    now = initial_position(GMAP)
+    shown = h.command("curious@fans.test", "STANDIN ORDERS stood FRANCE")
+    assert "the stand-in (plays) under its STANDIN rule, stood S1901M:" in shown, shown
+    for line in standin_texts(GMAP, now, ["FRANCE"], "stood")["FRANCE"]:
+        assert f"    {line}" in shown, shown
+    assert "seed: stood:S1901M:POWER" in shown and "ITALY" not in shown
+    unknown = flat(h.command("curious@fans.test", "STANDIN ORDERS stood KLINGON"))
+    assert "ERROR" in unknown and "stood has no power KLINGON" in unknown, unknown
     for power, lines in HOLDS.items():
         table.send_orders(power, lines)
     # France is away with its stand-in: only Italy, which never orders, is waited for.
@@ -101,4 +111,7 @@ def test_help_standin_explains_the_stand_in(harness: Harness) -> None:
     assert "never negotiates and never sends press" in answer
     assert "SET STANDIN ON" in answer and "(stand-in)" in answer
     rules = flat(harness.command("curious@fans.test", "HELP RULES"))
-    assert "STANDIN: a silent power is played by a cautious stand-in" in rules
+    assert "STANDIN: a silent power is played by the judge's stand-in" in rules
+    assert "STANDIN_CARETAKER: the stand-in is a caretaker" in rules, rules
+    assert 'SHA-256 of the text GAME:PHASE:POWER, for example "mygame:F1902M:FRANCE"' in answer
+    assert "STANDIN ORDERS game [power] prints what it would order now" in answer

@@ -372,3 +372,17 @@ def test_migration_17_on_both_databases(any_db: str) -> None:
         f"{HELD}mail to a@b.test bounced 3 times; sent when the player signs on again",
     )
     assert Outbox.get(Outbox.message_id == "<gone@x>").state == "failed"
+
+
+def test_migration_24_keeps_the_caretaker_a_game_chose(any_db: str) -> None:
+    """Issue 55: the stand-in now plays; a game that set STANDIN before keeps the caretaker
+    it chose (STANDIN_CARETAKER), and a game without STANDIN is left as it was."""
+    from mailjudge.store.models import Game, Person
+    from mailjudge.tools.migrations import _standin_caretaker
+
+    master = Person.create(email="m@x.test")
+    Game.create(name="kept", master=master, rules="STANDIN NO_PRESS")
+    Game.create(name="plain", master=master, rules="NO_PRESS")
+    _standin_caretaker(db.database_proxy.obj, None)  # type: ignore[arg-type]
+    assert set(Game.get(Game.name == "kept").rules) == {"STANDIN", "STANDIN_CARETAKER", "NO_PRESS"}
+    assert set(Game.get(Game.name == "plain").rules) == {"NO_PRESS"}

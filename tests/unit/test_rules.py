@@ -60,8 +60,9 @@ VARIANT_RULES = {
 }
 
 
-# Rules of this judge's own, for every variant (issue 35: the stand-in).
-JUDGE_RULES = {"STANDIN": ""}
+# Rules of this judge's own, for every variant (issue 35: the stand-in; issue 55: its
+# caretaker mode).
+JUDGE_RULES = {"STANDIN": "", "STANDIN_CARETAKER": "+STANDIN"}
 
 
 def test_catalogue_holds_exactly_the_seed_rules_and_the_variant_rules() -> None:

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from mailjudge.engine.standin import standin_texts
+from mailjudge.engine.standin import CARETAKER, PLAYS, standin_texts
 from mailjudge.engine.state import initial_position
 from mailjudge.game import schedule
 from mailjudge.game.errors import ServiceError
@@ -17,7 +17,7 @@ from mailjudge.game.state import current_position, get_game
 from mailjudge.service import openings, processing
 from mailjudge.service.orders import submit_orders
 from mailjudge.service.seats import seat_for_power
-from mailjudge.service.standin import away_with_standin, set_standin
+from mailjudge.service.standin import away_with_standin, mode_of, orders_now, set_standin
 from mailjudge.store.models import Game, PhaseRecord, Seat, utcnow
 from mailjudge.web.pages import phase_results
 from unit.test_service_game import MAP, new_game
@@ -149,3 +149,31 @@ def test_a_silent_power_the_stand_in_plays_is_open_and_one_away_is_not(sqlite_db
     assert all(r.get("standin") for r in done.results if r["power"] in ("FRANCE", "AUSTRIA"))
     openings.after_phase(get_game("sd"), done)
     assert open_powers(get_game("sd")) == ["AUSTRIA"]
+
+
+def test_the_mode_follows_the_rules_flags_and_standin_orders_shows_it(sqlite_db: str) -> None:
+    """Issue 55: STANDIN plays, STANDIN_CARETAKER takes care; STANDIN ORDERS (the service's
+    orders_now) prints what the game's mode would order, and processing gives just that."""
+    start = initial_position(MAP)
+    for name, rules, mode in (("pl", "STANDIN", PLAYS), ("ct", "STANDIN_CARETAKER", CARETAKER)):
+        game = new_game(name, rules=rules)
+        assert mode_of(game) == mode
+        expected = standin_texts(MAP, start, ["ITALY"], name, mode=mode)["ITALY"]
+        shown = orders_now(game, "italy")
+        assert shown[0] == f"the stand-in ({mode}) under its STANDIN rule, {name} S1901M:"
+        assert shown[1:-1] == ["  ITALY:", *(f"    {line}" for line in expected)]
+        done = processing.process(game, force=True)
+        assert done is not None
+        kept = _record(game, "S1901M").orders["ITALY"]
+        assert [e["text"] for e in kept] == expected
+    # The two modes differ on the first move: the player attacks, the caretaker does not.
+    assert standin_texts(MAP, start, MAP.power_names, "pl", mode=PLAYS) != standin_texts(
+        MAP, start, MAP.power_names, "pl", mode=CARETAKER
+    )
+    plain = new_game("np")
+    assert (
+        orders_now(plain, None)[0]
+        == "the stand-in (plays) (this game has no STANDIN rule), np S1901M:"
+    )
+    with pytest.raises(ServiceError, match="np has no power KLINGON"):
+        orders_now(plain, "klingon")

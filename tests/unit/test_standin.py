@@ -1,15 +1,15 @@
-"""The stand-in (engine/standin.py, issue 35 point 2): it orders a silent power as a
-cautious player would, only legally, the same way every time, and fast; and it keeps more
-centres than a power left to hold (a short run of `mailjudge bench standin`)."""
+"""The stand-in as a caretaker (engine/standin.py, issue 35 point 2; STANDIN_CARETAKER since
+issue 55): it orders a silent power as a cautious player would, only legally, and the same
+way every time. The playing stand-in: tests/unit/test_standin_play.py."""
 
 from __future__ import annotations
 
 import random
+from functools import partial
 
-import pytest
 from helpers.boards import position
 
-from mailjudge.benchmarks.standin import run
+from mailjudge.engine import standin
 from mailjudge.engine.checker import check_order
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.legal import legal_order_texts
@@ -18,10 +18,12 @@ from mailjudge.engine.orders import Build, Remove, Waive
 from mailjudge.engine.phases import process_phase
 from mailjudge.engine.randomplay import random_orders
 from mailjudge.engine.reader import read_order
-from mailjudge.engine.standin import rng_for, standin_orders, standin_texts
+from mailjudge.engine.standin import CARETAKER, rng_for
 from mailjudge.engine.state import Dislodged, Position, Unit, initial_position
 
 GMAP = load_map("standard")
+standin_texts = partial(standin.standin_texts, mode=CARETAKER)
+standin_orders = partial(standin.standin_orders, mode=CARETAKER)
 
 
 def board(phase: str, units: list[str], owners: dict[str, str]) -> Position:
@@ -178,27 +180,3 @@ def test_removes_the_units_farthest_from_home() -> None:
 def test_a_power_with_nothing_to_order_gets_nothing() -> None:
     pos = board("S1902M", ["FRANCE A par"], own("FRANCE", "par"))
     assert standin_texts(GMAP, pos, ["GERMANY"], "g") == {}
-
-
-def test_every_unit_of_all_seven_powers_gets_one_order_each_movement_phase() -> None:
-    """Over seeded games: one order a unit, each of its own power's units, all seven powers
-    at once (the time it takes is `mailjudge bench standin`'s to print)."""
-    phases = 0
-    for pos in positions(4, 30):
-        if pos.phase.type != "movement":
-            continue
-        phases += 1
-        orders = standin_orders(GMAP, pos, GMAP.power_names, "fast")
-        for power in GMAP.power_names:
-            ordered = sorted(order.unit for order in orders.get(power, []))
-            assert ordered == sorted(pos.units_of(power)), power
-    assert phases > 0
-
-
-@pytest.mark.parametrize("seed", [1, 7])
-def test_the_stand_in_keeps_at_least_as_many_centres_as_holding(seed: int) -> None:
-    """The benchmark's comparison, short: ten games, five years each."""
-    figures = run(10, seed)
-    kept = sum(p.standin for p in figures.pairs)
-    held = sum(p.hold for p in figures.pairs)
-    assert kept >= held, (kept, held)
