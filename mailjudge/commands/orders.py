@@ -21,7 +21,7 @@ from mailjudge.game import delivery, state
 from mailjudge.game.state import game_map, has_rule
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render.deadline import deadline_text
-from mailjudge.service import conditional, standin
+from mailjudge.service import conditional, seat_phases, standin
 from mailjudge.service import orders as service_orders
 from mailjudge.store.models import Game, OrderLine, Seat
 from mailjudge.variants import variant_of
@@ -49,11 +49,17 @@ def describe(report: service_orders.Submission, phase: str | None) -> list[str]:
 
 
 def submit(
-    ctx: Context, power: str, texts: list[str], merge: bool = False, say_kept: bool = False
+    ctx: Context,
+    power: str,
+    texts: list[str],
+    merge: bool = False,
+    say_kept: bool = False,
+    ready: bool = False,
 ) -> list[str]:
     """File ``texts`` as ``power``'s orders: the whole set, or (``merge``) laid over the
     orders on file unit by unit; ``say_kept``: the answer names the orders on file the
-    texts left standing."""
+    texts left standing; ``ready``: they came in a ready-to-send block (its ORDERS line
+    names the phase)."""
     game, seat = ctx.signed_on()
     ctx.require(Action.ORDERS)
     if not game.phase:  # a forming game (the master may order; there is no board yet)
@@ -68,8 +74,11 @@ def submit(
     refused = variant_of(game).refuse_orders(game, power, texts)  # Diplonomic rule 17
     if refused:
         raise CommandError(refused)
-    report = service_orders.submit_orders(game, seat, power, texts, carried, on_file, read)
+    report = service_orders.submit_orders(game, seat, power, texts, carried, on_file, read, ctx.now)
     ctx.orders_given = True
+    lever = seat_phases.TOKEN if ctx.token_signed else seat_phases.READY if ready else None
+    if lever is not None:  # for /stats: which lever brought the orders
+        seat_phases.note_lever(game, [power], lever, ctx.now)
     if not report.missing:
         ctx.touched.add(game.id)  # only a complete order set can make the game ready
     if report.errors:
@@ -269,7 +278,9 @@ class Orders(Command):
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
+        named = len(args)
         args = _without_phase(game, args)
+        ready = len(args) < named  # the phase named: the ready-to-send block's ORDERS line
         texts = [line for line in block.body if line.strip()]
         mine = [args[0].upper()] if args else list(seat.powers)
         texts = order_block_lines(texts, _map_of(ctx), _phase_type(ctx), mine)
@@ -278,10 +289,10 @@ class Orders(Command):
         # power's whole set of builds or removals.
         merge = _phase_type(ctx) != ADJUSTMENT
         if args:
-            return submit(ctx, args[0].upper(), texts, merge=merge, say_kept=True)
+            return submit(ctx, args[0].upper(), texts, merge, True, ready)
         lines: list[str] = []
         for power, mine in split_by_power(game, seat, texts).items():
-            lines += submit(ctx, power, mine, merge=merge, say_kept=True)
+            lines += submit(ctx, power, mine, merge, True, ready)
         return lines
 
 

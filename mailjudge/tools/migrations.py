@@ -55,6 +55,7 @@ from mailjudge.store.models import (
     StalemateQuestion,
     utcnow,
 )
+from mailjudge.store.stats_models import STATS_MODELS, LeverUse, SeatPhase
 from mailjudge.variants import VARIANTS
 
 log = logging.getLogger(__name__)
@@ -62,6 +63,7 @@ log = logging.getLogger(__name__)
 # Every table: the shared ones and each variant's own.
 ALL_TABLES: tuple[type[BaseModel], ...] = (
     *ALL_MODELS,
+    *STATS_MODELS,
     *(table for variant in VARIANTS.values() for table in variant.tables),
 )
 
@@ -280,6 +282,11 @@ def _privacy_hash(database: Database, migrator: SchemaMigrator) -> None:
     )
 
 
+def _seat_phases(database: Database, migrator: SchemaMigrator) -> None:
+    # Phases processed before have no seat-phase rows: /stats counts from this release on.
+    database.create_tables([SeatPhase, LeverUse], safe=True)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "the tables of release 21f9223 (the baseline)", _baseline),
     Migration(2, "address_counter, confirmation and bounce: guessing, consent, bounces",
@@ -327,6 +334,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               "the judge (seed 001), apart from its master's", _privacy_hash),
     Migration(23, "outbox.leased_by: the mails a dead sender had in hand sent again at once",
               _outbox_leases),
+    Migration(24, "seat_phase and lever_use: the public missed-turn figures of /stats",
+              _seat_phases),
 )  # fmt: skip
 LATEST = MIGRATIONS[-1].number
 
