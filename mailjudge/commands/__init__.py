@@ -16,6 +16,7 @@ from mailjudge.commands import (  # noqa: F401
     openings,
     orders,
     press,
+    ratings,
     records,
     seat_settings,
     veterans,

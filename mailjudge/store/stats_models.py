@@ -1,12 +1,13 @@
-"""The tables of the public missed-turn figures (/stats): what service/seat_phases.py notes
-as phases are processed and levers used, and service/stats.py counts. Kept apart from
-models.py, which holds the games' own tables."""
+"""The tables of the judge's public figures: the missed-turn figures of /stats (what
+service/seat_phases.py notes as phases are processed and levers used, and service/stats.py
+counts), and the skill ratings (service/ratings.py). Kept apart from models.py, which holds
+the games' own tables."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from peewee import BooleanField, CharField, ForeignKeyField, IntegerField
+from peewee import BooleanField, CharField, FloatField, ForeignKeyField, IntegerField
 
 from mailjudge.store.models import (
     BaseModel,
@@ -66,5 +67,32 @@ class LeverUse(BaseModel):
         indexes = ((("game", "sequence"), False),)
 
 
+class Rating(BaseModel):
+    """A person's skill on one map in one press kind (service/ratings.py): OpenSkill's
+    Plackett-Luce mu and sigma, after ``games`` rated games."""
+
+    person = ForeignKeyField(Person, backref="ratings", on_delete="CASCADE", index=False)
+    map_name = CharField(max_length=32)
+    press = CharField(max_length=16)  # press, no press
+    mu = FloatField()
+    sigma = FloatField()
+    games = IntegerField(default=0)
+    updated_at = UTCDateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("person", "map_name", "press"), True),)
+
+
+class RatedGame(BaseModel):
+    """A finished game whose result the ratings took in, once, and by which rule."""
+
+    game = ForeignKeyField(Game, backref="rated", on_delete="CASCADE", unique=True)
+    scoring = CharField(max_length=16)
+    at = UTCDateTimeField(default=utcnow)
+
+    class Meta:
+        table_name = "rated_game"
+
+
 # Every table of this module, for the schema (tools/migrations.ALL_TABLES).
-STATS_MODELS: tuple[type[BaseModel], ...] = (SeatPhase, LeverUse)
+STATS_MODELS: tuple[type[BaseModel], ...] = (SeatPhase, LeverUse, Rating, RatedGame)

@@ -55,7 +55,7 @@ from mailjudge.store.models import (
     StalemateQuestion,
     utcnow,
 )
-from mailjudge.store.stats_models import STATS_MODELS, LeverUse, SeatPhase
+from mailjudge.store.stats_models import STATS_MODELS
 from mailjudge.variants import VARIANTS
 
 log = logging.getLogger(__name__)
@@ -283,8 +283,9 @@ def _privacy_hash(database: Database, migrator: SchemaMigrator) -> None:
 
 
 def _seat_phases(database: Database, migrator: SchemaMigrator) -> None:
-    # Phases processed before have no seat-phase rows: /stats counts from this release on.
-    database.create_tables([SeatPhase, LeverUse], safe=True)
+    # Phases processed before have no seat-phase rows: /stats counts from this release on;
+    # games finished before are not rated.
+    database.create_tables(list(STATS_MODELS), safe=True)
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -334,7 +335,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               "the judge (seed 001), apart from its master's", _privacy_hash),
     Migration(23, "outbox.leased_by: the mails a dead sender had in hand sent again at once",
               _outbox_leases),
-    Migration(24, "seat_phase and lever_use: the public missed-turn figures of /stats",
+    Migration(24, "seat_phase, lever_use, rating and rated_game: the missed-turn figures of "
+              "/stats and the skill ratings",
               _seat_phases),
 )  # fmt: skip
 LATEST = MIGRATIONS[-1].number

@@ -44,6 +44,7 @@ from mailjudge.web import openings, pages
 from mailjudge.web.cache import Page, PageCache
 from mailjudge.web.outage import WhileAway
 from mailjudge.web.players import ROUTES as PLAYER_ROUTES
+from mailjudge.web.ratings import ROUTES as RATING_ROUTES
 from mailjudge.web.stats import ROUTES as STATS_ROUTES
 
 # Zones offered in the deadline's picker; any other IANA name works typed into ?tz=.
@@ -407,6 +408,7 @@ def make_app(cache_seconds: float = 5.0, settings: Settings | None = None) -> St
         Route("/openings.atom", _uncached(openings.openings_feed)),
         *PLAYER_ROUTES,  # the records players made public
         *STATS_ROUTES,  # the missed-turn figures
+        *RATING_ROUTES,  # the public ladder
         Route("/health", health, methods=["GET", "HEAD"]),
     ]
     app = Starlette(

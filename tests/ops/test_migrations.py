@@ -40,7 +40,7 @@ from mailjudge.store.models import (
     Seat,
     StalemateQuestion,
 )
-from mailjudge.store.stats_models import LeverUse, SeatPhase
+from mailjudge.store.stats_models import STATS_MODELS
 from mailjudge.tools.migrations import (
     ALL_TABLES,
     LATEST,
@@ -56,7 +56,7 @@ RELEASE_DUMPS = sorted(RELEASES.glob("*.sql"))
 NEW_TABLES = [
     AddressCounter, Confirmation, Bounce, DiaryEntry, RecordEntry, Opening, OpeningsSubscriber,
     DeadlineExtension, StalemateQuestion, JudgeOutage, JudgeBeat, OperatorAlert,
-    JoinRequest, SeatPhase, LeverUse,
+    JoinRequest, *STATS_MODELS,
 ]  # fmt: skip
 # The columns that point at a seat and are blanked (or their rows deleted) if a rebuild of
 # `seat` lets the foreign-key actions fire: (table, column).
