@@ -21,7 +21,7 @@ from mailjudge.game import delivery, state
 from mailjudge.game.state import game_map, has_rule
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render.deadline import deadline_text
-from mailjudge.service import conditional, seat_phases, standin
+from mailjudge.service import conditional, multiseat, seat_phases, standin
 from mailjudge.service import orders as service_orders
 from mailjudge.store.models import Game, OrderLine, Seat
 from mailjudge.variants import variant_of
@@ -403,12 +403,12 @@ class Status(Command):
         game, seat = ctx.signed_on()
         ctx.require(Action.STATUS)
         if not game.phase:  # a forming game has no board and no orders yet
-            return [f"{game.name} is {game.state}: no orders until it starts"]
+            return [f"{game.name} is {game.state}: no orders until it starts", *_signals(seat)]
         when = deadline_text(game, seat.person)
         lines = [f"{game.name} {game.phase}" + (f", deadline {when}" if when else "")]
         own = variant_of(game).status_lines(game, seat)  # a Democratic citizen's country
         if own is not None:
-            return lines + own + _mail_sent(game, seat)
+            return lines + own + _mail_sent(game, seat) + _signals(seat)
         pos = state.current_position(game)
         on_file = state.orders_on_file(game)
         powers = service_orders.powers_to_order(game, pos) if seat.role == "master" else seat.powers
@@ -430,7 +430,12 @@ class Status(Command):
                 lines.append("    missing: " + ", ".join(missing))
             lines += warning_lines(game, seat, power, indent="    ")
             lines += _sent_ahead(game, seat, power)
-        return lines + _mail_sent(game, seat)
+        return lines + _mail_sent(game, seat) + _signals(seat)
+
+
+def _signals(seat: Seat) -> list[str]:
+    """The master's only: seats whose mail says they may be one person."""
+    return multiseat.status_lines(seat.game) if seat.role == "master" else []
 
 
 def _mail_sent(game: Game, seat: Seat) -> list[str]:

@@ -40,6 +40,7 @@ from mailjudge.store.models import (
     Seat,
     StalemateQuestion,
 )
+from mailjudge.store.signal_models import SIGNAL_MODELS
 from mailjudge.store.stats_models import STATS_MODELS
 from mailjudge.tools.migrations import (
     ALL_TABLES,
@@ -56,7 +57,7 @@ RELEASE_DUMPS = sorted(RELEASES.glob("*.sql"))
 NEW_TABLES = [
     AddressCounter, Confirmation, Bounce, DiaryEntry, RecordEntry, Opening, OpeningsSubscriber,
     DeadlineExtension, StalemateQuestion, JudgeOutage, JudgeBeat, OperatorAlert,
-    JoinRequest, *STATS_MODELS,
+    JoinRequest, *STATS_MODELS, *SIGNAL_MODELS,
 ]  # fmt: skip
 # The columns that point at a seat and are blanked (or their rows deleted) if a rebuild of
 # `seat` lets the foreign-key actions fire: (table, column).
