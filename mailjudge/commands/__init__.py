@@ -19,6 +19,7 @@ from mailjudge.commands import (  # noqa: F401
     ratings,
     records,
     seat_settings,
+    tournaments,
     veterans,
     vote,
 )

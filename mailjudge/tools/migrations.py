@@ -57,6 +57,7 @@ from mailjudge.store.models import (
 )
 from mailjudge.store.signal_models import SIGNAL_MODELS
 from mailjudge.store.stats_models import STATS_MODELS
+from mailjudge.store.tournament_models import TOURNAMENT_MODELS
 from mailjudge.variants import VARIANTS
 
 log = logging.getLogger(__name__)
@@ -66,6 +67,7 @@ ALL_TABLES: tuple[type[BaseModel], ...] = (
     *ALL_MODELS,
     *STATS_MODELS,
     *SIGNAL_MODELS,
+    *TOURNAMENT_MODELS,
     *(table for variant in VARIANTS.values() for table in variant.tables),
 )
 
@@ -287,7 +289,7 @@ def _privacy_hash(database: Database, migrator: SchemaMigrator) -> None:
 def _seat_phases(database: Database, migrator: SchemaMigrator) -> None:
     # Phases processed before have no seat-phase rows: /stats counts from this release on;
     # games finished before are not rated.
-    database.create_tables([*STATS_MODELS, *SIGNAL_MODELS], safe=True)
+    database.create_tables([*STATS_MODELS, *SIGNAL_MODELS, *TOURNAMENT_MODELS], safe=True)
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -337,8 +339,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               "the judge (seed 001), apart from its master's", _privacy_hash),
     Migration(23, "outbox.leased_by: the mails a dead sender had in hand sent again at once",
               _outbox_leases),
-    Migration(24, "seat_phase, lever_use, rating, rated_game, seat_signal and "
-              "seat_pair_notice: /stats, the skill ratings, one person in two seats",
+    Migration(24, "seat_phase, lever_use, rating, rated_game, seat_signal, seat_pair_notice "
+              "and the tournament tables: /stats, ratings, one person in two seats, tournaments",
               _seat_phases),
 )  # fmt: skip
 LATEST = MIGRATIONS[-1].number
