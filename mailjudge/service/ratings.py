@@ -33,6 +33,7 @@ from mailjudge.game.state import current_position, game_map, has_rule
 from mailjudge.permissions.actors import Actor
 from mailjudge.permissions.policy import check
 from mailjudge.permissions.vocabulary import Action
+from mailjudge.render.outgoing import seat_country
 from mailjudge.service.draws import survivors
 from mailjudge.store.models import Game, GameState, Person, Seat, utcnow
 from mailjudge.store.stats_models import RatedGame, Rating
@@ -90,7 +91,8 @@ def teams(game: Game) -> dict[str, list[int]]:
     found: dict[str, list[int]] = {}
     placed: set[int] = set()
     for seat in seats.order_by(Seat.id):
-        for power in seat.powers:
+        country = seat_country(seat)  # a Democratic citizen: the owner of their centre
+        for power in seat.powers or ([country] if country else []):
             if seat.person_id not in placed:
                 found.setdefault(power, []).append(int(seat.person_id))
         placed.add(int(seat.person_id))

@@ -21,7 +21,7 @@ from mailjudge.service import ratings, records
 from mailjudge.service.games import create_game, start_game
 from mailjudge.service.results import game_over_mails
 from mailjudge.service.seats import join
-from mailjudge.store.models import Person, utcnow
+from mailjudge.store.models import Person, Seat, utcnow
 from mailjudge.store.stats_models import Rating
 
 pytestmark = pytest.mark.usefixtures("any_db")
@@ -129,3 +129,28 @@ def test_a_gunboat_game_is_rated_as_no_press() -> None:
     game_over_mails(get_game("boat"), "WIN ITALY")
     assert rating(people[4], "no press")[2] == 1
     assert not Rating.select().where(Rating.press == "press").exists()
+
+
+def test_a_democratic_powers_citizens_are_one_team() -> None:
+    """Citizens hold no power of their own: each is rated with the country that owns their
+    supply centre at the end, all its citizens as one team."""
+    game = create_game("demo", "gm@example.org", "pw", variant="democratic",
+                       rules="START_MASTER")  # fmt: skip
+    people = [f"c{n}@players.test" for n in range(14)]
+    for person in people:
+        join(game, person, "pw")
+    start_game(get_game("demo"), random.Random(2))
+    game = get_game("demo")
+    citizens = list(Seat.select().where((Seat.game == game) & (Seat.role == "citizen")))
+    teams = ratings.teams(game)
+    assert sum(len(t) for t in teams.values()) == len(citizens) == 14
+    finish_game(game, "WIN FRANCE")
+    game_over_mails(get_game("demo"), "WIN FRANCE")
+    model = PlackettLuce()
+    order = sorted(teams)
+    after = model.rate([[model.rating() for _ in teams[p]] for p in order],
+                       scores=[float(p == "FRANCE") for p in order])  # fmt: skip
+    for power, team in zip(order, after, strict=True):
+        for person, rated in zip(teams[power], team, strict=True):
+            row = Rating.get(Rating.person == person)
+            assert (row.mu, row.sigma) == pytest.approx((rated.mu, rated.sigma))
