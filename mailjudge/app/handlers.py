@@ -24,10 +24,12 @@ from mailjudge.inbound.auth_results import sender_proven
 from mailjudge.inbound.bounces import failures
 from mailjudge.inbound.own_words import read_reply, reading_notes
 from mailjudge.inbound.parse import ParsedMail
+from mailjudge.inbound.signals import signals
 from mailjudge.outbound.answered import may_reply
 from mailjudge.outbound.draft import Outgoing
 from mailjudge.outbound.mailbox import mailbox
 from mailjudge.render import render
+from mailjudge.service import multiseat
 from mailjudge.store.models import Game, InboundMessage, Person
 from mailjudge.variants import list_target, variant_of
 from mailjudge.variants.addresses import ListThread
@@ -201,6 +203,8 @@ def handle_commands(
     went to judge+GAME@."""
     remember_written(mail)  # before: the mail the commands cause goes as it is written
     ctx = _run_commands(mail, settings, now, game, None)
+    if ctx.seat is not None and ctx.seat.role != "master":  # the master's signals
+        ctx.outgoing += multiseat.note_mail(ctx.seat, signals(bytes(row.raw), mail.sender), now)
     return _answer_and_send(row, mail, settings, now, ctx)
 
 

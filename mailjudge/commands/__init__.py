@@ -16,8 +16,10 @@ from mailjudge.commands import (  # noqa: F401
     openings,
     orders,
     press,
+    ratings,
     records,
     seat_settings,
+    tournaments,
     veterans,
     vote,
 )

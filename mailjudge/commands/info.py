@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mailjudge.commands.base import Block, Command, CommandError, Context
+from mailjudge.commands.ratings import rating_help
 from mailjudge.commands.records import record_help
 from mailjudge.commands.registry import register, unique_commands
 from mailjudge.engine.catalogue import describe, map_names
@@ -243,12 +244,12 @@ def _in_words(game: Game, position: dict[str, Any]) -> list[str]:
 class Help(Command):
     action = Action.INFO
     name = "HELP"
-    usage = "HELP [command | RULES | OPTIONS | MAPS | STANDIN | RECORD | MASTER]"
+    usage = "HELP [command | RULES | OPTIONS | MAPS | STANDIN | RECORD | RATING | MASTER]"
     summary = (
         "this list; HELP RULES describes the rules flags, HELP OPTIONS the options, "
         "HELP MAPS the maps, "
-        "HELP STANDIN the stand-in, HELP RECORD what a record counts, HELP MASTER the "
-        "master's commands"
+        "HELP STANDIN the stand-in, HELP RECORD what a record counts, HELP RATING how "
+        "ratings are computed, HELP MASTER the master's commands"
     )
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
@@ -265,6 +266,8 @@ class Help(Command):
             return render("help_standin.txt.j2").rstrip("\n").splitlines()
         if [a.upper() for a in args] == ["RECORD"]:
             return record_help()
+        if [a.upper() for a in args] == ["RATING"]:
+            return rating_help()
         # Signed on to a game, HELP lists that game's commands: the shared ones and its
         # variant's own.
         variant = ctx.game.variant if ctx.game is not None else None

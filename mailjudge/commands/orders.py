@@ -22,7 +22,7 @@ from mailjudge.game.errors import NotAllowed
 from mailjudge.game.state import game_map, has_rule
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render.deadline import deadline_text
-from mailjudge.service import conditional, standin
+from mailjudge.service import conditional, multiseat, seat_phases, standin
 from mailjudge.service import orders as service_orders
 from mailjudge.store.models import Game, OrderLine, Seat
 from mailjudge.variants import questions, variant_of
@@ -50,11 +50,17 @@ def describe(report: service_orders.Submission, phase: str | None) -> list[str]:
 
 
 def submit(
-    ctx: Context, power: str, texts: list[str], merge: bool = False, say_kept: bool = False
+    ctx: Context,
+    power: str,
+    texts: list[str],
+    merge: bool = False,
+    say_kept: bool = False,
+    ready: bool = False,
 ) -> list[str]:
     """File ``texts`` as ``power``'s orders: the whole set, or (``merge``) laid over the
     orders on file unit by unit; ``say_kept``: the answer names the orders on file the
-    texts left standing."""
+    texts left standing; ``ready``: they came in a ready-to-send block (its ORDERS line
+    names the phase)."""
     game, seat = ctx.signed_on()
     ctx.require(Action.ORDERS)
     if not game.phase:  # a forming game (the master may order; there is no board yet)
@@ -70,8 +76,11 @@ def submit(
     refused = variant_of(game).people.refusal(asked)
     if refused:
         raise CommandError(refused)
-    report = service_orders.submit_orders(game, seat, power, texts, carried, on_file, read)
+    report = service_orders.submit_orders(game, seat, power, texts, carried, on_file, read, ctx.now)
     ctx.orders_given = True
+    lever = seat_phases.TOKEN if ctx.token_signed else seat_phases.READY if ready else None
+    if lever is not None:  # for /stats: which lever brought the orders
+        seat_phases.note_lever(game, [power], lever, ctx.now)
     if not report.missing:
         ctx.touched.add(game.id)  # only a complete order set can make the game ready
     if report.errors:
@@ -271,7 +280,9 @@ class Orders(Command):
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         game, seat = ctx.signed_on()
+        named = len(args)
         args = _without_phase(game, args)
+        ready = len(args) < named  # the phase named: the ready-to-send block's ORDERS line
         texts = [line for line in block.body if line.strip()]
         mine = [args[0].upper()] if args else list(seat.powers)
         texts = order_block_lines(texts, _map_of(ctx), _phase_type(ctx), mine)
@@ -280,10 +291,10 @@ class Orders(Command):
         # power's whole set of builds or removals.
         merge = _phase_type(ctx) != ADJUSTMENT
         if args:
-            return submit(ctx, args[0].upper(), texts, merge=merge, say_kept=True)
+            return submit(ctx, args[0].upper(), texts, merge, True, ready)
         lines: list[str] = []
         for power, mine in split_by_power(game, seat, texts).items():
-            lines += submit(ctx, power, mine, merge=merge, say_kept=True)
+            lines += submit(ctx, power, mine, merge, True, ready)
         return lines
 
 
@@ -399,13 +410,13 @@ class Status(Command):
         game, seat = ctx.signed_on()
         ctx.require(Action.STATUS)
         if not game.phase:  # a forming game has no board and no orders yet
-            return [f"{game.name} is {game.state}: no orders until it starts"]
+            return [f"{game.name} is {game.state}: no orders until it starts", *_signals(seat)]
         when = deadline_text(game, seat.person)
         lines = [f"{game.name} {game.phase}" + (f", deadline {when}" if when else "")]
         # A Democratic citizen's country.
         own = variant_of(game).people.lines(questions.Status(game, seat))
         if own is not None:
-            return lines + own + _mail_sent(game, seat)
+            return lines + own + _mail_sent(game, seat) + _signals(seat)
         pos = state.current_position(game)
         on_file = state.orders_on_file(game)
         powers = service_orders.powers_to_order(game, pos) if seat.role == "master" else seat.powers
@@ -427,7 +438,12 @@ class Status(Command):
                 lines.append("    missing: " + ", ".join(missing))
             lines += warning_lines(game, seat, power, indent="    ")
             lines += _sent_ahead(game, seat, power)
-        return lines + _mail_sent(game, seat)
+        return lines + _mail_sent(game, seat) + _signals(seat)
+
+
+def _signals(seat: Seat) -> list[str]:
+    """The master's only: seats whose mail says they may be one person."""
+    return multiseat.status_lines(seat.game) if seat.role == "master" else []
 
 
 def _mail_sent(game: Game, seat: Seat) -> list[str]:

@@ -6,7 +6,8 @@ The kinds of value:
 - a length: ``48H``, ``2D``, ``90M``; ``PHASE`` for one length of the current phase; ``OFF``;
 - a share: ``2/3``, ``0.75`` or ``75%``, above 0 and at most 1;
 - a count: a whole number, ``0`` (or ``OFF``) for none;
-- a record: ``0.9 OVER 20`` (that share of phases on time over at least that many), ``OFF``.
+- a record: ``0.9 OVER 20`` (that share of phases on time over at least that many), ``OFF``;
+- a choice: one of the words the option names (SCORING: ``DRAW_SIZE``, ``SUM_OF_SQUARES``).
 
 Stored in ``game.options`` as the canonical text of each value set, by name.
 """
@@ -22,7 +23,9 @@ from mailjudge.engine.timing import TimingError, format_length, parse_length
 from mailjudge.game.errors import ServiceError
 from mailjudge.store.models import Game
 
-LENGTH, SHARE, COUNT, RECORD = "length", "share", "count", "record"
+LENGTH, SHARE, COUNT, RECORD, CHOICE = "length", "share", "count", "record", "choice"
+# SCORING's choices: how a finished game scores its powers for the ratings (game/scores.py).
+SCORINGS = ("DRAW_SIZE", "SUM_OF_SQUARES")
 PHASE = "PHASE"  # a length: one length of the phase it applies to
 OFF = "OFF"
 
@@ -58,6 +61,11 @@ OPTIONS: dict[str, Option] = {
                "after this many game years with no supply centre changing owner the "
                "players are asked to draw, and silence is consent: VOTE NOSTALEMATE "
                "refuses (OFF: never)"),
+        Option("SCORING", CHOICE, "DRAW_SIZE",
+               "how the game's end scores its powers for the ratings (RATING): DRAW_SIZE "
+               "(a solo all to the winner, a draw shared equally by its members) or "
+               "SUM_OF_SQUARES (a solo all to the winner, else each power its centres "
+               "squared over the sum of every power's centres squared)"),
     )
 }  # fmt: skip
 
@@ -79,6 +87,11 @@ def canonical(option: Option, text: str) -> str:
     """The stored form of ``text`` as a value of ``option``, or OptionError saying how to
     write one."""
     value = " ".join(text.split()).upper()
+    if option.kind == CHOICE:
+        if value not in SCORINGS:
+            raise OptionError(f"{option.name} cannot be {text.strip()!r}: write one of "
+                              f"{', '.join(SCORINGS)}")  # fmt: skip
+        return value
     reader = {LENGTH: _length, SHARE: _share, COUNT: _count, RECORD: _record}[option.kind]
     try:
         return reader(value)
@@ -92,6 +105,7 @@ _HOW = {
     SHARE: "write a share above 0 and at most 1, like 2/3, 0.75 or 75%",
     COUNT: "write a whole number like 2, or OFF (0) for none",
     RECORD: "write a share of phases on time and the phases it needs, like 0.9 OVER 20, or OFF",
+    CHOICE: "write one of " + ", ".join(SCORINGS),
 }
 
 

@@ -45,6 +45,9 @@ SECRET_COMMANDS: Mapping[str, SecretPlace] = MappingProxyType({
     "SIGN ON": _REST,  # njudge's spelling
     "SIGNON": _REST,
     "TAKEOVER": _REST,
+    "TOURNAMENT CREATE": _ONE,  # TOURNAMENT CREATE name password [settings...]
+    "TOURNAMENT JOIN": _ONE,  # TOURNAMENT JOIN name password [AS shown]
+    "TOURNAMENT ROUND": _REST,  # TOURNAMENT ROUND name password
 })  # fmt: skip
 
 # Lines that belong to the command above them and carry a password: DPjudge's setup lines

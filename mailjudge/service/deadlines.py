@@ -27,7 +27,7 @@ from mailjudge.game.state import has_rule
 from mailjudge.render import render
 from mailjudge.render.deadline import deadline_lines, deadline_text
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
-from mailjudge.service import outages, processing, stalemate
+from mailjudge.service import outages, processing, seat_phases, stalemate
 from mailjudge.service.ready_block import ready_lines
 from mailjudge.service.results import game_over_mails, phase_mails
 from mailjudge.store.db import database_proxy
@@ -146,7 +146,7 @@ def _handle_due(game: Game, now: datetime) -> list[Outgoing]:
     late = [p for p in late if p not in spared]
     for event in todo:
         if event.kind in ("remind", "deadline"):
-            mails += _to_late_players(game, late, event.kind)
+            mails += _to_late_players(game, late, event.kind, now)
         elif late and not has_rule(game, "CIVIL_DISORDER"):
             mails += _to_master(game, late)
         elif late and variant_of(game).phase.replace_the_late:
@@ -154,7 +154,7 @@ def _handle_due(game: Game, now: datetime) -> list[Outgoing]:
     return mails
 
 
-def _to_late_players(game: Game, late: list[str], kind: str) -> list[Outgoing]:
+def _to_late_players(game: Game, late: list[str], kind: str, now: datetime) -> list[Outgoing]:
     timing = timing_of(game)
     mails = []
     for seat in players_to_order_by_clock(game):
@@ -173,6 +173,8 @@ def _to_late_players(game: Game, late: list[str], kind: str) -> list[Outgoing]:
             frozen=has_rule(game, "CIVIL_DISORDER") and not has_rule(game, "LATE_CHANGES"),
             ready=ready_lines(game, seat),
         )
+        if kind == "remind":  # for /stats: orders that came after it
+            seat_phases.note_lever(game, mine, seat_phases.REMINDER, now)
         mails.append(mail_to_seat(seat, f"{what} ({game.phase})", body, "notice"))
     return mails
 

@@ -69,6 +69,7 @@ def submit_orders(
     carried: Sequence[str] = (),
     on_file: OnFile | None = None,
     read: Readings | None = None,
+    now: datetime | None = None,
 ) -> Submission:
     """Replace ``power``'s orders for this phase with the valid ones among ``lines``.
 
@@ -79,7 +80,8 @@ def submit_orders(
     ``carried``: the lines that are orders on file the mail did not name (bare order lines
     laid over the file); they, like the orders a refused line leaves, keep their sender.
     ``on_file``: the power's orders on file, when the caller has read them already;
-    ``read``: the lines the caller has read already (each line is read once a mail).
+    ``read``: the lines the caller has read already (each line is read once a mail);
+    ``now``: the time the lines are stamped with (the mail's; the clock's when None).
     """
     require_active(game)
     power = power.upper()
@@ -128,7 +130,7 @@ def submit_orders(
     # Delete and insert stand or fall together; in a mail's transaction its savepoint undoes
     # both on a database error (nothing catches one short of it), so none of their own.
     with contextlib.nullcontext() if database_proxy.in_transaction() else database_proxy.atomic():
-        senders = _senders_on_file(seat, filed, only, kept, [*carried, *from_file])
+        senders = _senders_on_file(seat, filed, only, kept, [*carried, *from_file], now)
         _delete_orders(game, power, only)
         if kept:
             filed_now = [(text, by, at) for text, (by, at) in zip(kept, senders, strict=True)]
@@ -163,14 +165,19 @@ def blank_orders_in(game: Game) -> set[str]:
 
 
 def _senders_on_file(
-    seat: Seat, filed: OnFile, only: Seat | None, kept: list[str], carried: list[str]
+    seat: Seat,
+    filed: OnFile,
+    only: Seat | None,
+    kept: list[str],
+    carried: list[str],
+    now: datetime | None = None,
 ) -> list[tuple[int | None, datetime]]:
     """Who sent each of ``kept``, and when: an order on file that the mail did not name
     (``carried``) keeps its sender (seed 003, rule 7: the Gamemaster tells "which orders
     have been submitted for eir country, and by whom", so a teammate's order does not
     become France's because France sent another line); a line the mail gives is the
     sender's, now."""
-    now = utcnow()
+    now = now or utcnow()
     on_file: dict[str, list[tuple[int | None, datetime]]] = {}
     for text, by, at in filed:
         if only is None or by == only.id:

@@ -27,7 +27,7 @@ from mailjudge.game.state import (
     players,
     waiting_players,
 )
-from mailjudge.service import keeping, records, stalemate
+from mailjudge.service import keeping, records, seat_phases, stalemate
 from mailjudge.service.conditional import resolve_conditional_orders
 from mailjudge.service.games import engine_options, passive_now
 from mailjudge.service.orders import blank_orders_in, powers_to_order
@@ -231,6 +231,7 @@ def process(
             # variant turns them into the powers' orders: Double's synchronisation).
             moment = now or utcnow()
             noted = records.note_phase(fresh, late_powers(fresh), moment)
+            seat_phases.note(fresh, noted, moment)  # the public figures of /stats
             # Read while the phase's deadline is still the game's: _run sets the next one.
             missed = frozenset(
                 n.seat.id for n in noted if records.missed_deadline(fresh, n, moment)

@@ -19,7 +19,7 @@ from mailjudge.outbound.message import board_cid
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.render.results import facts_of, report
-from mailjudge.service import openings
+from mailjudge.service import openings, ratings
 from mailjudge.service.ready_block import ready_lines
 from mailjudge.store.models import Game, GameState, PhaseRecord, Seat
 
@@ -59,7 +59,9 @@ def phase_mails(game: Game, done: Processed, reprocessed: bool = False) -> list[
 def game_over_mails(game: Game, outcome: str, cancel_deadline: bool = True) -> list[Outgoing]:
     """The notice that the game is over, to every person seated in it, however it ended (a
     phase processed, a vote, the master's DECLARE DRAW). Ended by a vote or a draw, the
-    current phase's deadline is withdrawn from the calendars of those invited to it."""
+    current phase's deadline is withdrawn from the calendars of those invited to it. The
+    ratings take the result in here, once (service/ratings.py)."""
+    ratings.rate_game(game)
     body = render("game_over.txt.j2", game=game, outcome=outcome)
     subject = f"the game is over: {outcome.lower()}"
     mails = []

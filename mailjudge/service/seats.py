@@ -23,7 +23,7 @@ from mailjudge.game.state import (
 )
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.secrecy.passwords import hash_password, verify_password_remembered
-from mailjudge.service import records
+from mailjudge.service import multiseat, records
 from mailjudge.service.games import start_game
 from mailjudge.store.db import database_proxy
 from mailjudge.store.models import Game, GameState, JoinRequest, Seat, utcnow
@@ -106,6 +106,7 @@ def join(
             powers=chosen,
             password_hash=password_hash or hash_password(password),
         )
+        multiseat.note_password(seat, password)  # the master's signals: one password, two seats
         if len(seats) + 1 == len(playable) and not has_rule(game, "START_MASTER"):
             mails = start_game(game, rng)
             if started is not None:
@@ -172,6 +173,7 @@ def ask_to_join(
     token = secrets.token_hex(6)
     JoinRequest.create(token=token, game=game, address=email.lower(), power=chosen,
                        name=name or "", password_hash=hash_password(password))  # fmt: skip
+    multiseat.note_waiting_join(game, email, password)  # the master's signals
     return token
 
 

@@ -27,6 +27,7 @@ BENCHMARKS: dict[str, str] = {
     "text": "mailjudge.benchmarks.text",
     "legal": "mailjudge.benchmarks.legal",
     "standin": "mailjudge.benchmarks.standin",
+    "year": "mailjudge.benchmarks.year",
 }
 
 
@@ -355,6 +356,21 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_stats(args: argparse.Namespace) -> int:
+    """The missed-turn figures /stats shows, as text or JSON."""
+    from mailjudge.render.stats import stats_text
+    from mailjudge.service.stats import stats
+
+    if problem := _open_judge_database(_settings(args).database.url, read_only=True):
+        print(f"mailjudge stats: {problem}", file=sys.stderr)
+        return 1
+    doc = stats().as_json()
+    print(
+        json.dumps(doc, indent=1) if args.json else stats_text(doc), end="\n" if args.json else ""
+    )
+    return 0
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     """Play an exported game again through the engine and say whether every phase agrees."""
     from mailjudge.service.archive import replay
@@ -459,6 +475,7 @@ def _add_operator_commands(sub: argparse._SubParsersAction[argparse.ArgumentPars
             None,
         ),
         ("requeue", "hand a game the clock held after a failure back to the clock", None),
+        ("stats", "the missed-turn figures of /stats: NMR by phase kind, month and game", None),
     ):
         cmd = sub.add_parser(
             name,
@@ -484,6 +501,8 @@ def _add_operator_options(name: str, cmd: argparse.ArgumentParser) -> None:
             action="store_true",
             help="replace the games of a database that has some",
         )
+    if name == "stats":
+        cmd.add_argument("--json", action="store_true", help="the figures as JSON")
     if name == "requeue":
         cmd.add_argument("game", metavar="GAME", help="the game's name")
     if name == "docs":
@@ -532,6 +551,7 @@ def main(argv: list[str] | None = None) -> int:
         "docs": cmd_docs,
         "export": cmd_export,
         "replay": cmd_replay,
+        "stats": cmd_stats,
         "demo": cmd_demo,
         "backup": cmd_backup,
         "restore": cmd_backup,

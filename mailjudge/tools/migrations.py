@@ -56,6 +56,9 @@ from mailjudge.store.models import (
     StalemateQuestion,
     utcnow,
 )
+from mailjudge.store.signal_models import SIGNAL_MODELS
+from mailjudge.store.stats_models import STATS_MODELS
+from mailjudge.store.tournament_models import TOURNAMENT_MODELS
 from mailjudge.variants import VARIANTS
 
 log = logging.getLogger(__name__)
@@ -63,6 +66,9 @@ log = logging.getLogger(__name__)
 # Every table: the shared ones and each variant's own.
 ALL_TABLES: tuple[type[BaseModel], ...] = (
     *ALL_MODELS,
+    *STATS_MODELS,
+    *SIGNAL_MODELS,
+    *TOURNAMENT_MODELS,
     *(table for variant in VARIANTS.values() for table in variant.tables),
 )
 
@@ -291,6 +297,12 @@ def _standin_caretaker(database: Database, migrator: SchemaMigrator) -> None:
             Game.update(rules=caretaker).where(Game.id == game.id).execute()
 
 
+def _seat_phases(database: Database, migrator: SchemaMigrator) -> None:
+    # Phases processed before have no seat-phase rows: /stats counts from this release on;
+    # games finished before are not rated.
+    database.create_tables([*STATS_MODELS, *SIGNAL_MODELS, *TOURNAMENT_MODELS], safe=True)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "the tables of release 21f9223 (the baseline)", _baseline),
     Migration(2, "address_counter, confirmation and bounce: guessing, consent, bounces",
@@ -340,6 +352,9 @@ MIGRATIONS: tuple[Migration, ...] = (
               _outbox_leases),
     Migration(24, "game.rules: a game that chose STANDIN keeps its caretaker stand-in "
               "(STANDIN_CARETAKER); the stand-in now plays", _standin_caretaker),
+    Migration(25, "seat_phase, lever_use, rating, rated_game, seat_signal, seat_pair_notice "
+              "and the tournament tables: /stats, ratings, one person in two seats, tournaments",
+              _seat_phases),
 )  # fmt: skip
 LATEST = MIGRATIONS[-1].number
 

@@ -44,6 +44,9 @@ from mailjudge.web import openings, pages
 from mailjudge.web.cache import Page, PageCache
 from mailjudge.web.outage import WhileAway
 from mailjudge.web.players import ROUTES as PLAYER_ROUTES
+from mailjudge.web.ratings import ROUTES as RATING_ROUTES
+from mailjudge.web.stats import ROUTES as STATS_ROUTES
+from mailjudge.web.tournaments import ROUTES as TOURNAMENT_ROUTES
 
 # Zones offered in the deadline's picker; any other IANA name works typed into ?tz=.
 ZONES = (
@@ -405,6 +408,9 @@ def make_app(cache_seconds: float = 5.0, settings: Settings | None = None) -> St
         Route("/openings", _uncached(openings.openings_page)),
         Route("/openings.atom", _uncached(openings.openings_feed)),
         *PLAYER_ROUTES,  # the records players made public
+        *STATS_ROUTES,  # the missed-turn figures
+        *RATING_ROUTES,  # the public ladder
+        *TOURNAMENT_ROUTES,  # the standings
         Route("/health", health, methods=["GET", "HEAD"]),
     ]
     app = Starlette(

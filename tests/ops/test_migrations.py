@@ -40,6 +40,9 @@ from mailjudge.store.models import (
     Seat,
     StalemateQuestion,
 )
+from mailjudge.store.signal_models import SIGNAL_MODELS
+from mailjudge.store.stats_models import STATS_MODELS
+from mailjudge.store.tournament_models import TOURNAMENT_MODELS
 from mailjudge.tools.migrations import (
     ALL_TABLES,
     LATEST,
@@ -55,7 +58,7 @@ RELEASE_DUMPS = sorted(RELEASES.glob("*.sql"))
 NEW_TABLES = [
     AddressCounter, Confirmation, Bounce, DiaryEntry, RecordEntry, Opening, OpeningsSubscriber,
     DeadlineExtension, StalemateQuestion, JudgeOutage, JudgeBeat, OperatorAlert,
-    JoinRequest,
+    JoinRequest, *STATS_MODELS, *SIGNAL_MODELS, *TOURNAMENT_MODELS,
 ]  # fmt: skip
 # The columns that point at a seat and are blanked (or their rows deleted) if a rebuild of
 # `seat` lets the foreign-key actions fire: (table, column).
