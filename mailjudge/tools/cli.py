@@ -27,6 +27,7 @@ BENCHMARKS: dict[str, str] = {
     "text": "mailjudge.benchmarks.text",
     "legal": "mailjudge.benchmarks.legal",
     "standin": "mailjudge.benchmarks.standin",
+    "sizes": "mailjudge.benchmarks.sizes",
 }
 
 
