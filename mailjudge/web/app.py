@@ -313,6 +313,13 @@ def feed(request: Request, game: Game) -> Page:
             "link": base + path,
             "text": item.body,
         })  # fmt: skip
+    if game.state == GameState.FINISHED and game.finished_at is not None:
+        path = f"/games/{game.name}#over"  # a reader of the feed learns the game ended
+        entries.append({
+            "id": ids + path, "title": f"The game is over: {game.outcome or 'ended'}",
+            "updated": game.finished_at, "link": base + path,
+            "text": f"{game.name} is over: {game.outcome or 'ended'}.",
+        })  # fmt: skip
     entries.sort(key=lambda e: e["updated"], reverse=True)
     changed = pages.last_changed(game)
     body = render(
@@ -362,6 +369,19 @@ def _uncached(build: Callable[[Request], Page]) -> Callable[[Request], Awaitable
 HEALTH_SECONDS = 2.0
 
 
+# The site's icon: a supply centre's disc on the sea. Browsers ask for /favicon.ico by
+# themselves, and take an SVG served there (every page's <link rel="icon"> says so).
+ICON = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">'
+    '<rect width="32" height="32" rx="6" fill="#a2c7ff"/>'
+    '<circle cx="16" cy="16" r="9" fill="#d94f4f" stroke="#1f3550" stroke-width="3"/></svg>'
+)
+
+
+async def favicon(request: Request) -> Response:
+    return Response(ICON, media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
+
+
 async def health(request: Request) -> Response:
     """200 "ok", or 503 with what stops the judge doing its job, one problem a line
     (mailjudge.store.health: never an address or a secret), for a load balancer or a monitor."""
@@ -407,6 +427,7 @@ def make_app(cache_seconds: float = 5.0, settings: Settings | None = None) -> St
         Route("/openings.atom", _uncached(openings.openings_feed)),
         *PLAYER_ROUTES,  # the records players made public
         Route("/health", health, methods=["GET", "HEAD"]),
+        Route("/favicon.ico", favicon),
     ]
     app = Starlette(
         routes=routes,
