@@ -68,3 +68,13 @@ def test_the_phase_address_stands_alone(map_name: str, cheap_scrypt: None) -> No
     at = next(n for n, line in enumerate(lines) if address in line)
     assert lines[at].endswith(address)  # nothing after it on its line
     assert lines[at + 1].startswith("The board is drawn")  # the next sentence: its own line
+
+
+def test_powers_are_headed_by_their_spaced_names(cheap_scrypt: None) -> None:
+    """World's FROZENANTARCTICA heads its orders as the map names it, FROZEN ANTARCTICA;
+    a code that is its name (FRANCE on the standard map) stays as it is."""
+    _, text = parts(played_map("world").mails[-1])
+    assert "\nFROZEN ANTARCTICA:" in text and "\nFROZENANTARCTICA:" not in text
+    assert "-> FROZENANTARCTICA" not in text and "    FROZENANTARCTICA " not in text
+    _, text = parts(played_map("standard").mails[-1])
+    assert "\nFRANCE:" in text
