@@ -78,3 +78,25 @@ def test_powers_are_headed_by_their_spaced_names(cheap_scrypt: None) -> None:
     assert "-> FROZENANTARCTICA" not in text and "    FROZENANTARCTICA " not in text
     _, text = parts(played_map("standard").mails[-1])
     assert "\nFRANCE:" in text
+
+
+@pytest.mark.parametrize("map_name", ["standard", "known_world_901"])
+def test_a_player_sees_their_part_of_the_board_close_up(map_name: str, cheap_scrypt: None) -> None:
+    """The close-up is the same inline picture in a frame that shows the player's region:
+    no second picture in the mail; the master's mail has none."""
+    seen = {"player": 0, "master": 0}
+    for raw in played_map(map_name).mails:
+        message = email.message_from_bytes(raw, policy=policy.default)
+        html, _ = parts(raw)
+        who = "master" if str(message["To"]).startswith("gm@") else "player"
+        framed = re.search(
+            r'overflow: hidden;[^>]*><img src="cid:([^"]+)"[^>]*margin: -(\d+)px 0 0 -(\d+)px', html
+        )
+        if who == "master":
+            assert framed is None
+            continue
+        assert framed is not None and "Your part of the board, close up" in html
+        assert html.count(f'src="cid:{framed.group(1)}"') == 2  # the board and its close-up
+        assert sum(1 for p in message.walk() if p.get_content_type() == "image/png") == 1
+        seen[who] += 1
+    assert seen["player"] > 0

@@ -5,6 +5,8 @@ full size (labels of 9 to 11 px, units of 20) with no script (issue 54)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from mailjudge.engine.maps import GameMap
 from mailjudge.engine.state import Position
@@ -50,3 +52,35 @@ def closeup(svg: str, box: tuple[float, float, float, float]) -> str:
     x, y, w, h = (round(v) for v in box)
     head = f'width="{w}" height="{h}" viewBox="{x} {y} {w} {h}"'
     return _SIZE.sub(head, svg, count=1)
+
+
+@dataclass(frozen=True)
+class MailCloseup:
+    """Where a results mail's close-up shows the board's PNG: the part of it (in the PNG's
+    pixels) around the reader's powers, cut by the HTML (a frame that hides the rest),
+    so the close-up costs the mail no second picture."""
+
+    x: int
+    y: int
+    width: int
+    height: int
+    image_width: int  # the PNG's own width: the picture is shown at that size in the frame
+
+
+def mail_closeup(
+    gmap: GameMap, position: Position, powers: Iterable[str], png: bytes
+) -> MailCloseup | None:
+    """The close-up of ``powers`` in the mailed ``png`` of the board; None where they have
+    nothing on the board, or the map no drawing."""
+    boxes = [region_of(gmap, position, p) for p in powers] if gmap.positions else []
+    boxes = [b for b in boxes if b[2]]
+    if not boxes or png[12:16] != b"IHDR":
+        return None
+    left, top = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    right, bottom = max(b[0] + b[2] for b in boxes), max(b[1] + b[3] for b in boxes)
+    image_width = int.from_bytes(png[16:20], "big")
+    scale = image_width / gmap.board_size[0]  # a big board is mailed scaled down
+    return MailCloseup(
+        round(left * scale), round(top * scale), round((right - left) * scale),
+        round((bottom - top) * scale), image_width,
+    )  # fmt: skip
