@@ -20,8 +20,8 @@ from datetime import UTC, datetime, timedelta
 
 from mailjudge.app.caps import queue_within_caps
 from mailjudge.config.settings import Settings
+from mailjudge.outbound.connections import connection_from_settings
 from mailjudge.outbound.message import judge_headers, plain_text_bytes
-from mailjudge.outbound.send import SmtpSender
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing
 from mailjudge.store import db
@@ -103,7 +103,7 @@ def send_direct_alert(settings: Settings, subject: str, body: str) -> bool:
         auto_submitted="auto-generated",
     )
     raw = plain_text_bytes(headers, body)
-    sender = SmtpSender.from_settings(settings.outbound, settings.judge.address, settings.dkim)
+    sender = connection_from_settings(settings.outbound, settings.judge.address, settings.dkim)
     try:
         sender.send(raw, [settings.judge.operator])
     except Exception as err:

@@ -23,15 +23,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from mailjudge.benchmarks.random_game import play_random
 from mailjudge.config.settings import WebSettings
-from mailjudge.engine.randomplay import random_orders
-from mailjudge.game.state import current_position, game_map, get_game
-from mailjudge.service import processing
+from mailjudge.game.state import game_map, get_game
 from mailjudge.service.games import create_game, start_game
-from mailjudge.service.orders import submit_orders
 from mailjudge.service.seats import join
 from mailjudge.store import db
-from mailjudge.store.models import Seat, utcnow
+from mailjudge.store.models import utcnow
 from mailjudge.tools import migrations
 
 GAME = "bench"
@@ -47,17 +45,7 @@ def play(database: Path, phases: int, seed: int) -> list[str]:
         join(game, f"{power.lower()}@bench.test", "pw", power=power)
     if get_game(GAME).state != "active":
         start_game(get_game(GAME), rng, now=utcnow())
-    for _ in range(phases):
-        game = get_game(GAME)
-        if game.state != "active":
-            break
-        orders = random_orders(game_map(game), current_position(game), rng)
-        for power, lines in orders.items():
-            seat = Seat.get((Seat.game == game) & (Seat.powers == power))
-            if lines:
-                submit_orders(game, seat, power, list(lines))
-        processing.process(get_game(GAME), force=True, now=utcnow())
-    played = [r.phase for r in processing.history(get_game(GAME))]
+    played = play_random(GAME, phases, rng)
     db.close()
     return played
 

@@ -239,6 +239,12 @@ class OutboundSettings:
     reply_window_minutes: int = _setting(
         60, "The window of the reply limit, in minutes.", minimum=1
     )
+    mbox: str | None = _setting(
+        None,
+        "Keep the judge's outgoing mail in this mbox file (mutt -f FILE opens it) instead of "
+        "sending it through the relay; unset sends it. mailjudge serve given no outbound "
+        "setting at all, with its SMTP on loopback, keeps it in ./mailjudge-mail.mbox.",
+    )
     calendar_invitations: bool = _setting(
         True,
         "Put each phase's deadline in the mail to the players and the master as a calendar "

@@ -16,20 +16,45 @@ import queue
 import threading
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from pathlib import Path
+from typing import Protocol, TypeVar
 
 from mailjudge.config.settings import DkimSettings, OutboundSettings
+from mailjudge.outbound.local_mbox import MboxSender
 from mailjudge.outbound.send import Handed, SmtpSender
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 
+class Connection(Protocol):
+    """One way out for the judge's mail: an SMTP connection, or the local mbox."""
+
+    envelope_from: str
+
+    def send(self, raw: bytes, to_addrs: list[str], envelope_from: str | None = None) -> Handed:
+        """Hand over one mail (outbound.send.Sender)."""
+        ...
+
+    def close(self) -> None:
+        """Let go of what is held open."""
+        ...
+
+
+def connection_from_settings(
+    settings: OutboundSettings, envelope_from: str, dkim: DkimSettings | None = None
+) -> Connection:
+    """The mbox of outbound.mbox when it is set, else an SMTP connection to the relay."""
+    if settings.mbox:
+        return MboxSender(Path(settings.mbox), envelope_from)
+    return SmtpSender.from_settings(settings, envelope_from, dkim)
+
+
 class RelayConnections:
     """SMTP connections to one relay. ``send`` uses the first, as a single sender would;
     ``each`` spreads a batch over all of them."""
 
-    def __init__(self, senders: Sequence[SmtpSender]) -> None:
+    def __init__(self, senders: Sequence[Connection]) -> None:
         if not senders:
             raise ValueError("at least one connection is needed")
         self.senders = list(senders)
@@ -41,12 +66,9 @@ class RelayConnections:
     def from_settings(
         cls, settings: OutboundSettings, envelope_from: str, dkim: DkimSettings | None = None
     ) -> RelayConnections:
-        return cls(
-            [
-                SmtpSender.from_settings(settings, envelope_from, dkim)
-                for _ in range(settings.connections)
-            ]
-        )
+        # One file is written one mail at a time: the mbox needs a single connection.
+        count = 1 if settings.mbox else settings.connections
+        return cls([connection_from_settings(settings, envelope_from, dkim) for _ in range(count)])
 
     def send(self, raw: bytes, to_addrs: list[str], envelope_from: str | None = None) -> Handed:
         return self.senders[0].send(raw, to_addrs, envelope_from)
@@ -55,7 +77,7 @@ class RelayConnections:
         self,
         items: Sequence[Item],
         recipients: Callable[[Item], Sequence[str]],
-        work: Callable[[SmtpSender, Item], Result],
+        work: Callable[[Connection, Item], Result],
     ) -> Iterator[tuple[Item, Result]]:
         """``work(connection, item)`` for every item, items sharing a recipient on one
         connection in their order; each result as soon as it is done (the caller records

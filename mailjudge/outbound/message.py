@@ -128,8 +128,11 @@ def _units(text: str) -> list[str]:
 
 
 def _ends_statement(line: str) -> bool:
-    """A line whose last word ends a sentence or a statement: what follows is new."""
+    """A line whose last word ends a sentence or a statement: what follows is new. A web
+    address ends one too: the sentence after it is never run into it."""
     stripped = line.rstrip()
+    if "://" in (stripped.rsplit(None, 1)[-1] if stripped else ""):
+        return True
     return stripped.endswith((".", "!", "?", ":", ";", ")")) and not stripped.endswith("...")
 
 

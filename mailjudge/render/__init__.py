@@ -8,11 +8,12 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from mailjudge.config.paths import TEMPLATES_DIR
+from mailjudge.render.mail_html import text_as_html
 
 
 @cache
 def environment() -> Environment:
-    return Environment(
+    env = Environment(
         loader=FileSystemLoader(TEMPLATES_DIR),
         undefined=StrictUndefined,  # a missing value is a bug, not an empty line in a mail
         autoescape=select_autoescape(
@@ -25,6 +26,8 @@ def environment() -> Environment:
         # not looked at on disk again before every mail (a stat a render; restart to change).
         auto_reload=False,
     )
+    env.filters["mail_lines"] = text_as_html  # a mail's text in its HTML part
+    return env
 
 
 def render(name: str, **context: Any) -> str:

@@ -164,23 +164,28 @@ def report(facts: PhaseFacts, build_any: bool = False, seeded: bool = False) -> 
             if due > 0:
                 sites = len(build_sites(gmap, nxt, power, build_any))
                 adjustments.append(
-                    f"{power} builds {min(due, sites)}"
+                    f"{_heading(gmap, power)} builds {min(due, sites)}"
                     + (f" (of {due} due; {sites} free home centres)" if sites < due else "")
                 )
             elif due < 0:
-                adjustments.append(f"{power} removes {-due}")
+                adjustments.append(f"{_heading(gmap, power)} removes {-due}")
     return {
-        "by_power": by_power,
+        "by_power": {_heading(gmap, power): lines for power, lines in by_power.items()},
         "reasons": reasons,
         "dislodged": [
-            f"{d.unit.power} {d.unit} (from {d.attacker_from.upper()}): may retreat to "
-            + (", ".join(o.upper() for o in d.options) or "nowhere")
+            f"{_heading(gmap, d.unit.power)} {d.unit} (from {d.attacker_from.upper()}): "
+            "may retreat to " + (", ".join(o.upper() for o in d.options) or "nowhere")
             for d in facts.after.dislodged.values()
         ],
         "destroyed": facts.destroyed,
-        "changes": _changes(facts.before_owners, nxt.sc_owners),
+        "changes": _changes(facts.before_owners, nxt.sc_owners, gmap),
         "centres": [
-            (p, counts.get(p, 0), " ".join(cs), _counted_note(p, counts.get(p, 0), facts))
+            (
+                _heading(gmap, p),
+                counts.get(p, 0),
+                " ".join(cs),
+                _counted_note(p, counts.get(p, 0), facts),
+            )
             for p, cs in sorted(owners_by_power.items())
         ],
         "adjustments": adjustments,
@@ -190,6 +195,13 @@ def report(facts: PhaseFacts, build_any: bool = False, seeded: bool = False) -> 
         "ending": None,  # how the game ended, when a variant's rule and not the count decided
         "pending": None,  # what stands between the game and its end (Double's joint vote)
     }
+
+
+def _heading(gmap: GameMap, power: str) -> str:
+    """A power as the results head its lines: its code, spaced as the map's title spaces it
+    where the code runs words together (FROZENANTARCTICA: FROZEN ANTARCTICA)."""
+    spaced = gmap.power_title(power).upper()
+    return spaced if spaced.replace(" ", "") == power else power
 
 
 def _counted_note(power: str, owned: int, facts: PhaseFacts) -> str:
@@ -203,12 +215,18 @@ def _counted_note(power: str, owned: int, facts: PhaseFacts) -> str:
     return f"(each counts {weight}: {counted} toward victory)"
 
 
-def _changes(before: Mapping[str, str] | None, after: Mapping[str, str]) -> list[str]:
+def _changes(
+    before: Mapping[str, str] | None, after: Mapping[str, str], gmap: GameMap
+) -> list[str]:
     """Centres that changed hands: ``BEL  FRANCE -> ENGLAND``."""
     if before is None:
         return []
+
+    def owner(power: str | None) -> str:
+        return _heading(gmap, power) if power else "neutral"
+
     return [
-        f"{c.upper()}  {before.get(c, 'neutral')} -> {after.get(c, 'neutral')}"
+        f"{c.upper()}  {owner(before.get(c))} -> {owner(after.get(c))}"
         for c in sorted(set(before) | set(after))
         if before.get(c) != after.get(c)
     ]

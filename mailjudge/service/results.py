@@ -14,9 +14,10 @@ from mailjudge.game.calendar import Change, invitation_ics
 from mailjudge.game.outcomes import Processed
 from mailjudge.game.pictures import played_picture
 from mailjudge.game.schedule import deadline_lines, timing_of
-from mailjudge.game.state import has_rule, web_link
+from mailjudge.game.state import game_map, has_rule, web_link
 from mailjudge.outbound.message import board_cid
 from mailjudge.render import render
+from mailjudge.render.board.closeup import MailCloseup, mail_closeup
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.render.results import facts_of, report
 from mailjudge.service import openings, ratings
@@ -110,10 +111,19 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
             mail.html = render(
                 "results.html.j2", **context, text=body, cid=board_cid(picture.id),
                 png=picture.png is not None, phase_name=Phase.parse(done.phase).long_name(),
+                closeup=seat_closeup(game, seat, done, picture.png),
             )  # fmt: skip
             mail.board = picture.id
         mails.append(mail)
     return mails
+
+
+def seat_closeup(game: Game, seat: Seat, done: Any, png: bytes | None) -> MailCloseup | None:
+    """The part of the mailed board around the seat's powers after the phase (a player's,
+    a team's); none for the master, an observer or a board with no PNG."""
+    if png is None or not seat.powers or seat.role not in ("player", "teammate"):
+        return None
+    return mail_closeup(game_map(game), done.outcome.after, list(seat.powers), png)
 
 
 def results_calendar(game: Game, seat: Seat, done: Any) -> bytes | None:

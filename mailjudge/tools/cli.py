@@ -28,6 +28,7 @@ BENCHMARKS: dict[str, str] = {
     "legal": "mailjudge.benchmarks.legal",
     "standin": "mailjudge.benchmarks.standin",
     "year": "mailjudge.benchmarks.year",
+    "sizes": "mailjudge.benchmarks.sizes",
 }
 
 
@@ -112,6 +113,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from mailjudge.app.runner import Judge
     from mailjudge.config.logs import setup_logging
     from mailjudge.inbound.smtp import PortInUse
+    from mailjudge.tools.first_run import first_run_settings
     from mailjudge.tools.migrations import SchemaError
     from mailjudge.tools.preflight import dkim_problems
     from mailjudge.tools.running import JudgeRunning, serving
@@ -121,6 +123,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     for problem in dkim_problems(settings):
         print(f"mailjudge serve: {problem}", file=sys.stderr)
         return 1
+    settings = first_run_settings(settings, Path(args.config) if args.config else None, os.environ)
+    if settings.outbound.mbox:
+        print(f"mailjudge serve: the judge's mail is kept in {settings.outbound.mbox} "
+              f"(outbound.mbox), not sent; read it with: mutt -f {settings.outbound.mbox}",
+              flush=True)  # fmt: skip
     if args.log_level:
         settings = replace(settings, logging=replace(settings.logging, level=args.log_level))
     setup_logging(settings.logging, "listener" if args.workers else "judge")

@@ -22,16 +22,19 @@ from peewee import PeeweeException
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from mailjudge.config.settings import Settings, current_settings
+from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.timing import known_zone, show
 from mailjudge.game.calendar import game_feed
 from mailjudge.game.schedule import timing_of
 from mailjudge.game.state import game_map
 from mailjudge.render import render
+from mailjudge.render.board.closeup import closeup, region_of
 from mailjudge.render.board.style import PALETTES, legend_height
 from mailjudge.render.chart import centre_chart
 from mailjudge.render.undrawn import NOTE_SIZE
@@ -79,7 +82,7 @@ def cache_key(request: Request, depends_on: tuple[str, ...]) -> str:
     """The path and, of the query, only the parameters the page is built from, each as
     the page reads it (an unknown zone is UTC): ``?tz=UTC&junk=1`` and ``?`` are one page."""
     readers: dict[str, Callable[[Request], object]] = {
-        "tz": _zone, "palette": _palette, "page": _page_number,
+        "tz": _zone, "palette": _palette, "page": _page_number, "around": _around,
     }  # fmt: skip
     parts = [f"{name}={readers[name](request)}" for name in depends_on]
     return request.url.path + "?" + "&".join(parts)
@@ -203,6 +206,7 @@ def game_page(request: Request, game: Game) -> Page:
         "sections": sections,
         "older_records": older,
         "board": None,
+        "closeups": [],
         "last": None,
         "units": pages.unit_lines(game, game.position),
         "chart": centre_chart(history, powers, game.victory_count, titles) if history else None,
@@ -218,6 +222,7 @@ def game_page(request: Request, game: Game) -> Page:
     if game.position:
         title = _board_title(game, game.position)
         context["board"] = pages.board_svg(game, game.position, [], title, palette)
+        context["closeups"] = _closeup_links(game)
     if records:
         # Linked, not inline: a second board in the page would double its size.
         last = records[-1]
@@ -230,6 +235,15 @@ def game_page(request: Request, game: Game) -> Page:
         }  # fmt: skip
     body = render("web/game.html.j2", **context)
     return _page(body, pages.last_changed(game))
+
+
+def _closeup_links(game: Game) -> list[tuple[str, str]]:
+    """(power, its title) for each power with a region to show close up."""
+    gmap = game_map(game)
+    if not gmap.positions:
+        return []
+    board = position_from_dict(game.position, gmap)
+    return [(p, gmap.power_title(p)) for p in gmap.power_names if region_of(gmap, board, p)[2]]
 
 
 def records_page(request: Request, game: Game) -> Page:
@@ -266,7 +280,25 @@ def board_now(request: Request, game: Game) -> Page:
     svg = pages.board_svg(
         game, game.position, [], _board_title(game, game.position), _palette(request)
     )
+    around = _around(request)
+    if around:  # ?around=FRANCE: that power's region at full size, for a phone
+        svg = _closeup(game, svg, around)
     return _page(svg, pages.last_changed(game), media_type="image/svg+xml")
+
+
+def _around(request: Request) -> str:
+    """The power of ``?around=``, as the map spells powers (none: the whole board)."""
+    return request.query_params.get("around", "").strip().upper()[:40]
+
+
+def _closeup(game: Game, svg: str, power: str) -> str:
+    gmap = game_map(game)
+    board = position_from_dict(game.position, gmap)
+    box = region_of(gmap, board, power) if power in gmap.powers else (0.0, 0.0, 0.0, 0.0)
+    if not box[2]:
+        known = ", ".join(p for p, _ in _closeup_links(game))
+        raise HTTPException(404, f"No close-up of {power}: write ?around= and one of {known}.")
+    return closeup(svg, box)
 
 
 def phase_board(request: Request, game: Game) -> Page:
@@ -314,6 +346,13 @@ def feed(request: Request, game: Game) -> Page:
             "updated": item.sent_at,
             "link": base + path,
             "text": item.body,
+        })  # fmt: skip
+    if game.state == GameState.FINISHED and game.finished_at is not None:
+        path = f"/games/{game.name}#over"  # a reader of the feed learns the game ended
+        entries.append({
+            "id": ids + path, "title": f"The game is over: {game.outcome or 'ended'}",
+            "updated": game.finished_at, "link": base + path,
+            "text": f"{game.name} is over: {game.outcome or 'ended'}.",
         })  # fmt: skip
     entries.sort(key=lambda e: e["updated"], reverse=True)
     changed = pages.last_changed(game)
@@ -364,6 +403,19 @@ def _uncached(build: Callable[[Request], Page]) -> Callable[[Request], Awaitable
 HEALTH_SECONDS = 2.0
 
 
+# The site's icon: a supply centre's disc on the sea. Browsers ask for /favicon.ico by
+# themselves, and take an SVG served there (every page's <link rel="icon"> says so).
+ICON = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">'
+    '<rect width="32" height="32" rx="6" fill="#a2c7ff"/>'
+    '<circle cx="16" cy="16" r="9" fill="#d94f4f" stroke="#1f3550" stroke-width="3"/></svg>'
+)
+
+
+async def favicon(request: Request) -> Response:
+    return Response(ICON, media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
+
+
 async def health(request: Request) -> Response:
     """200 "ok", or 503 with what stops the judge doing its job, one problem a line
     (mailjudge.store.health: never an address or a secret), for a load balancer or a monitor."""
@@ -397,7 +449,7 @@ def make_app(cache_seconds: float = 5.0, settings: Settings | None = None) -> St
     routes = [
         Route("/", index),
         Route("/games/{name}", _cached(game_page, ("tz", "palette"))),
-        Route("/games/{name}/board.svg", _cached(board_now, ("palette",))),
+        Route("/games/{name}/board.svg", _cached(board_now, ("palette", "around"))),
         Route("/games/{name}/records", _cached(records_page, ("page",))),
         Route("/games/{name}/phases/{phase}", _cached(phase_page, ("palette",))),
         Route("/games/{name}/phases/{phase}/board.svg", _cached(phase_board, ("palette",))),
@@ -412,11 +464,14 @@ def make_app(cache_seconds: float = 5.0, settings: Settings | None = None) -> St
         *RATING_ROUTES,  # the public ladder
         *TOURNAMENT_ROUTES,  # the standings
         Route("/health", health, methods=["GET", "HEAD"]),
+        Route("/favicon.ico", favicon),
     ]
     app = Starlette(
         routes=routes,
         exception_handlers={HTTPException: not_found},
-        middleware=[Middleware(WhileAway)],  # 503 while the database is away
+        # Compressed for a client that accepts gzip (the Known World's page: 432 KB plain,
+        # ~60 KB so); 503 while the database is away.
+        middleware=[Middleware(GZipMiddleware, minimum_size=1024), Middleware(WhileAway)],
     )
     app.state.pages = PageCache(lifetime=cache_seconds)
     app.state.health = None  # (when it was asked, the problems found): see health

@@ -62,3 +62,12 @@ def chromium(width: int = 1280, height: int = 1000, javascript: bool = False) ->
         yield driver
     finally:
         driver.quit()
+
+
+def as_phone(driver: Any, width: int = 390, height: int = 844) -> None:
+    """The window shows pages as a phone of that size in CSS px would (headless chromium
+    keeps a window at least 500 px wide: the screen is emulated instead)."""
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 2, "mobile": True},
+    )

@@ -105,7 +105,7 @@ def test_a_game_played_by_mail_reads_on_the_web(harness: Harness, web: TestClien
     game = pages["/games/webby"]
     assert "<svg" in game and 'class="centre-chart"' in game
     assert "POWER_CHOICE" in game and "players pick" in game
-    assert re.search(r"France</td><td>6", game), "France holds 6 centres after 1901"
+    assert re.search(r"France</th><td>6", game), "France holds 6 centres after 1901"
     assert "Deadline:" in game and "UTC" in game
     paris = web.get("/games/webby?tz=Europe/Paris").text
     assert "CET (Europe/Paris)" in paris and '<option value="Europe/Paris" selected>' in paris
@@ -338,8 +338,8 @@ def test_the_names_shown_are_the_ones_chosen(harness: Harness, web: TestClient) 
         h.command(player(power), f"JOIN named {secret(power)} {power}")
     h.wait_until(lambda: get_game("named").state == "active")
     page = web.get("/games/named").text
-    assert re.search(r"France</td><td>played by Marianne", page)
-    assert re.search(r"England</td><td>played \(no public name chosen\)", page)
+    assert re.search(r"France</th><td>played by Marianne", page)
+    assert re.search(r"England</th><td>played \(no public name chosen\)", page)
     assert "zed" not in page and "quietly" not in page
 
 

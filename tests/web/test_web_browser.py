@@ -99,7 +99,7 @@ def test_the_game_page_is_one_column_at_phone_width(served: Harness, tmp_path: P
         width = phone.execute_script("return document.documentElement.clientWidth")
         wide = phone.execute_script("return document.documentElement.scrollWidth")
         assert wide <= width, "the page is wider than the phone's screen"
-        board = phone.find_element(By.CSS_SELECTOR, ".board svg").rect
+        board = phone.find_element(By.CSS_SELECTOR, ".board").rect  # the board pans in it
         side = phone.find_element(By.CSS_SELECTOR, ".side").rect
         assert side["y"] > board["y"] + board["height"] - 1, "the side column sits below"
         assert board["width"] <= width
@@ -173,7 +173,8 @@ def test_the_pages_a_player_and_a_visitor_need(
         assert "UTC" in browser.find_element(By.CSS_SELECTOR, "p.deadline time").text
         assert browser.find_element(By.CSS_SELECTOR, ".countdown").text == ""  # no JS: the date
         boards = browser.find_elements(By.CSS_SELECTOR, ".board svg, .board img")
-        assert len(boards) == 2 and all(b.size["width"] <= screen for b in boards)
+        frames = browser.find_elements(By.CSS_SELECTOR, ".board")  # a board pans in its frame
+        assert len(boards) == 2 and all(f.size["width"] <= screen for f in frames)
         last = browser.find_element(By.CSS_SELECTOR, ".board.last img")
         assert browser.execute_script("return arguments[0].naturalWidth", last) == 1000
         assert "Last phase's orders: Spring 1901 movement" in browser.page_source.replace(

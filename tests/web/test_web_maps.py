@@ -1,6 +1,7 @@
 """Each drawn map's board in the game page, in a real browser at phone width (390 px):
 a game is put on the map (its map and starting position written into the game, as CREATE
-... MAP will), and the page shows the board in one column, no wider than the screen, with
+... MAP will), and the page shows the board in one column, in a frame no wider than the
+screen (the board pans in it at its own size: tests/web/test_board_on_a_phone.py), with
 a shape for every province of the map, each of its powers in the legend, and a picture
 that is not blank."""
 
@@ -44,10 +45,11 @@ def test_every_drawn_maps_board_reads_in_the_game_page_at_phone_width(
                 wide = phone.execute_script("return document.documentElement.scrollWidth")
                 assert wide <= width, f"{name}: the page is wider than the phone's screen"
                 board = phone.find_element(By.CSS_SELECTOR, ".board svg")
-                assert board.is_displayed() and 300 < board.rect["width"] <= width, name
+                frame = phone.find_element(By.CSS_SELECTOR, ".board")  # the board pans in it
+                assert board.is_displayed() and 300 < frame.rect["width"] <= width, name
                 shapes = board.find_elements(By.CSS_SELECTOR, "[id^='province-']")
                 assert len(shapes) == len(gmap.outlines), name
-                legend = board.text.lower()
+                legend = (board.get_attribute("textContent") or "").lower()  # all, not just shown
                 assert all(gmap.power_title(p).lower() in legend for p in gmap.power_names), name
                 shot = tmp_path / f"web-map-{name}-390.png"
                 phone.save_screenshot(str(shot))

@@ -212,6 +212,9 @@ def passage_mark(scene: Scene, one: Point, two: Point) -> None:
     scene.add(Line((one, two), style.PASSAGE_LINE, 2.0))
 
 
+KEY_LETTER = 6.6  # px: a letter of the key's 12 px text, about
+
+
 def _key(scene: Scene, y: float, passage: bool = False) -> None:
     """One line that says what the marks mean."""
     x = 14.0
@@ -226,6 +229,11 @@ def _key(scene: Scene, y: float, passage: bool = False) -> None:
     ]
     if passage:  # the map has neighbours joined by a bridge
         items.append(("neighbours", "passage"))
+    key = "A army  F fleet  disc: supply centre" + ("" if passage else ", owner's colour")
+    # A narrow board (the pure map's 900 px, with bridges) takes the items closer together,
+    # so that the key's last words are not cut off at its edge.
+    words = sum(7.2 * len(label) for label, _ in items) + KEY_LETTER * len(key)
+    gap = 26 if x + words + 60 * len(items) <= scene.width - 8 else 10
     for label, shape in items:
         if shape == "passage":
             passage_mark(scene, (x, y), (x + 26, y))
@@ -237,6 +245,5 @@ def _key(scene: Scene, y: float, passage: bool = False) -> None:
         else:
             dislodged_mark(scene, (x + 13, y), 8)
         scene.add(Text(x + 34, y, label, 12, anchor="start"))
-        x += 34 + 7.2 * len(label) + 26
-    key = "A army  F fleet  disc: supply centre" + ("" if passage else ", owner's colour")
+        x += 34 + 7.2 * len(label) + gap
     scene.add(Text(x, y, key, 12, anchor="start"))

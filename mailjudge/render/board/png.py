@@ -15,7 +15,13 @@ from typing import Any
 from mailjudge.render.board.shapes import Circle, Line, Point, Polygon, Rect, Scene, Text
 
 SCALE = 2
-COLOURS = 128  # the palette: enough for the smoothed edges, small in a PNG
+COLOURS = 96  # the palette: enough for the smoothed edges, small in a PNG
+BIG_BOARD_COLOURS = 64  # a board scaled down: its edges are finer, its budget tighter
+# The most pixels a mailed board has: a phone's screen three device pixels to a CSS pixel
+# wide (about 1,170) shows no more, and a results mail stays under 150 KB. The big maps are
+# scaled down to it (the Known World's 2000x1772 board, 213 KB, to 1008x893); their web
+# page and MAP's SVG keep every detail.
+MAX_PIXELS = 900_000  # the standard board, 1000x884, as it was
 
 
 def available() -> bool:
@@ -51,11 +57,17 @@ def to_png(scene: Scene) -> bytes:
     from PIL import Image
 
     image = canvas(scene)
-    # Averaging each 2x2 block: smooth edges, and far quicker than a resampling filter.
-    small = image.reduce(SCALE)
+    shrink = min(1.0, math.sqrt(MAX_PIXELS / (scene.width * scene.height)))
+    if shrink < 1:  # a box filter averages the canvas's blocks, as reduce does
+        size = (round(scene.width * shrink), round(scene.height * shrink))
+        small = image.resize(size, Image.Resampling.BOX)
+    else:  # averaging each 2x2 block: smooth edges, far quicker than a resampling filter
+        small = image.reduce(SCALE)
     # Octree keeps the few strong power colours apart (median cut merged some).
     quantized = small.quantize(
-        colors=COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
+        colors=COLOURS if shrink == 1 else BIG_BOARD_COLOURS,
+        method=Image.Quantize.FASTOCTREE,
+        dither=Image.Dither.NONE,
     )
     out = io.BytesIO()
     # Flat colours compress well at zlib's default level; "optimize" tries every level
