@@ -15,6 +15,7 @@ from helpers.reliability import JudgeProcess, MxStream, count, judge_config, sin
 from helpers.reliability import wait_for_answers as answered_by
 
 from mailjudge.benchmarks.mail_judges import make_games
+from mailjudge.outbound.outbox import CLAIM_BATCH
 from mailjudge.store import db
 from mailjudge.tools import migrations
 
@@ -67,5 +68,7 @@ def test_judges_answer_each_mail_once_when_one_is_killed(tmp_path: Path, postgre
     assert after > 0 and figures.accepted > after, figures.lines()
     assert figures.lost == 0 and figures.duplicates == 0, figures.lines()
     assert figures.processed_twice == 0 and figures.shunted == 0, figures.lines()
-    # Only a kill between the relay's 250 and the sender's record sends one answer twice.
-    assert figures.resent <= 5, figures.lines()
+    # Only a kill between the relay's 250 and the sender's note of it sends an answer twice:
+    # at most the one batch the killed sender had claimed (how many of it were handed over
+    # by then depends on the machine's load).
+    assert figures.resent <= CLAIM_BATCH, figures.lines()
