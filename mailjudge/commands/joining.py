@@ -17,7 +17,7 @@ from mailjudge.render.deadline import deadline_lines
 from mailjudge.render.outgoing import Outgoing, mail_to_seat, seat_country
 from mailjudge.secrecy.passwords import verify_password
 from mailjudge.service import openings as opening_mail
-from mailjudge.service import seats
+from mailjudge.service import seats, tournaments
 from mailjudge.service.ready_block import ready_lines
 from mailjudge.store.models import Game, GameState, Seat
 from mailjudge.variants import questions, variant_of
@@ -191,8 +191,8 @@ class Confirm(Command):
     arguments = "token"
     hint = "write CONFIRM and the token the judge sent to this address"
     summary = (
-        "confirm, from the address it was sent to, a JOIN, an OBSERVE, a SET ADDRESS, a "
-        "TAKEOVER or OPENINGS ON"
+        "confirm, from the address it was sent to, a JOIN, a TOURNAMENT JOIN, an OBSERVE, a "
+        "SET ADDRESS, a TAKEOVER or OPENINGS ON"
     )
 
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
@@ -205,6 +205,9 @@ class Confirm(Command):
             ctx.outgoing += taken.mails
             ctx.game, ctx.seat = taken.seat.game, taken.seat
             return [f"you now play {taken.seat.powers} in {taken.seat.game.name}", *taken.lines]
+        player = tournaments.confirm_registration(args[0], ctx.sender)
+        if player is not None:  # a TOURNAMENT JOIN waited for this address to answer
+            return tournaments.registered_lines(player)
         request = confirmations.join_request(args[0], ctx.sender)
         if request is not None:  # a player's JOIN waited for this address to answer
             started: list[Outgoing] = []

@@ -7,6 +7,7 @@ from mailjudge.commands.account import spend_password_hash
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.joining import announce_start
 from mailjudge.commands.registry import register
+from mailjudge.game import guard
 from mailjudge.game.errors import ServiceError
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.service import tournaments
@@ -72,9 +73,18 @@ class TournamentJoin(Command):
     def run(self, ctx: Context, args: list[str], block: Block) -> list[str]:
         spend_password_hash(ctx)
         shown = args[3] if len(args) == 4 else ""
-        player = tournaments.register(args[0], ctx.sender, args[1], shown)
-        return [f"you are registered for {player.tournament.name} as player {player.number}; "
-                "you are mailed your board and power when a round begins"]  # fmt: skip
+        proven = guard.is_proven(ctx.sender)
+        player = tournaments.register(args[0], ctx.sender, args[1], shown, proven)
+        if player.token is not None:
+            # The boards' mail goes to this address for the whole tournament: only an
+            # address that answered the judge is registered (a forged From would register
+            # a stranger). The token goes to the From only.
+            ctx.token_for_sender = True
+            return [f"to register for {player.tournament.name}, answer this mail with the line",
+                    f"    CONFIRM {player.token}",
+                    "from this address: the judge sends a tournament's mail only to an address "
+                    "that answered it. If you did not ask to register, do nothing."]  # fmt: skip
+        return tournaments.registered_lines(player)
 
 
 @register

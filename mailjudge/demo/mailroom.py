@@ -24,7 +24,7 @@ from mailjudge.demo.sink import LOOPBACK, MailSink, Received, text_of
 
 Deliver = Callable[[str, bytes], None]
 # A JOIN line in a mail, and the token the judge's answer asks its address to CONFIRM.
-_JOIN_LINE = re.compile(r"^\s*JOIN\s", re.IGNORECASE | re.MULTILINE)
+_JOIN_LINE = re.compile(r"^\s*(TOURNAMENT\s+)?JOIN\s", re.IGNORECASE | re.MULTILINE)
 _JOIN_TOKEN = re.compile(r"^\s*CONFIRM (\w+)$", re.MULTILINE)
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import secrets
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
@@ -32,6 +33,7 @@ from fractions import Fraction
 from mailjudge.engine.catalogue import playable_powers
 from mailjudge.engine.maps import load_map
 from mailjudge.engine.rules import RuleSet
+from mailjudge.game import guard
 from mailjudge.game.errors import NotAllowed, NotFound, ServiceError
 from mailjudge.game.scores import SUM_OF_SQUARES, members, scores
 from mailjudge.game.state import current_position, game_map, get_game, person_for
@@ -40,7 +42,7 @@ from mailjudge.secrecy.passwords import hash_password, verify_password
 from mailjudge.service import games, seats
 from mailjudge.service.draws import survivors
 from mailjudge.service.records import person_at
-from mailjudge.store.models import GAME_NAME, Game, GameState, Person
+from mailjudge.store.models import GAME_NAME, Game, GameState, Person, utcnow
 from mailjudge.store.tournament_models import Tournament, TournamentPlayer, TournamentSeat
 
 SCORINGS = ("WINNER_TAKES_ALL", "DRAW_SIZE", "SUM_OF_SQUARES", "CENTRES")
@@ -56,7 +58,10 @@ class Standing:
 
 
 def _players(found: Tournament) -> list[TournamentPlayer]:
-    return list(TournamentPlayer.select().where(TournamentPlayer.tournament == found))
+    """The registered players: those whose address answered the judge."""
+    return list(TournamentPlayer.select().where(
+        (TournamentPlayer.tournament == found) & TournamentPlayer.token.is_null()
+    ))  # fmt: skip
 
 
 def tournament(name: str) -> Tournament:
@@ -86,17 +91,44 @@ def create(name: str, master: str, password: str, map_name: str, rules: str, sco
                              anonymous=anonymous)  # fmt: skip
 
 
-def register(name: str, address: str, password: str, shown: str = "") -> TournamentPlayer:
+def register(
+    name: str, address: str, password: str, shown: str = "", proven: bool = True
+) -> TournamentPlayer:
+    """Registers ``address``; from an address that never answered the judge the player
+    waits for its CONFIRM (``player.token``), and a later JOIN from it sends a new token."""
     found = tournament(name)
     if found.round > 0:
         raise NotAllowed(f"tournament {found.name} has begun: players register before round 1")
     person = person_for(address)
-    if TournamentPlayer.get_or_none((TournamentPlayer.tournament == found)
-                                    & (TournamentPlayer.person == person)):  # fmt: skip
+    mine = (TournamentPlayer.tournament == found) & (TournamentPlayer.person == person)
+    earlier = TournamentPlayer.get_or_none(mine)
+    if earlier is not None and earlier.token is None:
         raise NotAllowed(f"you are registered for {found.name} already")
+    if earlier is not None:  # it never answered: this JOIN's password and token stand
+        earlier.delete_instance()
     number = TournamentPlayer.select().where(TournamentPlayer.tournament == found).count() + 1
-    return TournamentPlayer.create(tournament=found, person=person, number=number,
-                                   shown=shown, password_hash=hash_password(password))  # fmt: skip
+    return TournamentPlayer.create(
+        tournament=found, person=person, number=number, shown=shown,
+        password_hash=hash_password(password),
+        token=None if proven else secrets.token_hex(6),
+    )  # fmt: skip
+
+
+def confirm_registration(token: str, address: str) -> TournamentPlayer | None:
+    """The registration waiting for ``token`` from ``address``, now done; None when no
+    registration waits for it (the token is another command's)."""
+    waiting = TournamentPlayer.get_or_none(TournamentPlayer.token == token)
+    if waiting is None or waiting.person.email != address.lower():
+        return None
+    waiting.token = None
+    waiting.save()
+    guard.mark_proven(address, utcnow())  # as any answered token proves it
+    return waiting
+
+
+def registered_lines(player: TournamentPlayer) -> list[str]:
+    return [f"you are registered for {player.tournament.name} as player {player.number}; "
+            "you are mailed your board and power when a round begins"]  # fmt: skip
 
 
 def _met(

@@ -42,6 +42,9 @@ class TournamentPlayer(BaseModel):
     number = IntegerField()  # 1, 2, ...: "player 3" while the tournament is anonymous
     shown = CharField(max_length=32, default="")
     password_hash = CharField(max_length=255)
+    # The CONFIRM token while an address new to the judge registers (a forged From must
+    # not register a stranger); null once its address answered.
+    token = CharField(max_length=32, null=True, default=None)
 
     class Meta:
         table_name = "tournament_player"

@@ -91,3 +91,24 @@ def test_a_deal_avoids_meeting_again_where_it_can() -> None:
     played = {1: Counter({"A": 1}), 2: Counter({"B": 1}), 3: Counter({"C": 1})}
     turned = tournaments.rotate([1, 2, 3], ["A", "B", "C"], played)
     assert all(turned[p] not in played[p] for p in (1, 2, 3))
+
+
+def test_a_registration_waits_for_its_address_to_answer(harness: Harness) -> None:
+    """A TOURNAMENT JOIN in a stranger's name (a forged From) registers nobody: the token
+    goes to that address, and only a CONFIRM from it registers the player."""
+    from mailjudge.demo.sink import text_of
+    from mailjudge.store.tournament_models import TournamentPlayer
+
+    h = harness
+    assert "created" in h.command(MASTER, "TOURNAMENT CREATE shield masterpw ROUNDS 1")
+    victim = "victim@players.test"
+    asked = str(text_of(h.reply(h.send(victim, "TOURNAMENT JOIN shield pw-v-x AS Vic"))))
+    assert "CONFIRM" in asked and "you are registered" not in asked
+    token = asked.split("CONFIRM ", 1)[1].split()[0]
+    waiting = TournamentPlayer.get(TournamentPlayer.token == token)
+    assert waiting.person.email == victim
+    # The token from another address does nothing; the round would deal nobody.
+    other = str(text_of(h.reply(h.send("attacker@players.test", f"CONFIRM {token}"))))
+    assert "you are registered" not in other
+    assert "you are registered for shield" in h.command(victim, f"CONFIRM {token}")
+    assert TournamentPlayer.get(TournamentPlayer.id == waiting.id).token is None
