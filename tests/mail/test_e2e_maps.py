@@ -29,7 +29,7 @@ from mailjudge.web.app import make_app
 
 OTHER_MAPS = [name for name in map_names() if name != "standard"]
 RINGLESS = [name for name in OTHER_MAPS if ring_refusal(load_map(name)) is not None]
-MAX_YEARS = 4  # random play reaches an adjustment within a year or two
+MAX_YEARS = 8  # random play reaches an adjustment within a year or two (England-Turkey: 5)
 
 
 def table(h: Harness, game: str, map_name: str) -> Table:
