@@ -11,12 +11,12 @@ from mailjudge.engine.catalogue import describe, map_names
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.maps import load_map
 from mailjudge.engine.rules import catalogue
-from mailjudge.game import diary, pictures, state
+from mailjudge.game import diary, fog, pictures, state
 from mailjudge.game.options import OPTIONS, option_text
 from mailjudge.permissions.policy import check_read
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
-from mailjudge.render.results import map_mail, record_facts, report_lines
+from mailjudge.render.results import map_mail, record_facts, report, report_lines
 from mailjudge.render.undrawn import no_drawing_note
 from mailjudge.render.words import counted
 from mailjudge.service import processing
@@ -108,12 +108,17 @@ class Summary(Command):
             raise CommandError("write SUMMARY game (or SUMMARY alone after a SIGNON)")
         game = readable_game(ctx, name)
         lines = [f"{game.name}: {game.state} {game.phase or ''} {game.outcome}".rstrip()]
+        eyes = fog.eyes_of(game, ctx.seat)
         if game.position:
             pos = position_from_dict(game.position, state.game_map(game))
             for power, n in sorted(pos.centre_counts().items(), key=lambda x: (-x[1], x[0])):
+                if eyes is not None and power not in eyes:
+                    continue  # fog of war: another power's count is hidden
                 units = len(pos.units_of(power))
                 centres = f"{n:>2} centre{'' if n == 1 else 's'}"
                 lines.append(f"    {power:<8} {centres}, {counted(units, 'unit'):>8}")
+            if eyes is not None:
+                lines.append("    (fog of war: the other powers' counts are hidden until the end)")
         return lines
 
 
@@ -138,9 +143,17 @@ class History(Command):
             if not played:
                 raise CommandError(f"{game.name} has played no phase {args[1].upper()}")
         gmap = state.game_map(game)
+        eyes = fog.eyes_of(game, ctx.seat)
         lines: list[str] = []
         for record, following in played:
-            lines += [f"{record.phase}:", *report_lines(record_facts(record, following, gmap)), ""]
+            facts = record_facts(record, following, gmap)
+            if eyes is None:
+                lines += [f"{record.phase}:", *report_lines(facts), ""]
+                continue
+            facts = fog.fogged_facts(game, facts, record.position, eyes)
+            words = fog.fogged_words(report(facts), eyes)
+            text = render("results_body.txt.j2", r=words).rstrip("\n")
+            lines += [f"{record.phase}:", *text.split("\n"), ""]
         lines = lines[:-1] or [f"{game.name}: no phases played yet"]
         return lines + _diary_lines(ctx, game)
 
@@ -188,12 +201,16 @@ class Map(Command):
                     f"MAP {game.name} [phase])"]  # fmt: skip
             phase = None
         gmap = state.game_map(game)
+        eyes = fog.eyes_of(game, ctx.seat)
         if phase is None or (phase == game.phase and game.state != GameState.FINISHED):
             if not game.position:
                 raise CommandError(f"{game.name} has not started: there is no board yet")
+            board = (
+                game.position if eyes is None else fog.fogged_position(game, game.position, eyes)
+            )
             if not gmap.positions:
-                return _in_words(game, game.position)
-            picture = pictures.current_picture(game)
+                return _in_words(game, board)
+            picture = pictures.picture_for(game, game.sequence, board)
         else:
             record = next((r for r in processing.history(game) if r.phase == phase), None)
             if record is None:
@@ -201,9 +218,16 @@ class Map(Command):
                 raise CommandError(
                     f"{game.name} has played no phase {phase}; phases played: {played}"
                 )
-            if not gmap.positions:
+            if eyes is not None:
+                board = fog.fogged_position(game, record.position, eyes)
+                rows = fog.fogged_rows(game, record.position, record.results["results"], eyes)
+                if not gmap.positions:
+                    return _in_words(game, board)
+                picture = pictures.picture_for(game, record.sequence, board, rows)
+            elif not gmap.positions:
                 return _in_words(game, record.position)
-            picture = pictures.played_picture(game, record)
+            else:
+                picture = pictures.played_picture(game, record)
         ctx.outgoing.append(map_mail(ctx.sender, game, picture))
         return [f"the board of {game.name} in {picture.phase} follows in its own mail", *note]
 

@@ -30,6 +30,8 @@ PRESETS: dict[str, Preset] = {
     for word in words
 }
 PRESETS["build_anywhere"] = Preset("standard", "standard_build_anywhere")
+# Fog of war, as vDiplomacy plays it: anonymous, no press, each power seeing only its part.
+PRESETS["fog"] = PRESETS["fog_of_war"] = Preset("gunboat", "standard", "FOG")
 
 
 def expand(words: list[str]) -> list[str]:

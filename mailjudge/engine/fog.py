@@ -10,7 +10,8 @@ else: not its other home centres once lost, not a province it merely passed thro
 what it sees it sees everything: the units and their owners, who owns a centre there, a
 standoff there. Of the rest it sees nothing, and it never learns another power's centre
 or unit count (vDiplomacy shows "?" until the game ends). Of a phase's orders it sees its
-own, and the orders of the units that stood where it saw when they were ordered.
+own, and another's when every place the order names (its unit's, the unit it supports or
+convoys, where it goes) was in its sight when the orders were given.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Iterable
 from types import MappingProxyType
 
 from mailjudge.engine.maps import GameMap, province_of
-from mailjudge.engine.phases import OrderResult
+from mailjudge.engine.phases import OrderResult, ResultRow
 from mailjudge.engine.state import Position
 
 
@@ -45,7 +46,60 @@ def sight(gmap: GameMap, pos: Position, power: str) -> frozenset[str]:
 def fogged(gmap: GameMap, pos: Position, power: str) -> Position:
     """``pos`` as ``power`` sees it: the units, dislodged units, centre owners and
     standoffs in its sight, nothing elsewhere."""
-    seen = sight(gmap, pos, power)
+    return fogged_for(gmap, pos, (power,))
+
+
+# The words of a canonical order that are not places (``F ENG C A PIC - BRE``).
+_ORDER_WORDS = frozenset({"A", "F", "-", "S", "C", "H", "R", "B", "D", "VIA", "WAIVE"})
+
+
+def places_named(order: str) -> frozenset[str] | None:
+    """The provinces a canonical order names (its unit's place, the unit it supports or
+    convoys, where it goes), or None for one that names no unit (WAIVE, an order that could
+    not be read, kept as written)."""
+    words = order.split()
+    if len(words) < 2 or words[0] not in ("A", "F"):
+        return None
+    return frozenset(province_of(w.lower()) for w in words if w not in _ORDER_WORDS)
+
+
+def shown_to(power: str, order: str, powers: frozenset[str], seen: frozenset[str]) -> bool:
+    """Whether a seat holding ``powers`` reads ``power``'s ``order``: its own always;
+    another's when every place the order names is in ``seen`` (stricter than vDiplomacy,
+    which shows a seen unit's whole order: a convoy or support would name a unit out of
+    sight)."""
+    if power in powers:
+        return True
+    places = places_named(order)
+    return places is not None and places <= seen
+
+
+def seen_results(
+    results: Iterable[OrderResult], power: str, seen: frozenset[str]
+) -> list[OrderResult]:
+    """The results ``power`` may read (:func:`shown_to`), ``seen`` its sight of the board
+    the orders were given on."""
+    return [r for r in results if shown_to(r.power, r.text, frozenset({power}), seen)]
+
+
+def seen_rows(
+    rows: Iterable[ResultRow], powers: frozenset[str], seen: frozenset[str]
+) -> list[ResultRow]:
+    """:func:`seen_results` of stored results, for a seat holding ``powers``."""
+    return [row for row in rows if shown_to(row["power"], row["order"], powers, seen)]
+
+
+def sight_of(gmap: GameMap, pos: Position, powers: Iterable[str]) -> frozenset[str]:
+    """What a seat holding ``powers`` sees: each power's sight, together."""
+    seen: frozenset[str] = frozenset()
+    for power in powers:
+        seen |= sight(gmap, pos, power)
+    return seen
+
+
+def fogged_for(gmap: GameMap, pos: Position, powers: Iterable[str]) -> Position:
+    """:func:`fogged` for a seat holding ``powers``."""
+    seen = sight_of(gmap, pos, powers)
     return Position(
         phase=pos.phase,
         units=MappingProxyType({p: u for p, u in pos.units.items() if p in seen}),
@@ -53,17 +107,3 @@ def fogged(gmap: GameMap, pos: Position, power: str) -> Position:
         dislodged=MappingProxyType({p: d for p, d in pos.dislodged.items() if p in seen}),
         contested=frozenset(p for p in pos.contested if p in seen),
     )
-
-
-def seen_results(
-    results: Iterable[OrderResult], power: str, seen: frozenset[str]
-) -> list[OrderResult]:
-    """The results ``power`` may read: its own, and those of orders given to units that
-    stood in ``seen`` (its sight of the board the orders were given on). An order that
-    could not be read, or a WAIVE, names no unit: only its power sees it."""
-    shown = []
-    for result in results:
-        unit = getattr(result.order, "unit", None)
-        if result.power == power or (unit is not None and province_of(unit.loc) in seen):
-            shown.append(result)
-    return shown

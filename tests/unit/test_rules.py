@@ -60,8 +60,8 @@ VARIANT_RULES = {
 }
 
 
-# Rules of this judge's own, for every variant (issue 35: the stand-in).
-JUDGE_RULES = {"STANDIN": ""}
+# Rules of this judge's own, for every variant (issue 35: the stand-in; issue 57: fog of war).
+JUDGE_RULES = {"STANDIN": "", "FOG": ""}
 
 
 def test_catalogue_holds_exactly_the_seed_rules_and_the_variant_rules() -> None:
