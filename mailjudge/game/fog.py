@@ -16,6 +16,7 @@ from mailjudge.engine.fog import fogged_for, seen_rows, sight_of
 from mailjudge.engine.interchange import position_from_dict, position_to_dict
 from mailjudge.engine.maps import province_of
 from mailjudge.engine.phases import ResultRow
+from mailjudge.engine.state import Position
 from mailjudge.game.state import game_map, has_rule
 from mailjudge.render.results import PhaseFacts
 from mailjudge.store.models import Game, GameState, Seat
@@ -96,3 +97,11 @@ def fogged_facts(
 def _place_of(destroyed: str) -> str:
     """``FRANCE A PAR`` (a destroyed unit as the facts keep it) -> ``par``."""
     return province_of(destroyed.split()[-1].lower())
+
+
+def board_for(game: Game, pos: Position, power: str) -> Position:
+    """The board ``power``'s orders are checked and its conditions judged on: the whole
+    board, or under fog of war the part it sees. A support or convoy of a unit out of
+    sight is then refused as one of a unit that is not there, whether one is there or not,
+    so the answer tells the player nothing it does not see."""
+    return fogged_for(game_map(game), pos, (power,)) if fog_running(game) else pos

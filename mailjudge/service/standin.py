@@ -18,6 +18,8 @@ from typing import Any
 
 from mailjudge.engine.phases import ResultRow
 from mailjudge.engine.standin import MARK, standin_texts
+from mailjudge.engine.state import Position
+from mailjudge.game import fog
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.schedule import absences
 from mailjudge.game.state import current_position, game_map, has_rule
@@ -70,14 +72,26 @@ def add_standin_orders(
     silent = [p for p in powers_to_order(game, pos) if not texts.get(p) and p not in passive]
     if not silent:
         return []
-    found = standin_texts(
-        game_map(game), pos, silent, game.name, build_any=has_rule(game, "BUILD_ANY")
-    )
+    gmap, build_any = game_map(game), has_rule(game, "BUILD_ANY")
+    found: dict[str, list[str]] = {}
+    # Under fog of war the stand-in plays each power from what that power sees.
+    boards = {p: fog.board_for(game, pos, p) for p in silent} if fog.fog_running(game) else {}
+    for board, powers in _grouped(pos, silent, boards):
+        found.update(standin_texts(gmap, board, powers, game.name, build_any=build_any))
     at = (now or utcnow()).isoformat()
     for power, lines in found.items():
         texts[power] = lines
         kept[power] = [{"text": t, "by": MARK, "standin": True, "at": at} for t in lines]
     return sorted(found)
+
+
+def _grouped(
+    pos: Position, powers: list[str], boards: dict[str, Position]
+) -> list[tuple[Position, list[str]]]:
+    """The powers to play on each board: all on ``pos``, or each on its own."""
+    if not boards:
+        return [(pos, powers)]
+    return [(boards[p], [p]) for p in powers]
 
 
 def by_standin(entry: dict[str, Any]) -> bool:

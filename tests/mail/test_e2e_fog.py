@@ -4,7 +4,9 @@ with random legal orders, and every mail each player receives (its text, HTML pa
 calendar invitation) is read against the boards the judge keeps: no unit of another power
 that stood out of that player's sight before, during and after the phase is named, no
 other power's centre count is given, and the board in the HTML part is the one drawn of
-that player's view. SUMMARY and MAP by mail are cut down the same way; nobody may OBSERVE;
+that player's view. SUMMARY and MAP by mail are cut down the same way, and an order is
+checked against what its power sees (a support of a unit out of sight is refused as one of
+a unit that is not there, so the answer tells nothing); nobody may OBSERVE;
 the game has no public page, feed or JSON while it runs. The master's results name every
 unit, and the game opens whole when it ends."""
 
@@ -22,7 +24,7 @@ from starlette.testclient import TestClient
 from mailjudge.demo.sink import Received
 from mailjudge.demo.table import Person, Table
 from mailjudge.engine.catalogue import playable_powers
-from mailjudge.engine.fog import sight_of
+from mailjudge.engine.fog import fogged_for, sight_of
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.maps import load_map, province_of
 from mailjudge.engine.randomplay import random_orders
@@ -75,8 +77,9 @@ def counted_powers(text: str) -> set[str]:
 
 def play(t: Table, rng: random.Random) -> tuple[str, dict[str, str]]:
     gmap = load_map(t.state().map_name)
-    orders = random_orders(gmap, t.position(), rng)
-    mine = {p: o for p, o in orders.items() if p in t.players}
+    pos = t.position()  # each power orders from what it sees
+    views = {p: random_orders(gmap, fogged_for(gmap, pos, (p,)), rng) for p in t.players}
+    mine = {p: orders[p] for p, orders in views.items() if orders.get(p)}
     return t.play_phase(mine), {p: "\n".join(o) for p, o in mine.items()}
 
 
@@ -125,6 +128,10 @@ def test_each_power_is_mailed_only_what_it_sees(harness: Harness, map_name: str)
     h.wait_until(lambda: get_game(GAME).state == GameState.ACTIVE, what="the game to start")
     watcher = " ".join(h.command("watcher@home.test", f"OBSERVE watcher@{GAME} pw-w").split())
     assert "takes no observers (FOG)" in watcher
+
+    if "AUSTRIA" in players:  # Munich is out of Vienna's sight: its army is not there
+        probe = h.command(player("AUSTRIA"), f"{t.signon('AUSTRIA')}\nA VIE S A MUN - BOH")
+        assert "there is no unit in Munich (MUN) to support" in " ".join(probe.split())
 
     rng = random.Random(11)
     for _ in range(PHASES):

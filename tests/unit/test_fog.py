@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from mailjudge.engine.fog import fogged, neighbours, seen_results, sight
+from mailjudge.engine.fog import fogged, neighbours, places_named, seen_results, shown_to, sight
 from mailjudge.engine.maps import load_map
 from mailjudge.engine.phases import process_phase
 from mailjudge.engine.randomplay import random_orders
@@ -91,3 +91,18 @@ def test_random_games_never_show_what_is_out_of_sight() -> None:
                 assert set(view.sc_owners) == {c for c in pos.sc_owners if c in seen}
                 assert all(pos.units[p] == u for p, u in view.units.items())
             pos = process_phase(gmap, pos, random_orders(gmap, pos, rng)).next
+
+
+def test_an_order_naming_a_place_out_of_sight_is_not_shown() -> None:
+    """England sees the Channel's French fleet but not Picardy: the fleet's convoy of the
+    army in Picardy would name it, so England reads none of it; its own orders it reads
+    whatever they name."""
+    seen = sight(STANDARD, initial_position(STANDARD), "ENGLAND")
+    england = frozenset({"ENGLAND"})
+    assert "eng" in seen and "pic" not in seen
+    assert not shown_to("FRANCE", "F ENG C A PIC - BRE", england, seen)
+    assert shown_to("FRANCE", "F ENG - NTH", england, seen)
+    assert shown_to("ENGLAND", "F LON S A PIC - BEL", england, seen)
+    assert not shown_to("FRANCE", "WAIVE", england, seen)
+    assert places_named("A LON - NTH - BEL") == {"lon", "nth", "bel"}
+    assert places_named("F STP/SC B") == {"stp"}
