@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mailjudge.commands import presets
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.records import record_help
 from mailjudge.commands.registry import register, unique_commands
@@ -266,7 +267,7 @@ class Help(Command):
             # The judge's choices where the seeds are silent or contradict themselves.
             return [*flags, "", *render("help_choices.txt.j2").rstrip("\n").splitlines()]
         if [a.upper() for a in args] == ["MAPS"]:
-            return maps_lines()
+            return [*maps_lines(), "", *presets.help_lines()]
         if args and args[0].upper() == "OPTIONS":
             return _options_help(ctx.game)
         if args and args[0].upper() in ("STANDIN", "STAND-IN"):

@@ -50,3 +50,12 @@ def expand(words: list[str]) -> list[str]:
     elif extra:
         later += ["RULES", *extra]
     return ["VARIANT", preset.variant, "MAP", preset.map_name, *later]
+
+
+def help_lines() -> list[str]:
+    """HELP MAPS's lines on the one-word games."""
+    lines = ["One word creates a start as players expect it (CREATE game password WORD):"]
+    for word, preset in PRESETS.items():
+        rules = f" RULES {preset.rules}" if preset.rules else ""
+        lines.append(f"  {word}: VARIANT {preset.variant} MAP {preset.map_name}{rules}")
+    return lines

@@ -201,3 +201,6 @@ def test_a_start_is_created_gunboat_in_one_word(harness: Harness) -> None:
     anywhere = h.command(MASTER, "CREATE ba1 masterpw build_anywhere")
     assert "created (standard on the map standard_build_anywhere" in anywhere
     assert get_game("ba1").map_name == "standard_build_anywhere"
+    helped = " ".join(h.command(MASTER, "HELP MAPS").split())
+    assert "evt: VARIANT gunboat MAP standard_england_turkey" in helped
+    assert "fog: VARIANT gunboat MAP standard RULES FOG" in helped
