@@ -57,7 +57,8 @@ class List(Command):
             who = "dummy" if seat.dummy else "vacant" if seat.person is None else "played"
             if who == "played" and seat.public_name:  # chosen with JOIN ... AS name
                 who = f"played by {seat.public_name}"
-            out = " (eliminated)" if seat.eliminated else ""
+            # Under fog of war nobody learns that another power is gone before the end.
+            out = " (eliminated)" if seat.eliminated and not fog.fog_running(game) else ""
             team = [t.name for t in seat.teammates if t.status == "active"]
             helped = f", teammates: {', '.join(sorted(team))}" if team else ""
             lines.append(f"    {str(seat.powers) or '(not dealt)':<10} {who}{out}{helped}")
