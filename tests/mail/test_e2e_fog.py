@@ -83,13 +83,19 @@ def play(t: Table, rng: random.Random) -> tuple[str, dict[str, str]]:
     return t.play_phase(mine), {p: "\n".join(o) for p, o in mine.items()}
 
 
-def check_phase(t: Table, phase: str, sent: dict[str, str]) -> None:
+def boards_of(t: Table, phase: str) -> list[Position]:
+    """The boards of a phase played: before it, after it, and the next phase's."""
     gmap = load_map(t.state().map_name)
     record = next(r for r in history(t.state()) if r.phase == phase)
     after = position_from_dict(record.results["after"], gmap)
     following = [r for r in history(t.state()) if r.sequence > record.sequence]
     nxt = following[0].position if following else t.state().position
-    boards = [position_from_dict(record.position, gmap), after, position_from_dict(nxt, gmap)]
+    return [position_from_dict(record.position, gmap), after, position_from_dict(nxt, gmap)]
+
+
+def check_phase(t: Table, phase: str, sent: dict[str, str]) -> None:
+    record = next(r for r in history(t.state()) if r.phase == phase)
+    boards = boards_of(t, phase)
     addresses = [person.address for person in t.players.values()]
     t.harness.wait_until(
         lambda: all(any(m.rcpt_tos == [a] for m in t.results(phase)) for a in addresses),
@@ -137,6 +143,12 @@ def test_each_power_is_mailed_only_what_it_sees(harness: Harness, map_name: str)
     for _ in range(PHASES):
         phase, sent = play(t, rng)
         check_phase(t, phase, sent)
+
+    for power in players:  # HISTORY of the last phase, as each player reads it
+        told = h.command(player(power), f"{t.signon(power)}\nHISTORY {GAME} {phase}")
+        leaked = [u for u in hidden_units(boards_of(t, phase), power, sent.get(power, ""))
+                  if u in told.upper()]  # fmt: skip
+        assert leaked == [] and "fog of war" in told, told
 
     first = next(iter(players))
     summary = " ".join(h.command(player(first), f"{t.signon(first)}\nSUMMARY").split())
