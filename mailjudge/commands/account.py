@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from mailjudge.commands import presets
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.registry import register
 from mailjudge.config.settings import current_settings
@@ -208,7 +209,7 @@ class Create(Command):
             )
         if len(args) < 2:
             raise CommandError("write CREATE game password [VARIANT v] [MAP name] [RULES +X -Y]")
-        rest = list(args[2:])
+        rest = presets.expand(list(args[2:]))
         if rest and rest[0].upper() not in ("VARIANT", "MAP", "RULES"):
             rest.insert(0, "VARIANT")  # DPjudge: CREATE game password variant
         opts = _options(rest, ("VARIANT", "MAP", "RULES"))

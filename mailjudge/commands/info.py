@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mailjudge.commands import presets
 from mailjudge.commands.base import Block, Command, CommandError, Context
 from mailjudge.commands.ratings import rating_help
 from mailjudge.commands.records import record_help
@@ -12,12 +13,12 @@ from mailjudge.engine.catalogue import describe, map_names
 from mailjudge.engine.interchange import position_from_dict
 from mailjudge.engine.maps import load_map
 from mailjudge.engine.rules import catalogue
-from mailjudge.game import diary, pictures, state
+from mailjudge.game import diary, fog, pictures, state
 from mailjudge.game.options import OPTIONS, option_text
 from mailjudge.permissions.policy import check_read
 from mailjudge.permissions.vocabulary import Action
 from mailjudge.render import render
-from mailjudge.render.results import map_mail, record_facts, report_lines
+from mailjudge.render.results import map_mail, record_facts, report, report_lines
 from mailjudge.render.undrawn import no_drawing_note
 from mailjudge.render.words import counted
 from mailjudge.service import processing, standin
@@ -58,7 +59,8 @@ class List(Command):
             who = "dummy" if seat.dummy else "vacant" if seat.person is None else "played"
             if who == "played" and seat.public_name:  # chosen with JOIN ... AS name
                 who = f"played by {seat.public_name}"
-            out = " (eliminated)" if seat.eliminated else ""
+            # Under fog of war nobody learns that another power is gone before the end.
+            out = " (eliminated)" if seat.eliminated and not fog.fog_running(game) else ""
             team = [t.name for t in seat.teammates if t.status == "active"]
             helped = f", teammates: {', '.join(sorted(team))}" if team else ""
             lines.append(f"    {str(seat.powers) or '(not dealt)':<10} {who}{out}{helped}")
@@ -113,12 +115,17 @@ class Summary(Command):
             raise CommandError("write SUMMARY game (or SUMMARY alone after a SIGNON)")
         game = readable_game(ctx, name)
         lines = [f"{game.name}: {game.state} {game.phase or ''} {game.outcome}".rstrip()]
+        eyes = fog.eyes_of(game, ctx.seat)
         if game.position:
             pos = position_from_dict(game.position, state.game_map(game))
             for power, n in sorted(pos.centre_counts().items(), key=lambda x: (-x[1], x[0])):
+                if eyes is not None and power not in eyes:
+                    continue  # fog of war: another power's count is hidden
                 units = len(pos.units_of(power))
                 centres = f"{n:>2} centre{'' if n == 1 else 's'}"
                 lines.append(f"    {power:<8} {centres}, {counted(units, 'unit'):>8}")
+            if eyes is not None:
+                lines.append("    (fog of war: the other powers' counts are hidden until the end)")
         return lines
 
 
@@ -155,9 +162,17 @@ class History(Command):
             if not played:
                 raise CommandError(f"{game.name} has played no phase {args[1].upper()}")
         gmap = state.game_map(game)
+        eyes = fog.eyes_of(game, ctx.seat)
         lines: list[str] = []
         for record, following in played:
-            lines += [f"{record.phase}:", *report_lines(record_facts(record, following, gmap)), ""]
+            facts = record_facts(record, following, gmap)
+            if eyes is None:
+                lines += [f"{record.phase}:", *report_lines(facts), ""]
+                continue
+            facts = fog.fogged_facts(game, facts, record.position, eyes)
+            words = fog.fogged_words(report(facts), eyes)
+            text = render("results_body.txt.j2", r=words).rstrip("\n")
+            lines += [f"{record.phase}:", *text.split("\n"), ""]
         lines = lines[:-1] or [f"{game.name}: no phases played yet"]
         return lines + _diary_lines(ctx, game)
 
@@ -205,12 +220,16 @@ class Map(Command):
                     f"MAP {game.name} [phase])"]  # fmt: skip
             phase = None
         gmap = state.game_map(game)
+        eyes = fog.eyes_of(game, ctx.seat)
         if phase is None or (phase == game.phase and game.state != GameState.FINISHED):
             if not game.position:
                 raise CommandError(f"{game.name} has not started: there is no board yet")
+            board = (
+                game.position if eyes is None else fog.fogged_position(game, game.position, eyes)
+            )
             if not gmap.positions:
-                return _in_words(game, game.position)
-            picture = pictures.current_picture(game)
+                return _in_words(game, board)
+            picture = pictures.picture_for(game, game.sequence, board)
         else:
             record = next((r for r in processing.history(game) if r.phase == phase), None)
             if record is None:
@@ -218,9 +237,16 @@ class Map(Command):
                 raise CommandError(
                     f"{game.name} has played no phase {phase}; phases played: {played}"
                 )
-            if not gmap.positions:
+            if eyes is not None:
+                board = fog.fogged_position(game, record.position, eyes)
+                rows = fog.fogged_rows(game, record.position, record.results["results"], eyes)
+                if not gmap.positions:
+                    return _in_words(game, board)
+                picture = pictures.picture_for(game, record.sequence, board, rows)
+            elif not gmap.positions:
                 return _in_words(game, record.position)
-            picture = pictures.played_picture(game, record)
+            else:
+                picture = pictures.played_picture(game, record)
         ctx.outgoing.append(map_mail(ctx.sender, game, picture))
         return [f"the board of {game.name} in {picture.phase} follows in its own mail", *note]
 
@@ -259,7 +285,7 @@ class Help(Command):
             # The judge's choices where the seeds are silent or contradict themselves.
             return [*flags, "", *render("help_choices.txt.j2").rstrip("\n").splitlines()]
         if [a.upper() for a in args] == ["MAPS"]:
-            return maps_lines()
+            return [*maps_lines(), "", *presets.help_lines()]
         if args and args[0].upper() == "OPTIONS":
             return _options_help(ctx.game)
         if args and args[0].upper() in ("STANDIN", "STAND-IN"):

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from mailjudge.engine.order_warnings import order_warnings
 from mailjudge.engine.readings import Readings
+from mailjudge.game import fog
 from mailjudge.game.state import current_position, game_map, has_rule, orders_on_file
 from mailjudge.render import render
 from mailjudge.service.games import passive_now
@@ -48,7 +49,7 @@ def warning_lines(
         if given is not None:
             known[power] = list(given)
     found = order_warnings(
-        game_map(game), current_position(game), power, known,
+        game_map(game), fog.board_for(game, current_position(game), power), power, known,
         build_any=has_rule(game, "BUILD_ANY"), lines=read,
     )  # fmt: skip
     if not found:

@@ -4,12 +4,13 @@ A map's provinces, adjacencies, coasts, centres, homes and starting units are fa
 script reads them from the package's ``maps/NAME.map`` (through the package's own reader,
 so that its inheritance of one map file from another is followed) and writes them in the
 judge's format (see data/maps/standard.toml and engine/maps.py). Chaos is no MILA map: it is
-made by rule from our standard map (34 powers, one home centre each, builds anywhere).
+made by rule from our standard map (34 powers, one home centre each, builds anywhere), as
+are the starts of engine/starts.py (vDiplomacy's two- and three-player starts).
 
 Usage (``diplomacy`` is a test-only dependency: ``pip install -e '.[test]'``)::
 
     python -m mailjudge.engine.map_convert ancmed modern      # writes data/maps/*.toml
-    python -m mailjudge.engine.map_convert --all              # every map of MAPS and chaos
+    python -m mailjudge.engine.map_convert --all              # MAPS, chaos and the starts
     python -m mailjudge.engine.map_convert chaos --out /tmp   # elsewhere
 
 What the conversion decides, each rule in one place:
@@ -42,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from mailjudge.config.paths import MAPS_DIR
+from mailjudge.engine.starts import STARTS, start
 
 # The MILA maps converted, most played first.
 MAPS = (
@@ -310,9 +312,11 @@ def to_toml(doc: Doc, source: str) -> str:
 
 
 def write(name: str, folder: Path) -> Path:
-    if name == "chaos":
+    if name == "chaos" or name in STARTS:
         with (MAPS_DIR / "standard.toml").open("rb") as fh:
-            doc, source = chaos(tomllib.load(fh)), "data/maps/standard.toml by rule"
+            standard = tomllib.load(fh)
+        doc = chaos(standard) if name == "chaos" else start(name, standard)
+        source = "data/maps/standard.toml by rule"
     else:
         doc, source = convert(name), f"the diplomacy package's maps/{name}.map"
     path = folder / f"{name}.toml"
@@ -322,11 +326,11 @@ def write(name: str, folder: Path) -> Path:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", help="MILA map names, or chaos")
+    parser.add_argument("names", nargs="*", help="MILA map names, chaos, or a start's name")
     parser.add_argument("--all", action="store_true", help="every map converted by default")
     parser.add_argument("--out", type=Path, default=MAPS_DIR, help="folder to write into")
     args = parser.parse_args(argv)
-    names = [*MAPS, "chaos"] if args.all else args.names
+    names = [*MAPS, "chaos", *STARTS] if args.all else args.names
     if not names:
         parser.error("name a map, or give --all")
     for name in names:

@@ -331,7 +331,10 @@ HIDDEN_FROM_PUBLIC = ("SOLITAIRE", "NO_OBSERVATIONS")
 
 
 def is_public(game: Game) -> bool:
-    return not game.private and not any(game.rules.has(rule) for rule in HIDDEN_FROM_PUBLIC)
+    """A fog-of-war game (FOG) opens to the public only when it is over."""
+    fogged = game.rules.has("FOG") and game.state != GameState.FINISHED
+    hidden = any(game.rules.has(rule) for rule in HIDDEN_FROM_PUBLIC)
+    return not game.private and not hidden and not fogged
 
 
 def web_link(game: Game, phase: str | None = None) -> str | None:

@@ -37,6 +37,7 @@ GATES: tuple[Row, ...] = (
     Row(A.CREATE, always, ALLOW, "anyone may create a game"),
     Row(A.JOIN, always, ALLOW, "anyone may join a forming game"),
     Row(A.OBSERVE, rule("NO_OBSERVATIONS"), DENY, "this game takes no observers (NO_OBSERVATIONS)"),
+    Row(A.OBSERVE, rule("FOG"), DENY, "a fog-of-war game takes no observers (FOG)"),
     Row(A.OBSERVE, always, ALLOW, "anyone may watch a game"),
     Row(A.TAKEOVER, always, ALLOW, "anyone may take over a vacant power"),
     Row(A.OPENINGS, always, ALLOW, "anyone may ask for the openings; OPENINGS ON waits for CONFIRM from the address"),
@@ -122,6 +123,8 @@ def check_read(actor: Actor, game: Game) -> Decision:
     master, players, citizens; for SOLITAIRE also whoever OBSERVEs it with its privacy
     password)."""
     closed = [name for name in CLOSED_TO_WATCHERS if game.rules.has(name)]
+    if game.rules.has("FOG") and game.state != GameState.FINISHED:
+        closed.append("FOG")  # fog of war: the board is its seats' until the game ends
     if not closed:
         return Decision(ALLOW, "information needs no password")
     if actor.seat is not None and actor.game is not None and actor.game.id == game.id:

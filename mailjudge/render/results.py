@@ -194,6 +194,7 @@ def report(facts: PhaseFacts, build_any: bool = False, seeded: bool = False) -> 
         "winners": facts.winners,
         "ending": None,  # how the game ended, when a variant's rule and not the count decided
         "pending": None,  # what stands between the game and its end (Double's joint vote)
+        "fog": False,  # fog of war cut these words down to one seat's sight (game/fog.py)
     }
 
 

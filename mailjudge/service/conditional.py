@@ -15,6 +15,7 @@ from mailjudge.engine.conditions import ConditionError, parse_condition
 from mailjudge.engine.orders import OrderError
 from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import Phase
+from mailjudge.game import fog
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.state import current_position, game_map, require_active
 from mailjudge.permissions.policy import may_order_for
@@ -103,7 +104,8 @@ def resolve_conditional_orders(game: Game) -> list[str]:
                 continue
             condition, order = parts
             try:
-                holds = parse_condition(condition, gmap).holds(pos)
+                # Under fog of war a condition is judged on what its power sees.
+                holds = parse_condition(condition, gmap).holds(fog.board_for(game, pos, row.power))
             except ConditionError:
                 holds = False  # read when filed; only a changed map could make it unreadable
             notes.append(

@@ -14,6 +14,7 @@ from mailjudge.engine.orders import OrderError, Syntax
 from mailjudge.engine.reader import read_order
 from mailjudge.engine.readings import Readings
 from mailjudge.engine.state import ADJUSTMENT, Phase, Position
+from mailjudge.game import fog
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.state import (
     current_position,
@@ -95,6 +96,7 @@ def submit_orders(
     no_check = has_rule(game, "NO_CHECK")
     build_any = has_rule(game, "BUILD_ANY")
     report = Submission(power)
+    seen = fog.board_for(game, pos, power)  # under fog of war, what the power sees
     kept: list[str] = []
     refused: dict[str, str] = {}  # unit's province -> the refused line naming it
     for line in lines:
@@ -106,7 +108,7 @@ def submit_orders(
             text = (
                 str(_entry_check(line, syntax, gmap, pos))
                 if no_check
-                else str(check_order(syntax, pos, power, gmap, build_any=build_any))
+                else str(check_order(syntax, seen, power, gmap, build_any=build_any))
             )
         except OrderError as err:
             if not has_rule(game, "IGNORE_ERRORS"):

@@ -14,10 +14,12 @@ block from one partner changes only what that partner changed.
 from __future__ import annotations
 
 from mailjudge.engine.adjustments import adjustment_due
+from mailjudge.engine.fog import fogged_for
 from mailjudge.engine.legal import comment_line, legal_orders
 from mailjudge.engine.orders import Disband, Hold, Order, OrderError
 from mailjudge.engine.reader import read_order
 from mailjudge.engine.state import ADJUSTMENT, MOVEMENT, Position
+from mailjudge.game.fog import fog_running
 from mailjudge.game.reply_tokens import token_for
 from mailjudge.game.state import current_position, game_map, has_rule, order_texts
 from mailjudge.render.ready_block import DEFAULT_NOTE, PowerBlock, UnitLines, ready_block
@@ -52,7 +54,9 @@ def _power_block(
     sent), as STATUS shows them to a Double player. ``unordered``: a unit with nothing on
     file gets no order line, and this note instead of the default's."""
     gmap = game_map(game)
-    legal = legal_orders(gmap, pos, power, build_any=has_rule(game, "BUILD_ANY"))
+    # Under fog of war the orders offered name only the units the power sees.
+    seen = fogged_for(gmap, pos, (power,)) if fog_running(game) else pos
+    legal = legal_orders(gmap, seen, power, build_any=has_rule(game, "BUILD_ANY"))
     if not legal:
         return None
     on_file = [text for text, by in order_texts(game, power) if own is None or by in (own, None)]

@@ -10,9 +10,10 @@ from typing import Any
 
 from mailjudge.engine.state import Phase
 from mailjudge.engine.timing import zone_of
+from mailjudge.game import fog
 from mailjudge.game.calendar import Change, invitation_ics
 from mailjudge.game.outcomes import Processed
-from mailjudge.game.pictures import played_picture
+from mailjudge.game.pictures import picture_for, played_picture
 from mailjudge.game.schedule import deadline_lines, timing_of
 from mailjudge.game.state import game_map, has_rule, web_link
 from mailjudge.outbound.message import board_cid
@@ -22,7 +23,7 @@ from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.render.results import facts_of, report
 from mailjudge.service import openings, ratings
 from mailjudge.service.ready_block import ready_lines
-from mailjudge.store.models import Game, GameState, PhaseRecord, Seat
+from mailjudge.store.models import BoardPicture, Game, GameState, PhaseRecord, Seat
 
 
 def njudge_header(game: Game, link: str | None) -> list[str]:
@@ -86,10 +87,7 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
     record = processed_record(game, done.phase)
     before = record.position.get("sc_owners") if record is not None else None
     facts = facts_of(done.results, done.outcome, before, game.map_name)
-    words = report(facts, has_rule(game, "BUILD_ANY"), has_rule(game, "CIVIL_DISORDER"))
-    words.update(outcome_words(game, done, words["winners"]))
-    picture = played_picture(game, record) if record is not None else None
-    shown = picture is not None and picture.png is not None  # the PNG in the HTML part
+    views = SeatViews(game, done, record, facts)
     mails = []
     link = web_link(game, done.phase)
     header = njudge_header(game, web_link(game))
@@ -97,6 +95,8 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
         # An observer gets results once its address confirmed, and until it said STOP.
         if seat.person is None or (seat.role == "observer" and seat.status != "active"):
             continue
+        words, picture = views.of(seat)
+        shown = picture is not None and picture.png is not None  # the PNG in the HTML part
         context = {
             "game": game, "phase": done.phase, "r": words, "seat": seat,
             "deadline": deadline_lines(game, seat), "reprocessed": reprocessed,
@@ -121,9 +121,38 @@ def results_mails(game: Game, done: Any, reprocessed: bool = False) -> list[Outg
 def seat_closeup(game: Game, seat: Seat, done: Any, png: bytes | None) -> MailCloseup | None:
     """The part of the mailed board around the seat's powers after the phase (a player's,
     a team's); none for the master, an observer or a board with no PNG."""
-    if png is None or not seat.powers or seat.role not in ("player", "teammate"):
+    if png is None or not seat.powers or seat.role in ("master", "observer"):
         return None
     return mail_closeup(game_map(game), done.outcome.after, list(seat.powers), png)
+
+
+class SeatViews:
+    """The words and board of a phase's results for each seat: one for all who see the
+    game whole, one for each set of powers under fog of war (game/fog.py)."""
+
+    def __init__(self, game: Game, done: Any, record: PhaseRecord | None, facts: Any) -> None:
+        self.game, self.done, self.record, self.facts = game, done, record, facts
+        self.seen: dict[frozenset[str] | None, tuple[dict[str, Any], BoardPicture | None]] = {}
+
+    def of(self, seat: Seat) -> tuple[dict[str, Any], BoardPicture | None]:
+        eyes = fog.eyes_of(self.game, seat)
+        if eyes not in self.seen:
+            self.seen[eyes] = self._view(eyes)
+        return self.seen[eyes]
+
+    def _view(self, eyes: frozenset[str] | None) -> tuple[dict[str, Any], BoardPicture | None]:
+        game, record, facts = self.game, self.record, self.facts
+        if eyes is not None and record is not None:
+            facts = fog.fogged_facts(game, facts, record.position, eyes)
+        words = report(facts, has_rule(game, "BUILD_ANY"), has_rule(game, "CIVIL_DISORDER"))
+        words.update(outcome_words(game, self.done, words["winners"]))
+        if record is None:
+            return words, None
+        if eyes is None:
+            return words, played_picture(game, record)
+        board = fog.fogged_position(game, record.position, eyes)
+        rows = fog.fogged_rows(game, record.position, record.results["results"], eyes)
+        return fog.fogged_words(words, eyes), picture_for(game, record.sequence, board, rows)
 
 
 def results_calendar(game: Game, seat: Seat, done: Any) -> bytes | None:

@@ -18,6 +18,8 @@ from typing import Any
 
 from mailjudge.engine.phases import ResultRow
 from mailjudge.engine.standin import CARETAKER, MARK, PLAYS, standin_texts
+from mailjudge.engine.state import Position
+from mailjudge.game import fog
 from mailjudge.game.errors import NotAllowed, ServiceError
 from mailjudge.game.schedule import absences
 from mailjudge.game.state import current_position, game_map, has_rule
@@ -76,14 +78,14 @@ def add_standin_orders(
     silent = [p for p in powers_to_order(game, pos) if not texts.get(p) and p not in passive]
     if not silent:
         return []
-    found = standin_texts(
-        game_map(game),
-        pos,
-        silent,
-        game.name,
-        build_any=has_rule(game, "BUILD_ANY"),
-        mode=mode_of(game),
-    )
+    gmap, build_any = game_map(game), has_rule(game, "BUILD_ANY")
+    found: dict[str, list[str]] = {}
+    # Under fog of war the stand-in plays each power from what that power sees.
+    boards = {p: fog.board_for(game, pos, p) for p in silent} if fog.fog_running(game) else {}
+    for board, powers in _grouped(pos, silent, boards):
+        found.update(
+            standin_texts(gmap, board, powers, game.name, build_any=build_any, mode=mode_of(game))
+        )
     at = (now or utcnow()).isoformat()
     for power, lines in found.items():
         texts[power] = lines
@@ -96,6 +98,10 @@ def orders_now(game: Game, power: str | None) -> list[str]:
     that has something to order), in the game's mode, and how anyone recomputes it."""
     if game.position is None:
         raise ServiceError(f"{game.name} has not started: there is no board to order on")
+    if fog.fog_running(game):
+        # Its orders would show units out of the asker's sight (issue 57).
+        raise ServiceError(f"{game.name} is played in fog of war: the stand-in's orders "
+                           "are shown when the game is over")  # fmt: skip
     refusal = variant_of(game).people.refusal(StandIn(game))
     if refusal is not None:
         raise ServiceError(refusal)
@@ -118,6 +124,15 @@ def orders_now(game: Game, power: str | None) -> list[str]:
         lines.append("  nothing to order in this phase")
     lines.append(f"seed: {game.name}:{pos.phase}:POWER (HELP STANDIN says how to recompute)")
     return lines
+
+
+def _grouped(
+    pos: Position, powers: list[str], boards: dict[str, Position]
+) -> list[tuple[Position, list[str]]]:
+    """The powers to play on each board: all on ``pos``, or each on its own."""
+    if not boards:
+        return [(pos, powers)]
+    return [(boards[p], [p]) for p in powers]
 
 
 def by_standin(entry: dict[str, Any]) -> bool:

@@ -434,4 +434,6 @@ def game_stamp(name: str) -> tuple[Any, ...] | None:
     private, rules = bool(row[1]), RuleSet.parse(row[2] or "")
     if private or any(rules.has(rule) for rule in HIDDEN_FROM_PUBLIC):
         return None
+    if rules.has("FOG") and row[4] != GameState.FINISHED:
+        return None  # fog of war: no public page while the game runs
     return tuple(row)

@@ -9,9 +9,11 @@ MILA's own, left by its adjudication of the movement phase before it (retreat op
 depend on where attacks came from, which only the adjudication knows). Before each phase's
 orders both positions are compared.
 
-Chaos is no MILA map. The oracle writes one for MILA from MILA's own standard.map: its
-provinces and adjacencies as they are, and 34 powers, each with one home centre and no
-unit, the game beginning with the builds of Winter 1900 under MILA's BUILD_ANY rule.
+Chaos and the starts of engine/starts.py (England-Turkey, Frankland-Juggernaut, ...) are no
+MILA maps. The oracle writes one for MILA from MILA's own standard.map: its provinces and
+adjacencies as they are, and our map's powers with their home centres and starting units
+(Chaos: 34 powers, each with one home centre and no unit, the game beginning with the
+builds of Winter 1900 under MILA's BUILD_ANY rule).
 
 Where MILA breaks a DATC rule the judge follows the DATC, and the phase is counted apart
 (``Tally.datc``) only when MILA did break that rule in it:
@@ -45,14 +47,18 @@ from helpers.legal_oracle import canonical_orders, mila_game, voids_support_agai
 from helpers.mila_convoys import prime
 from mailjudge.engine.maps import GameMap, load_map
 from mailjudge.engine.randomplay import play
-from mailjudge.engine.state import ADJUSTMENT, MOVEMENT, RETREAT, Position
+from mailjudge.engine.starts import STARTS
+from mailjudge.engine.state import ADJUSTMENT, MOVEMENT, RETREAT, Phase, Position
 
 
 @cache
 def mila_map_name(name: str) -> str:
     """What MILA's Game(map_name=...) is given for our map ``name``, its convoy paths
-    ready (tests/helpers/mila_convoys.py)."""
-    if name != "chaos":
+    ready (tests/helpers/mila_convoys.py). A map made by rule from our standard map (Chaos,
+    the starts of engine/starts.py) is no MILA map: MILA is given one written from its own
+    standard.map, its provinces and adjacencies as they are, with our map's powers, homes,
+    starting units, neutral centres, first phase and BUILD_ANY."""
+    if name != "chaos" and name not in STARTS:
         prime(name)
         return name
     import diplomacy
@@ -60,16 +66,28 @@ def mila_map_name(name: str) -> str:
     standard = (Path(diplomacy.__file__).parent / "maps" / "standard.map").read_text()
     lines = standard.splitlines()
     first = next(i for i, line in enumerate(lines) if " = " in line)
-    gmap = load_map("chaos")
-    head = ["RULE BUILD_ANY", "BEGIN WINTER 1900 ADJUSTMENTS", ""]
-    for power in gmap.power_names:
-        (home,) = gmap.home_centres[power]
-        head.append(f"{power} ({power}) {home.upper()}")
-    folder = Path(tempfile.mkdtemp(prefix="mila-chaos-"))
-    path = folder / "chaos.map"
-    path.write_text("\n".join([*head, "", *lines[first:]]) + "\n")
+    folder = Path(tempfile.mkdtemp(prefix=f"mila-{name}-"))
+    path = folder / f"{name}.map"
+    path.write_text("\n".join([*_mila_head(load_map(name)), "", *lines[first:]]) + "\n")
     prime(str(path))
     return str(path)
+
+
+def _mila_head(gmap: GameMap) -> list[str]:
+    """A MILA map file's rules, first phase, powers (homes, units) and neutral centres."""
+    first = Phase.parse(gmap.first_phase)
+    season = {"S": "SPRING", "F": "FALL", "W": "WINTER"}[first.season]
+    kind = {MOVEMENT: "MOVEMENT", ADJUSTMENT: "ADJUSTMENTS"}[first.type]
+    head = ["RULE BUILD_ANY"] if gmap.build_any else []
+    head += [f"BEGIN {season} {first.year} {kind}", ""]
+    for power in gmap.power_names:
+        homes = " ".join(sorted(h.upper() for h in gmap.home_centres[power]))
+        head.append(f"{power} ({power}) {homes}")
+        head += [f"{kind_} {loc.upper()}" for kind_, loc in gmap.powers[power].units]
+        head.append("")
+    homes = {h for p in gmap.power_names for h in gmap.home_centres[p]}
+    neutral = " ".join(sorted(c.upper() for c in gmap.centres - homes))
+    return [*head, f"UNOWNED {neutral}"] if neutral else head
 
 
 Board = dict[str, object]

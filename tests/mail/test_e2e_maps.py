@@ -29,7 +29,7 @@ from mailjudge.web.app import make_app
 
 OTHER_MAPS = [name for name in map_names() if name != "standard"]
 RINGLESS = [name for name in OTHER_MAPS if ring_refusal(load_map(name)) is not None]
-MAX_YEARS = 4  # random play reaches an adjustment within a year or two
+MAX_YEARS = 8  # random play reaches an adjustment within a year or two (England-Turkey: 5)
 
 
 def table(h: Harness, game: str, map_name: str) -> Table:
@@ -184,3 +184,23 @@ def test_double_deals_the_maps_ring(harness: Harness, map_name: str) -> None:
     dealt = sorted(tuple(s.powers) for s in seats)
     assert dealt == sorted(ring_of(gmap))
     assert all(sum(p in pair for pair in dealt) == 2 for p in gmap.power_names)
+
+
+def test_a_start_is_created_gunboat_in_one_word(harness: Harness) -> None:
+    """``CREATE game pw evt``: England-Turkey as players expect it, anonymous (Gunboat);
+    a VARIANT after the word has the last word; Build anywhere keeps the standard game."""
+    h = harness
+    created = " ".join(h.command(MASTER, "CREATE evt1 masterpw evt").split())
+    assert "created (gunboat on the map standard_england_turkey" in created
+    game = get_game("evt1")
+    assert (game.variant, game.map_name) == ("gunboat", "standard_england_turkey")
+    named = " ".join(h.command(player("ENGLAND"), "JOIN evt1 pw-e ENGLAND AS Alice").split())
+    assert "evt1 is anonymous: players are known by their powers only" in named
+    pressed = h.command(MASTER, "CREATE fvj1 masterpw frankland_juggernaut VARIANT standard")
+    assert "created (standard on the map standard_frankland_juggernaut" in pressed
+    anywhere = h.command(MASTER, "CREATE ba1 masterpw build_anywhere")
+    assert "created (standard on the map standard_build_anywhere" in anywhere
+    assert get_game("ba1").map_name == "standard_build_anywhere"
+    helped = " ".join(h.command(MASTER, "HELP MAPS").split())
+    assert "evt: VARIANT gunboat MAP standard_england_turkey" in helped
+    assert "fog: VARIANT gunboat MAP standard RULES FOG" in helped

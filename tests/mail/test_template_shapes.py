@@ -62,7 +62,7 @@ RESULT = N(
     destroyed=["F DEN (GERMANY)"], changes=["BEL: GERMANY -> FRANCE"],
     centres=[("FRANCE", 1, "PAR", ""), ("GERMANY", 7, "BER KIE MUN HOL BEL DEN SWE", "")],
     adjustments=["FRANCE: 1 build", "GERMANY: 1 removal"], ending="", winners=[],
-    pending=LONG, next_phase="Fall 1901 movement",
+    pending=LONG, next_phase="Fall 1901 movement", fog=True,
 )  # fmt: skip
 
 # Representative data for each mail template (the web's pages are not mail).

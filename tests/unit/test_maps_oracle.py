@@ -10,8 +10,9 @@ from helpers.map_sizes import sized
 from helpers.maps_oracle import Tally, run
 
 from mailjudge.engine.map_convert import MAPS
+from mailjudge.engine.starts import STARTS
 
-ALL = ["standard", *MAPS, "chaos"]
+ALL = ["standard", *MAPS, "chaos", *STARTS]
 
 
 @pytest.mark.parametrize("name", sized(ALL))

@@ -61,7 +61,15 @@ ROLES = list(Role)
 SITUATIONS = [
     (variant, rules, state)
     for variant in VARIANTS
-    for rules in ("", "NO_PRESS", "PUBLIC_PRESS", "NO_OBSERVATIONS", "STANDIN", "NO_DEADLINE")
+    for rules in (
+        "",
+        "NO_PRESS",
+        "PUBLIC_PRESS",
+        "NO_OBSERVATIONS",
+        "STANDIN",
+        "NO_DEADLINE",
+        "FOG",
+    )
     for state in ("forming", "active", "finished")
 ]
 

@@ -63,10 +63,19 @@ VARIANT_RULES = {
 # Rules of this judge's own, for every variant (issue 35: the stand-in; issue 55: its
 # caretaker mode).
 JUDGE_RULES = {"STANDIN": "", "STANDIN_CARETAKER": "+STANDIN"}
+# Fog of war (issue 57), for the standard game and Gunboat.
+FOG_VARIANTS = frozenset({"standard", "gunboat"})
 
 
 def test_catalogue_holds_exactly_the_seed_rules_and_the_variant_rules() -> None:
-    assert known_rules() == sorted([*SEED_RULES, *VARIANT_RULES, *JUDGE_RULES])
+    assert known_rules() == sorted([*SEED_RULES, *VARIANT_RULES, *JUDGE_RULES, "FOG"])
+
+
+def test_fog_is_for_the_standard_game_and_gunboat() -> None:
+    assert catalogue().get("FOG").variants == FOG_VARIANTS
+    assert apply_change(RuleSet(), "+FOG", variant="gunboat") == {"FOG"}
+    with pytest.raises(RuleError, match="gunboat"):
+        apply_change(RuleSet(), "+FOG", variant="democratic")
 
 
 @pytest.mark.parametrize("name", sorted(JUDGE_RULES))
