@@ -7,9 +7,8 @@ The counts live in AddressCounter rows, one per key, each with its window."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
 
-from peewee import EXCLUDED, Case, IntegrityError
+from peewee import IntegrityError
 
 from mailjudge.config.settings import SecuritySettings, current_settings
 from mailjudge.outbound.mailbox import mailbox
@@ -121,25 +120,6 @@ def bump_by(key: str, amount: int, now: datetime, window: timedelta) -> int:
     the sum in the window. One statement (an answer asks this on every mail): an insert
     that, when the counter exists, adds to it instead, and says the sum."""
     return store_games.bump_counter(key, amount, now, now - window)
-
-
-def _bump_query(key: str, amount: int, now: datetime, cutoff: datetime) -> Any:
-    counter = AddressCounter
-    over = counter.window_start <= cutoff  # the window ended: count from now, afresh
-    added = counter.count + EXCLUDED.count
-    return (
-        counter.insert(key=key, count=amount, window_start=now, last_at=now)
-        .on_conflict(
-            conflict_target=[counter.key],
-            update={
-                counter.count: Case(None, [(over, EXCLUDED.count)], added),
-                counter.window_start: Case(None, [(over, EXCLUDED.window_start)],
-                                           counter.window_start),
-                counter.last_at: EXCLUDED.last_at,
-            },
-        )
-        .returning(counter.count)
-    )  # fmt: skip
 
 
 def may_mail(
