@@ -84,7 +84,7 @@ def page_sizes(client: TestClient, paths: Sequence[str]) -> Iterator[PageSize]:
         yield PageSize(path, len(plain.content), int(sent) if sent else len(zipped.content))
 
 
-def results_mails() -> list[bytes]:
+def queued_results() -> list[bytes]:
     """Every results mail queued, rendered as the sender would."""
     rows = Outbox.select().where(Outbox.subject.contains("results"))
     return [render_draft(row.draft) for row in rows if row.draft]
@@ -95,7 +95,7 @@ def played_site(
     map_name: str, phases: int, seed: int, folder: Path
 ) -> Iterator[tuple[TestClient, list[str]]]:
     """A game on ``map_name`` played in a fresh database in ``folder``, its site, and the
-    phases played; the database stays open (for ``results_mails``) until the end."""
+    phases played; the database stays open (for ``queued_results``) until the end."""
     from mailjudge.web.app import make_app  # the site imports the service: load it late
 
     settings, before = Settings(web=WebSettings(base_url=BASE_URL)), current_settings()
@@ -114,7 +114,7 @@ def played_site(
 def measure(map_name: str, phases: int, seed: int, folder: Path) -> MapSizes:
     with played_site(map_name, phases, seed, folder) as (client, played):
         pages = list(page_sizes(client, page_paths(played)))
-        return MapSizes(map_name, pages, max(map(len, results_mails()), default=0))
+        return MapSizes(map_name, pages, max(map(len, queued_results()), default=0))
 
 
 def report(sizes: MapSizes) -> list[str]:

@@ -75,6 +75,11 @@ def read_date(text: str, zone_name: str, now: datetime, default_time: time) -> d
     today = local_now.date()
     when = at or default_time
     chosen = _day(today, weekday, month, day, year, text)
+    # Today's weekday with a time still ahead today (Tue 18:00 on Tuesday morning): today,
+    # as the master means; a time gone by, a week on.
+    ahead_today = at is not None and datetime.combine(today, at) > local_now.replace(tzinfo=None)
+    if weekday is not None and chosen == today + timedelta(days=7) and ahead_today:
+        chosen = today
     if at is not None and chosen is None:
         chosen = today if datetime.combine(today, at) > local_now.replace(tzinfo=None) else (
             today + timedelta(days=1))  # fmt: skip

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from peewee import Tuple
+
 from mailjudge.render import render
 from mailjudge.render.outgoing import Outgoing, mail_to_seat
 from mailjudge.secrecy.passwords import verify_password
@@ -47,11 +49,18 @@ class Pair:
         return [head, *(f"    {WORDS[k]}{f': {v}' if v else ''}" for k, v in self.evidence)]
 
 
-def _note(game: Game, seat: Seat, found: Sequence[tuple[str, str]], now: datetime) -> None:
-    for kind, value in found:
+def _note(game: Game, seat: Seat, found: Sequence[tuple[str, str]], now: datetime) -> bool:
+    """Keeps what is new of ``found`` for ``seat``; whether anything was, or the seat
+    shares a password (its JOIN found it; the pair is told with the seat's next mail). A
+    seat's mail shows the same signals mail after mail: one read, nothing written, then."""
+    known = {(str(r.kind), str(r.value)) for r in SeatSignal.select(
+        SeatSignal.kind, SeatSignal.value).where(SeatSignal.seat == seat)}  # fmt: skip
+    fresh = [(kind, value) for kind, value in dict.fromkeys(found) if (kind, value) not in known]
+    for kind, value in fresh:
         SeatSignal.insert(
             game=game, seat=seat, kind=kind, value=value, at=now
         ).on_conflict_ignore().execute()
+    return bool(fresh) or any(kind == PASSWORD for kind, _ in known)
 
 
 def _opened_by(game: Game, password: str, person: int | None) -> list[Seat]:
@@ -103,9 +112,13 @@ def note_waiting_join(game: Game, email: str, password: str) -> None:
         _note(game, other, [(PASSWORD, _WAITING + email.lower())], utcnow())
 
 
-def pairs(game: Game) -> list[Pair]:
-    """The pairs of seats of the game whose signals say they may be one person."""
-    rows = list(SeatSignal.select().where(SeatSignal.game == game))
+def pairs(game: Game, around: Seat | None = None) -> list[Pair]:
+    """The pairs of seats of the game whose signals say they may be one person (those of
+    ``around`` only, when given: read from the signals it shares)."""
+    rows = list(SeatSignal.select().where(SeatSignal.game == game)) if around is None else (
+        _shared_with(game, around))  # fmt: skip
+    if around is not None and all(r.seat_id == around.id and r.kind != PASSWORD for r in rows):
+        return []  # it shares nothing with another seat (the usual case)
     seats = {s.id: s for s in Seat.select().where(Seat.game == game)}
     holders: dict[tuple[str, str], set[int]] = {}
     shared: dict[tuple[int, int], list[tuple[str, str]]] = {}
@@ -125,23 +138,23 @@ def pairs(game: Game) -> list[Pair]:
     found = []
     for (a, b), evidence in sorted(shared.items()):
         kinds = {k for k, _ in evidence}
-        if a in seats and b in seats and (PASSWORD in kinds or len(kinds) >= 2):
+        mine = around is None or around.id in (a, b)
+        if mine and a in seats and b in seats and (PASSWORD in kinds or len(kinds) >= 2):
             found.append(Pair(seats[a], seats[b], tuple(sorted(set(evidence)))))
     return found
 
 
 def note_mail(seat: Seat, found: Sequence[tuple[str, str]], now: datetime) -> list[Outgoing]:
     """A mail signed on to ``seat`` showed ``found``; the mail to the master about any
-    pair that appears for the first time."""
-    if seat.role == "master":
+    pair that appears for the first time. Only a new signal can make a new pair, and only
+    with the seats that share it (a game of many citizens with one mail client)."""
+    if seat.role == "master" or not _note(seat.game, seat, found, now):
         return []
-    game = seat.game
-    _note(game, seat, found, now)
-    return tell_new_pairs(game, now)
+    return tell_new_pairs(seat.game, now, around=seat)
 
 
-def tell_new_pairs(game: Game, now: datetime) -> list[Outgoing]:
-    new = [p for p in pairs(game) if not SeatPairNotice.select().where(
+def tell_new_pairs(game: Game, now: datetime, around: Seat | None = None) -> list[Outgoing]:
+    new = [p for p in pairs(game, around) if not SeatPairNotice.select().where(
         (SeatPairNotice.game == game) & (SeatPairNotice.pair == p.key)).exists()]  # fmt: skip
     master = Seat.get_or_none((Seat.game == game) & (Seat.role == "master"))
     if not new or master is None or master.person is None:
@@ -150,6 +163,19 @@ def tell_new_pairs(game: Game, now: datetime) -> list[Outgoing]:
         SeatPairNotice.create(game=game, pair=pair.key, at=now)
     body = render("multiseat.txt.j2", game=game, pairs=[p.lines() for p in new])
     return [mail_to_seat(master, f"two seats may be one person ({game.name})", body, "notice")]
+
+
+def _shared_with(game: Game, seat: Seat) -> list[SeatSignal]:
+    """In one read: the signals of ``seat``, every row of the game holding one of its
+    values, and the password matches naming it."""
+    own = [(str(r.kind), str(r.value)) for r in SeatSignal.select(
+        SeatSignal.kind, SeatSignal.value).where(SeatSignal.seat == seat)]  # fmt: skip
+    values = [pair for pair in own if pair[0] != PASSWORD]
+    shares = Tuple(SeatSignal.kind, SeatSignal.value).in_(values) if values else False
+    named = (SeatSignal.kind == PASSWORD) & (SeatSignal.value == str(seat.id))
+    return list(SeatSignal.select().where(
+        (SeatSignal.game == game) & ((SeatSignal.seat == seat) | shares | named)
+    ))  # fmt: skip
 
 
 def status_lines(game: Game) -> list[str]:

@@ -94,10 +94,12 @@ def teams(game: Game) -> dict[str, list[int]]:
     placed: set[int] = set()
     for seat in seats.order_by(Seat.id):
         country = seat_country(seat)  # a Democratic citizen: the owner of their centre
+        # A person is rated once a game: with the first power they hold (one seat may
+        # hold two, as Lytton's solo does), never on two teams at once.
         for power in seat.powers or ([country] if country else []):
             if seat.person_id not in placed:
                 found.setdefault(power, []).append(int(seat.person_id))
-        placed.add(int(seat.person_id))
+                placed.add(int(seat.person_id))
     return found
 
 

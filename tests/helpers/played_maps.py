@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from mailjudge.benchmarks.sizes import PageSize, page_paths, page_sizes, played_site, results_mails
+from mailjudge.benchmarks.sizes import PageSize, page_paths, page_sizes, played_site, queued_results
 
 PHASES = 2  # a movement phase's results, with orders drawn
 
@@ -25,4 +25,4 @@ def played_map(map_name: str) -> PlayedMap:
     folder = Path(tempfile.mkdtemp(prefix="mailjudge-played-"))
     with played_site(map_name, PHASES, seed=1, folder=folder) as (client, played):
         pages = list(page_sizes(client, page_paths(played)))
-        return PlayedMap(pages, results_mails(), played)
+        return PlayedMap(pages, queued_results(), played)

@@ -137,6 +137,10 @@ CONTEXTS: dict[str, dict[str, Any]] = {
                                           takeover="TAKEOVER france@longgamename password")),
     "openings_reopened.txt.j2": dict(game=GAME, powers=["FRANCE"]),
     "openings_replaced.txt.j2": dict(game=GAME, phase="S1901M", powers=["FRANCE"]),
+    "multiseat.txt.j2": dict(game=GAME, pairs=[[
+        f"FRANCE and ENGLAND: the same Message-ID host {LONG[:60]}.example.org",
+        "  and the same client (Thunderbird 115.3.1), from one network (198.51.100.0/24)",
+    ]]),
     "openings_taken.txt.j2": dict(deadline=DEADLINE, game=GAME, mine=False, moved="1D",
                                   powers=["FRANCE"], taker="someone",
                                   undo="UNDO TAKEOVER FRANCE", ready=READY),

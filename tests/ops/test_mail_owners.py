@@ -50,7 +50,9 @@ def test_the_mail_after_a_phase_is_built_in_one_place() -> None:
     # However the game ended, a variant's rule too (Diplonomic's declared draw, on the
     # clock): one notice, with the deadline withdrawn from the calendars.
     assert renders("game_over.txt.j2", variants=True) == {"service/results.py"}
-    assert callers("phase_mails") == {"service/deadlines.py", "commands/master.py"}
+    # (bench sizes takes a played phase's mails as the judge would, to measure them.)
+    assert callers("phase_mails") == {
+        "service/deadlines.py", "commands/master.py", "benchmarks/sizes.py"}  # fmt: skip
 
 
 def test_only_the_outbox_and_the_replies_queue_mail() -> None:
@@ -58,7 +60,9 @@ def test_only_the_outbox_and_the_replies_queue_mail() -> None:
     assert {p for p in queueing if not p.startswith("outbound/")} == {"app/replies.py"}
     # Everything but the answers goes in through app/caps.py, within each mailbox's caps
     # (issue 52): a mail's commands' (handlers), the clock's (runner), the operator's.
-    assert callers("queue_outgoing", "queue_all") - {"outbound/queue.py"} == {"app/caps.py"}
+    # (bench sizes queues a played game's mails straight, to measure them as sent.)
+    assert callers("queue_outgoing", "queue_all") - {"outbound/queue.py"} == {
+        "app/caps.py", "benchmarks/sizes.py"}  # fmt: skip
     assert callers("queue_within_caps") == {"app/handlers.py", "app/runner.py", "app/alerts.py"}
 
 

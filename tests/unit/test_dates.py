@@ -56,3 +56,12 @@ def test_a_date_is_read_in_the_games_zone() -> None:
 def test_what_is_not_a_date_is_refused_with_the_forms(text: str) -> None:
     with pytest.raises(TimingError, match="1 Dec 18:00, Dec 1, Fri 18:00"):
         read_date(text, "UTC", NOW, AT)
+
+
+def test_todays_weekday_with_a_time_still_ahead_is_today() -> None:
+    """`Tue 18:00` written on a Tuesday morning is that evening, not a week on; written
+    after 18:00 it is the next Tuesday."""
+    tuesday_morning = datetime(2026, 12, 8, 0, 1, tzinfo=UTC)
+    assert read_date("Tue 18:00", "UTC", tuesday_morning, AT) == at(2026, 12, 8, 18, 0)
+    tuesday_night = datetime(2026, 12, 8, 19, 0, tzinfo=UTC)
+    assert read_date("Tue 18:00", "UTC", tuesday_night, AT) == at(2026, 12, 15, 18, 0)

@@ -83,7 +83,7 @@ def test_the_maps_dummy_owes_no_orders_and_is_not_late(sqlite_db: str) -> None:
     assert "Arabia" in owing and "Neutral State" not in owing
     with TestClient(make_app()) as web:
         page = web.get("/games/kw").text
-    assert "<td>Neutral State</td><td>nobody: a dummy of the map" in page
+    assert '<th scope="row">Neutral State</th><td>nobody: a dummy of the map' in page
     owed = page[page.index('<p class="owing">') :]
     owed = owed[: owed.index("</p>")]
     assert "Arabia" in owed and "Neutral State" not in owed
