@@ -19,7 +19,7 @@ from urllib.parse import quote
 import psycopg
 import pytest
 
-pytest_plugins = ["helpers.mailstack"]  # the loopback Dovecot and SMTP sink fixtures
+pytest_plugins = ["helpers.mailstack", "helpers.refusing_relay"]  # loopback servers
 
 DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
 

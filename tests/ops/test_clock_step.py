@@ -6,16 +6,14 @@ step happened while the judge was down)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
-import pytest
 from helpers.e2e import JUDGE
+from helpers.refusing_relay import Relay
 
 from mailjudge.app.runner import Judge
 from mailjudge.demo.mailroom import Harness, judge_settings
-from mailjudge.demo.sink import MailSink
 from mailjudge.outbound import outbox
 from mailjudge.outbound.message import build_message
 from mailjudge.outbound.retry import RetryPolicy
@@ -23,19 +21,6 @@ from mailjudge.outbound.send import SmtpSender
 from mailjudge.store.models import Outbox, utcnow
 
 DAY = timedelta(days=1)
-
-
-class Relay(MailSink):
-    answer: str | None = None
-
-    def refusal(self, address: str) -> str | None:
-        return self.answer
-
-
-@pytest.fixture
-def relay() -> Iterator[Relay]:
-    with Relay() as sink:
-        yield sink
 
 
 def test_a_judge_whose_clock_steps_back_a_day_sends_at_once(

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from helpers.e2e import JUDGE
+from helpers.refusing_relay import Relay
 
 from mailjudge.app import alerts
 from mailjudge.app.alerts import CLEAR_AFTER, notify_operator, send_direct_alert
@@ -31,21 +32,6 @@ from mailjudge.store.models import Game, OperatorAlert, Outbox, utcnow
 
 MAILJUDGE = str(Path(sys.executable).parent / "mailjudge")
 OPERATOR = "operator@example.test"
-
-
-class Relay(MailSink):
-    """The sink as a relay that refuses every recipient with ``answer`` while it is set."""
-
-    answer: str | None = None
-
-    def refusal(self, address: str) -> str | None:
-        return self.answer
-
-
-@pytest.fixture
-def relay() -> Iterator[Relay]:
-    with Relay() as sink:
-        yield sink
 
 
 def get(url: str) -> tuple[int, str]:

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 import pytest
 from helpers.e2e import JUDGE
+from helpers.refusing_relay import Relay
 
 from mailjudge.demo.mailroom import running_judge
 from mailjudge.demo.sink import MailSink
@@ -32,19 +33,6 @@ from mailjudge.tools.running import serving
 
 MAILJUDGE = str(Path(sys.executable).parent / "mailjudge")
 QUICK_RETRIES = {"outbound_retry_first_seconds": "1", "outbound_retry_max_seconds": "1"}
-
-
-class Relay(MailSink):
-    answer: str | None = None
-
-    def refusal(self, address: str) -> str | None:
-        return self.answer
-
-
-@pytest.fixture
-def relay() -> Iterator[Relay]:
-    with Relay() as sink:
-        yield sink
 
 
 def delivered_twice(sink: MailSink) -> dict[str, int]:
